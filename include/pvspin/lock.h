@@ -1,0 +1,124 @@
+/*
+ * pvspin/lock.h - the lock word shared by every pvspin lock kind, the kind
+ * names, and the process-wide default kind.
+ *
+ * Word layout (Linux include/asm-generic/qspinlock_types.h, fewer than 16K
+ * CPUs), 4 bytes, little endian:
+ *
+ *   bits  0- 7  locked byte   (0 free, 1 locked, 3 = _Q_SLOW_VAL: locked and
+ *                              a halted waiter is hashed; pvqspinlock only)
+ *   bits  8-15  pending byte  (only bit 8 used)
+ *   bits 16-17  tail index    (which of the tail CPU's 4 MCS nodes)
+ *   bits 18-31  tail CPU + 1  (0: no queue)
+ *
+ * The ticket lock uses the same 4 bytes as two 16-bit halves: owner (bits
+ * 0-15) and next ticket (bits 16-31).  The tas lock uses the locked byte.
+ * A lock is always used with one kind between initialisation and last use.
+ *
+ * Thread-safety: every function of every kind is thread-safe on a shared
+ * lock; the lock word must be 4-byte aligned.
+ */
+#ifndef PVSPIN_LOCK_H
+#define PVSPIN_LOCK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** The 4-byte lock word of every kind.  Zero is "unlocked"
+ *  (PVSPIN_LOCK_INIT); no destructor is needed. */
+typedef union pvspin_lock {
+	uint32_t val;                     /* the whole word */
+	struct {
+		uint8_t locked;           /* bits 0-7 */
+		uint8_t pending;          /* bits 8-15 */
+	};
+	struct {
+		uint16_t locked_pending;  /* bits 0-15 */
+		uint16_t tail;            /* bits 16-31 */
+	};
+} pvspin_lock_t;
+
+/** Static initializer: an unlocked lock of any kind. */
+#define PVSPIN_LOCK_INIT { .val = 0 }
+
+/* Word fields, after Linux qspinlock_types.h. */
+#define _Q_LOCKED_OFFSET     0
+#define _Q_LOCKED_BITS       8
+#define _Q_LOCKED_MASK       0x000000ffu
+#define _Q_PENDING_OFFSET    8
+#define _Q_PENDING_BITS      8
+#define _Q_PENDING_MASK      0x0000ff00u
+#define _Q_TAIL_IDX_OFFSET   16
+#define _Q_TAIL_IDX_BITS     2
+#define _Q_TAIL_IDX_MASK     0x00030000u
+#define _Q_TAIL_CPU_OFFSET   18
+#define _Q_TAIL_CPU_BITS     14
+#define _Q_TAIL_CPU_MASK     0xfffc0000u
+#define _Q_TAIL_MASK         (_Q_TAIL_IDX_MASK | _Q_TAIL_CPU_MASK)
+#define _Q_LOCKED_PENDING_MASK (_Q_LOCKED_MASK | _Q_PENDING_MASK)
+#define _Q_LOCKED_VAL        (1u << _Q_LOCKED_OFFSET)
+#define _Q_PENDING_VAL       (1u << _Q_PENDING_OFFSET)
+/** Locked byte value meaning "locked, and the unlocker must unhash and kick
+ *  a halted waiter" (pvqspinlock only). */
+#define _Q_SLOW_VAL          (3u << _Q_LOCKED_OFFSET)
+
+/** Lock kinds.  Names (pvspin_kind_name) are the ones used everywhere in
+ *  the project: "qspinlock", "pvqspinlock", "tas", "ticket". */
+typedef enum pvspin_kind {
+	PVSPIN_KIND_NONE = 0,        /* not chosen yet / invalid */
+	PVSPIN_KIND_QSPINLOCK,       /* native queued spinlock */
+	PVSPIN_KIND_PVQSPINLOCK,     /* paravirtual queued spinlock */
+	PVSPIN_KIND_TAS,             /* unfair test-and-test-and-set (virt_spin_lock) */
+	PVSPIN_KIND_TICKET,          /* FIFO ticket lock */
+	PVSPIN_KIND_COUNT
+} pvspin_kind_t;
+
+/** Name of a kind ("qspinlock", ...); "none" for PVSPIN_KIND_NONE and
+ *  anything out of range.  Thread-safe, never NULL. */
+const char *pvspin_kind_name(pvspin_kind_t kind);
+
+/** Kind named `name` (exact match), or PVSPIN_KIND_NONE if unknown. */
+pvspin_kind_t pvspin_kind_from_name(const char *name);
+
+/** The valid kind names joined by ", " (for error messages). */
+const char *pvspin_kind_names(void);
+
+/**
+ * The process-wide default kind used by pvspin_lock() and friends.
+ * Fixed at the first call of any default-kind operation (or of this
+ * function): from the environment variable PVSPIN_LOCK if set, else from
+ * the selection policy (PVSPIN_POLICY, default "pvspin").  An unknown name
+ * in PVSPIN_LOCK is reported on stderr with the valid names and the process
+ * exits with status 2 (it cannot run with an undefined lock).  Thread-safe.
+ */
+pvspin_kind_t pvspin_default_kind(void);
+
+/**
+ * Fix the default kind before any lock operation.  Returns 0, or -1 with
+ * errno = EBUSY if the default is already fixed to another kind, or EINVAL
+ * for an invalid kind.  Thread-safe.
+ */
+int pvspin_set_default_kind(pvspin_kind_t kind);
+
+/** Handler called on lock misuse (unlock of an unlocked lock, a corrupted
+ *  word): `what` says which, `lock` and `word` show the state.  The default
+ *  handler prints one line on stderr and calls abort(). */
+typedef void (*pvspin_misuse_handler_t)(const char *what, const void *lock,
+					uint32_t word);
+
+/** Install a misuse handler (NULL restores the default); returns the
+ *  previous one.  Thread-safe. */
+pvspin_misuse_handler_t pvspin_set_misuse_handler(pvspin_misuse_handler_t h);
+
+/** Report a misuse through the installed handler (used by the lock code). */
+void pvspin_report_misuse(const char *what, const void *lock, uint32_t word);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PVSPIN_LOCK_H */

@@ -1,0 +1,98 @@
+/*
+ * pvspin/platform.h - the platform interface every lock algorithm is written
+ * against (DESIGN.md section 3).
+ *
+ * A lock algorithm in pvspin touches shared memory, spins, halts (pv_wait),
+ * kicks (pv_kick), finds its CPU slot and asks whether another CPU runs ONLY
+ * through the operations declared by the selected backend:
+ *
+ *   native backend (default):  include/pvspin/platform_native.h
+ *       C11-model __atomic builtins, PAUSE, FUTEX_WAIT/WAKE_PRIVATE,
+ *       thread slots.  This is what applications link against.
+ *   simulator backend:         sim/sim_platform.h (PVSPIN_PLATFORM_SIM)
+ *       the same names, implemented by the hypervisor simulator: every
+ *       operation is a simulated event with a cost.
+ *
+ * Both backends provide exactly this set of names (the contract):
+ *
+ *   memory, one function per width W in {8, 16, 32, ptr}; `mo` is one of
+ *   PVSPIN_RELAXED, PVSPIN_ACQUIRE, PVSPIN_RELEASE, PVSPIN_ACQ_REL,
+ *   PVSPIN_SEQ_CST:
+ *     pvspin_plat_loadW(p, mo)              -> value
+ *     pvspin_plat_storeW(p, v, mo)
+ *     pvspin_plat_cmpxchgW(p, &old, new, mo) -> bool; on failure *old = seen
+ *     pvspin_plat_xchgW(p, v, mo)           -> previous value   (W != ptr)
+ *     pvspin_plat_fetch_add32 / fetch_or32 / fetch_and32(p, v, mo) -> previous
+ *   spinning:
+ *     pvspin_plat_cpu_relax()                one PAUSE
+ *     pvspin_plat_barrier()                  compiler barrier (signal handlers)
+ *     pvspin_plat_wait32(p, done, arg, max_loops, &val, &spent) -> bool
+ *         spin until done(*p, arg), at most max_loops PAUSEs (0 = no
+ *         bound); acquire on success; *spent (if not NULL) = loops used.
+ *     pvspin_plat_waitptr(pp) -> ptr        spin until *pp != NULL (acquire)
+ *   CPUs, halt and kick (out of line):
+ *     pvspin_plat_cpu()                      this thread's slot, or -1
+ *     pvspin_plat_pv_wait(ptr8, val)         halt while *ptr8 == val
+ *     pvspin_plat_pv_kick(cpu)               wake cpu's halt
+ *     pvspin_plat_vcpu_is_preempted(cpu)     is that CPU off its pCPU
+ *     pvspin_plat_event(ev)                  count one lock event
+ *
+ * This header is installed because the inline fast paths of the lock headers
+ * need it; it is not part of the stable API.  Applications call the lock
+ * functions of pvspin/lock.h and friends, never pvspin_plat_*.
+ */
+#ifndef PVSPIN_PLATFORM_H
+#define PVSPIN_PLATFORM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/** Memory orders of the platform operations (same meaning as C11's). */
+#define PVSPIN_RELAXED __ATOMIC_RELAXED
+#define PVSPIN_ACQUIRE __ATOMIC_ACQUIRE
+#define PVSPIN_RELEASE __ATOMIC_RELEASE
+#define PVSPIN_ACQ_REL __ATOMIC_ACQ_REL
+
+#define PVSPIN_SEQ_CST __ATOMIC_SEQ_CST
+
+/** Condition of pvspin_plat_wait32(): a pure function of the word read and
+ *  a caller argument, true when the wait is over.  Written as a small
+ *  static function in the algorithm file (inlined by the native backend,
+ *  re-evaluated on every write of the line by the simulator). */
+typedef bool (*pvspin_plat_pred_t)(uint32_t val, uint32_t arg);
+
+/** Most CPU slots (thread slots natively, vCPUs in the simulator); the tail
+ *  CPU field allows up to 16383. */
+#ifndef PVSPIN_MAX_CPUS
+#define PVSPIN_MAX_CPUS 4096
+#endif
+
+/** Loop bound of pvspin_plat_wait32() meaning "no bound". */
+#define PVSPIN_WAIT_FOREVER 0u
+
+/** Lock events, after Linux kernel/locking/lock_events_list.h.  Counted by
+ *  pvspin_plat_event(); read with pvspin_events_read() (pvspin/stats.h). */
+enum pvspin_event {
+	PVSPIN_EV_PV_WAIT_NODE,      /* halts of queued (non-head) waiters */
+	PVSPIN_EV_PV_WAIT_HEAD,      /* halts of the queue head */
+	PVSPIN_EV_PV_WAIT_AGAIN,     /* head halted again after a wakeup */
+	PVSPIN_EV_PV_WAIT_EARLY,     /* non-head halted early: predecessor not running */
+	PVSPIN_EV_PV_KICK_UNLOCK,    /* kicks issued by the unlock slow path */
+	PVSPIN_EV_PV_KICK_WAKE,      /* halts ended by a kick (wake side) */
+	PVSPIN_EV_PV_SPURIOUS_WAKEUP,/* non-head woke without the MCS baton */
+	PVSPIN_EV_PV_LOCK_STEALING,  /* acquisitions by the hybrid unfair trylock */
+	PVSPIN_EV_PV_HASH_HOPS,      /* extra probe steps in the lock->node hash */
+	PVSPIN_EV_LOCK_PENDING,      /* acquisitions through the pending bit */
+	PVSPIN_EV_LOCK_SLOWPATH,     /* entries into the MCS queue */
+	PVSPIN_EV_LOCK_NO_NODE,      /* acquisitions without an MCS node (nesting > 4 or no slot) */
+	PVSPIN_EV_COUNT
+};
+
+#if defined(PVSPIN_PLATFORM_SIM)
+#include "sim_platform.h"
+#else
+#include "pvspin/platform_native.h"
+#endif
+
+#endif /* PVSPIN_PLATFORM_H */

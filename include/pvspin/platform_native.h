@@ -1,0 +1,161 @@
+/*
+ * pvspin/platform_native.h - native backend of the platform interface:
+ * real threads on a real (or virtual) machine.
+ *
+ * Memory operations are GCC/Clang __atomic builtins on plain integers (the
+ * C11 memory model; mixed 8/16/32-bit accesses to one lock word are what
+ * the Linux qspinlock does and are well defined on every little-endian
+ * target GCC supports with native byte and halfword atomics).
+ * pvspin_plat_cpu_relax() is PAUSE on x86, YIELD on arm64.
+ * Halt and kick are futexes (FUTEX_WAIT_PRIVATE / FUTEX_WAKE_PRIVATE) on a
+ * per-slot word, so a kick sent before the halt is never lost
+ * (src/platform/native.c).
+ *
+ * Not a stable API: see pvspin/platform.h.  Thread-safe: every operation.
+ */
+#ifndef PVSPIN_PLATFORM_NATIVE_H
+#define PVSPIN_PLATFORM_NATIVE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PVSPIN_PLAT_INLINE static inline __attribute__((always_inline))
+
+/* ---- memory: loads, stores, read-modify-writes ---------------------- */
+
+#define PVSPIN_PLAT_DEFINE_WIDTH(W, T)                                          \
+	PVSPIN_PLAT_INLINE T pvspin_plat_load##W(const T *p, int mo)            \
+	{ return __atomic_load_n(p, mo); }                                      \
+	PVSPIN_PLAT_INLINE void pvspin_plat_store##W(T *p, T v, int mo)         \
+	{ __atomic_store_n(p, v, mo); }                                         \
+	PVSPIN_PLAT_INLINE bool pvspin_plat_cmpxchg##W(T *p, T *old, T nv, int mo) \
+	{ return __atomic_compare_exchange_n(p, old, nv, false, mo,             \
+			mo == __ATOMIC_RELEASE ? __ATOMIC_RELAXED :             \
+			mo == __ATOMIC_ACQ_REL ? __ATOMIC_ACQUIRE : mo); }      \
+	PVSPIN_PLAT_INLINE T pvspin_plat_xchg##W(T *p, T v, int mo)             \
+	{ return __atomic_exchange_n(p, v, mo); }
+
+PVSPIN_PLAT_DEFINE_WIDTH(8, uint8_t)
+PVSPIN_PLAT_DEFINE_WIDTH(16, uint16_t)
+PVSPIN_PLAT_DEFINE_WIDTH(32, uint32_t)
+#undef PVSPIN_PLAT_DEFINE_WIDTH
+
+PVSPIN_PLAT_INLINE void *pvspin_plat_loadptr(void *const *p, int mo)
+{ return __atomic_load_n(p, mo); }
+PVSPIN_PLAT_INLINE void pvspin_plat_storeptr(void **p, void *v, int mo)
+{ __atomic_store_n(p, v, mo); }
+PVSPIN_PLAT_INLINE bool pvspin_plat_cmpxchgptr(void **p, void **old, void *nv, int mo)
+{
+	return __atomic_compare_exchange_n(p, old, nv, false, mo,
+			mo == __ATOMIC_RELEASE ? __ATOMIC_RELAXED :
+			mo == __ATOMIC_ACQ_REL ? __ATOMIC_ACQUIRE : mo);
+}
+
+PVSPIN_PLAT_INLINE uint32_t pvspin_plat_fetch_add32(uint32_t *p, uint32_t v, int mo)
+{ return __atomic_fetch_add(p, v, mo); }
+PVSPIN_PLAT_INLINE uint32_t pvspin_plat_fetch_or32(uint32_t *p, uint32_t v, int mo)
+{ return __atomic_fetch_or(p, v, mo); }
+PVSPIN_PLAT_INLINE uint32_t pvspin_plat_fetch_and32(uint32_t *p, uint32_t v, int mo)
+{ return __atomic_fetch_and(p, v, mo); }
+
+/** Compiler barrier: orders this thread against its own signal handlers
+ *  (the MCS node nesting count, after the kernel's barrier()). */
+PVSPIN_PLAT_INLINE void pvspin_plat_barrier(void)
+{ __atomic_signal_fence(__ATOMIC_SEQ_CST); }
+
+/* ---- spinning -------------------------------------------------------- */
+
+/** One spin-loop iteration hint (x86 PAUSE: about 10-140 cycles by model). */
+PVSPIN_PLAT_INLINE void pvspin_plat_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield" ::: "memory");
+#else
+	__asm__ __volatile__("" ::: "memory");
+#endif
+}
+
+/**
+ * Spin until done(*p, arg) is true, at most max_loops PAUSE iterations
+ * (PVSPIN_WAIT_FOREVER: no bound).  *val receives the last word read;
+ * *spent (if not NULL) the PAUSE loops used.  Returns true when the
+ * condition held (the final load has acquire ordering), false when the loop
+ * bound ran out.  The simulator backend parks the caller until the cache
+ * line is written instead of stepping the loop, and charges the loops.
+ */
+PVSPIN_PLAT_INLINE bool pvspin_plat_wait32(const uint32_t *p, pvspin_plat_pred_t done,
+					   uint32_t arg, uint32_t max_loops,
+					   uint32_t *val, uint32_t *spent)
+{
+	uint32_t loops = 0;
+	bool ok;
+	for (;;) {
+		uint32_t v = __atomic_load_n(p, __ATOMIC_ACQUIRE);
+		if (done(v, arg)) {
+			*val = v;
+			ok = true;
+			break;
+		}
+		if (max_loops && loops >= max_loops) {
+			*val = v;
+			ok = false;
+			break;
+		}
+		loops++;
+		pvspin_plat_cpu_relax();
+	}
+	if (spent)
+		*spent = loops;
+	return ok;
+}
+
+/** Spin until *p is not NULL; returns it (acquire).  Used for the short
+ *  window between a successor's tail exchange and its link. */
+PVSPIN_PLAT_INLINE void *pvspin_plat_waitptr(void *const *p)
+{
+	void *v;
+	while (!(v = __atomic_load_n(p, __ATOMIC_ACQUIRE)))
+		pvspin_plat_cpu_relax();
+	return v;
+}
+
+/* ---- CPUs, halt and kick: out of line, src/platform/native.c --------- */
+
+/**
+ * This thread's CPU slot in [0, PVSPIN_MAX_CPUS), allocated on first use and
+ * returned to the pool when the thread exits; -1 when every slot is taken
+ * (the caller must then lock without an MCS node).  Async-signal-safe once
+ * the thread has a slot.
+ */
+int pvspin_plat_cpu(void);
+
+/**
+ * pv_wait: halt the calling thread while *ptr == val.  Returns at once if
+ * *ptr != val or if a kick is pending for this slot (a kick sent before the
+ * halt is consumed, never lost).  May return spuriously; callers re-check.
+ * Needs a slot (pvspin_plat_cpu() >= 0).
+ */
+void pvspin_plat_pv_wait(uint8_t *ptr, uint8_t val);
+
+/** pv_kick: wake slot `cpu` from pvspin_plat_pv_wait(), or make its next
+ *  pv_wait return at once.  Thread-safe; one FUTEX_WAKE at most. */
+void pvspin_plat_pv_kick(int cpu);
+
+/** Is slot `cpu`'s thread known to be off-CPU?  Natively pvspin only knows
+ *  that of threads halted in pv_wait. */
+bool pvspin_plat_vcpu_is_preempted(int cpu);
+
+/** Count one lock event (relaxed increment of this slot's counter). */
+void pvspin_plat_event(int ev);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PVSPIN_PLATFORM_NATIVE_H */

@@ -1,0 +1,78 @@
+/*
+ * pvspin/pvqspinlock.h - paravirtual queued spinlock, after Linux
+ * kernel/locking/qspinlock_paravirt.h: the qspinlock word and queue, but
+ * waiters spin a bounded time (tunable PVSPIN_TUNE_SPIN_THRESHOLD) and then
+ * halt (pv_wait); the unlocker kicks (pv_kick) a halted queue head; a
+ * waiter entering the slow path may steal the lock while no head spins.
+ * Best when CPUs are overcommitted.
+ *
+ * Functions: pvspin_pvqspinlock_{lock,trylock,unlock,is_locked,is_contended}.
+ * Fast paths are inline; the slow paths are src/lock/pvqspinlock.c.
+ * Thread-safe; async-signal-safe like pvspin/qspinlock.h.
+ */
+#ifndef PVSPIN_PVQSPINLOCK_H
+#define PVSPIN_PVQSPINLOCK_H
+
+#include "pvspin/lock.h"
+#include "pvspin/platform.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Out-of-line lock slow path; returns with the lock held. */
+void pvspin_pvqspinlock_lock_slowpath(pvspin_lock_t *lock, uint32_t val);
+
+/** Out-of-line unlock slow path: `locked` is the locked byte the fast path
+ *  found instead of _Q_LOCKED_VAL (_Q_SLOW_VAL: unhash and kick the halted
+ *  waiter; anything else is reported as misuse). */
+void pvspin_pvqspinlock_unlock_slowpath(pvspin_lock_t *lock, uint8_t locked);
+
+/** Try once: (0,0,0) -> (0,0,1).  True if taken (acquire). */
+static inline bool pvspin_pvqspinlock_trylock(pvspin_lock_t *lock)
+{
+	uint32_t val = pvspin_plat_load32(&lock->val, PVSPIN_RELAXED);
+	if (val)
+		return false;
+	return pvspin_plat_cmpxchg32(&lock->val, &val, _Q_LOCKED_VAL, PVSPIN_ACQUIRE);
+}
+
+/** Take the lock: spin, then halt until kicked, until it is ours. */
+static inline void pvspin_pvqspinlock_lock(pvspin_lock_t *lock)
+{
+	uint32_t val = 0;
+	/* (0,0,0) -> (0,0,1): acquire */
+	if (__builtin_expect(pvspin_plat_cmpxchg32(&lock->val, &val, _Q_LOCKED_VAL,
+						   PVSPIN_ACQUIRE), 1))
+		return;
+	pvspin_pvqspinlock_lock_slowpath(lock, val);
+}
+
+/** Release: cmpxchg-release of the locked byte 1 -> 0; if it held
+ *  _Q_SLOW_VAL, the slow path unhashes and kicks the halted waiter. */
+static inline void pvspin_pvqspinlock_unlock(pvspin_lock_t *lock)
+{
+	uint8_t locked = _Q_LOCKED_VAL;
+	if (__builtin_expect(pvspin_plat_cmpxchg8(&lock->locked, &locked, 0,
+						  PVSPIN_RELEASE), 1))
+		return;
+	pvspin_pvqspinlock_unlock_slowpath(lock, locked);
+}
+
+/** True if some thread holds the lock (a snapshot). */
+static inline bool pvspin_pvqspinlock_is_locked(pvspin_lock_t *lock)
+{
+	return pvspin_plat_load32(&lock->val, PVSPIN_RELAXED) & _Q_LOCKED_MASK;
+}
+
+/** True if some thread waits for the lock (a snapshot). */
+static inline bool pvspin_pvqspinlock_is_contended(pvspin_lock_t *lock)
+{
+	return pvspin_plat_load32(&lock->val, PVSPIN_RELAXED) & ~_Q_LOCKED_MASK;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PVSPIN_PVQSPINLOCK_H */

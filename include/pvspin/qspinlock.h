@@ -1,0 +1,76 @@
+/*
+ * pvspin/qspinlock.h - native queued spinlock, after Linux
+ * kernel/locking/qspinlock.c: cmpxchg fast path, pending bit for the first
+ * waiter, MCS queue behind it.  FIFO once queued; best with dedicated CPUs.
+ *
+ * Functions: pvspin_qspinlock_{lock,trylock,unlock,is_locked,is_contended}.
+ * Fast paths are inline; the slow path is src/lock/qspinlock.c.
+ * Thread-safe; async-signal-safe (a handler that interrupts a waiter queues
+ * on the next of the thread's 4 MCS nodes; deeper nesting spins on trylock).
+ */
+#ifndef PVSPIN_QSPINLOCK_H
+#define PVSPIN_QSPINLOCK_H
+
+#include "pvspin/lock.h"
+#include "pvspin/platform.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Out-of-line slow path: `val` is the word seen by the failed fast path.
+ *  Returns with the lock held. */
+void pvspin_qspinlock_lock_slowpath(pvspin_lock_t *lock, uint32_t val);
+
+/** Try once: (0,0,0) -> (0,0,1).  Returns true if the lock was taken
+ *  (acquire ordering), false at once otherwise. */
+static inline bool pvspin_qspinlock_trylock(pvspin_lock_t *lock)
+{
+	uint32_t val = pvspin_plat_load32(&lock->val, PVSPIN_RELAXED);
+	if (val)
+		return false;
+	return pvspin_plat_cmpxchg32(&lock->val, &val, _Q_LOCKED_VAL, PVSPIN_ACQUIRE);
+}
+
+/** Take the lock, spinning (never sleeping) until it is ours. */
+static inline void pvspin_qspinlock_lock(pvspin_lock_t *lock)
+{
+	uint32_t val = 0;
+	/* (0,0,0) -> (0,0,1): acquire */
+	if (__builtin_expect(pvspin_plat_cmpxchg32(&lock->val, &val, _Q_LOCKED_VAL,
+						   PVSPIN_ACQUIRE), 1))
+		return;
+	pvspin_qspinlock_lock_slowpath(lock, val);
+}
+
+/** Release: (*,*,1) -> (*,*,0) with a store-release of the locked byte.
+ *  Unlocking a lock that is not locked is reported (pvspin_report_misuse)
+ *  and the word is left as it was. */
+static inline void pvspin_qspinlock_unlock(pvspin_lock_t *lock)
+{
+	if (__builtin_expect(pvspin_plat_load8(&lock->locked, PVSPIN_RELAXED)
+			     != _Q_LOCKED_VAL, 0)) {
+		pvspin_report_misuse("qspinlock: unlock of a lock that is not locked",
+				     lock, pvspin_plat_load32(&lock->val, PVSPIN_RELAXED));
+		return;
+	}
+	pvspin_plat_store8(&lock->locked, 0, PVSPIN_RELEASE);
+}
+
+/** True if some thread holds the lock (a snapshot). */
+static inline bool pvspin_qspinlock_is_locked(pvspin_lock_t *lock)
+{
+	return pvspin_plat_load32(&lock->val, PVSPIN_RELAXED) & _Q_LOCKED_MASK;
+}
+
+/** True if some thread waits for the lock (pending or queued; a snapshot). */
+static inline bool pvspin_qspinlock_is_contended(pvspin_lock_t *lock)
+{
+	return pvspin_plat_load32(&lock->val, PVSPIN_RELAXED) & ~_Q_LOCKED_MASK;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PVSPIN_QSPINLOCK_H */

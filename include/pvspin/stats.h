@@ -1,0 +1,46 @@
+/*
+ * pvspin/stats.h - lock event counters (after Linux lock_events) and
+ * thread-slot accounting.
+ *
+ * Counters are process-wide totals since start, summed over per-slot shards;
+ * a reader sees a consistent-enough snapshot (each counter read once,
+ * relaxed).  Diff two snapshots to measure an interval.  Thread-safe.
+ */
+#ifndef PVSPIN_STATS_H
+#define PVSPIN_STATS_H
+
+#include <stdint.h>
+#include "pvspin/platform.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** A snapshot of every counter: count[e] for e in enum pvspin_event. */
+struct pvspin_events {
+	uint64_t count[PVSPIN_EV_COUNT];
+};
+
+/** Fill *out with the process-wide totals.  Never fails. */
+void pvspin_events_read(struct pvspin_events *out);
+
+/** Kernel-style name of event `ev` ("pv_wait_node", ...), "?" if out of
+ *  range. */
+const char *pvspin_event_name(int ev);
+
+/** Thread-slot accounting. */
+struct pvspin_slot_stats {
+	uint32_t capacity;    /* slots in the pool (PVSPIN_MAX_CPUS) */
+	uint32_t in_use;      /* slots held by live threads now */
+	uint64_t allocated;   /* slot allocations since start */
+	uint64_t exhausted;   /* slow paths run without a slot (pool empty) */
+};
+
+/** Fill *out.  Never fails. */
+void pvspin_slots_read(struct pvspin_slot_stats *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PVSPIN_STATS_H */

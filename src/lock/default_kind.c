@@ -1,0 +1,58 @@
+/*
+ * default_kind.c - the process-wide default kind (pvspin/lock.h): fixed
+ * once, from PVSPIN_LOCK, else from the selection policy
+ * (pvspin_policy_pick_default(), src/policy).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "pvspin/lock.h"
+#include "../policy/policy_default.h"
+
+static pvspin_kind_t default_kind = PVSPIN_KIND_NONE;
+
+static pvspin_kind_t resolve(void)
+{
+	const char *name = getenv("PVSPIN_LOCK");
+	if (name && *name) {
+		pvspin_kind_t k = pvspin_kind_from_name(name);
+		if (k == PVSPIN_KIND_NONE) {
+			fprintf(stderr, "pvspin: PVSPIN_LOCK=%s is not a lock kind; valid kinds: %s\n",
+				name, pvspin_kind_names());
+			exit(2);
+		}
+		return k;
+	}
+	return pvspin_policy_pick_default();
+}
+
+pvspin_kind_t pvspin_default_kind(void)
+{
+	pvspin_kind_t k = __atomic_load_n(&default_kind, __ATOMIC_ACQUIRE);
+	if (__builtin_expect(k != PVSPIN_KIND_NONE, 1))
+		return k;
+	k = resolve();
+	pvspin_kind_t none = PVSPIN_KIND_NONE;
+	/* first resolver wins; others adopt its choice */
+	if (!__atomic_compare_exchange_n(&default_kind, &none, k, false,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		k = none;
+	return k;
+}
+
+int pvspin_set_default_kind(pvspin_kind_t kind)
+{
+	if (kind <= PVSPIN_KIND_NONE || kind >= PVSPIN_KIND_COUNT) {
+		errno = EINVAL;
+		return -1;
+	}
+	pvspin_kind_t none = PVSPIN_KIND_NONE;
+	if (__atomic_compare_exchange_n(&default_kind, &none, kind, false,
+					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return 0;
+	if (none == kind)
+		return 0;
+	errno = EBUSY;
+	return -1;
+}

@@ -1,0 +1,95 @@
+/*
+ * lock_steps.h - the small named steps of the queued spinlock slow paths,
+ * after Linux kernel/locking/qspinlock.c (clear_pending,
+ * clear_pending_set_locked, xchg_tail, set_locked, ...), and the wait
+ * predicates they spin on.  Private to src/lock.  Word transitions are
+ * written (tail, pending, locked).
+ */
+#ifndef PVSPIN_SRC_LOCK_STEPS_H
+#define PVSPIN_SRC_LOCK_STEPS_H
+
+#include "pvspin/lock.h"
+#include "pvspin/platform.h"
+#include "pvspin/tunables.h"
+#include "qnode.h"
+
+/* ---- wait predicates: true when the wait is over ------------------- */
+
+static inline bool word_nonzero(uint32_t v, uint32_t arg)
+{ (void)arg; return v != 0; }
+static inline bool word_zero(uint32_t v, uint32_t arg)
+{ (void)arg; return v == 0; }
+/* Anything but (0,1,0): the pending -> locked hand-over is over. */
+static inline bool word_not_pending_only(uint32_t v, uint32_t arg)
+{ (void)arg; return v != _Q_PENDING_VAL; }
+/* (*,*,0) */
+static inline bool word_unlocked(uint32_t v, uint32_t arg)
+{ (void)arg; return !(v & _Q_LOCKED_MASK); }
+/* (*,0,0) */
+static inline bool word_unlocked_no_pending(uint32_t v, uint32_t arg)
+{ (void)arg; return !(v & _Q_LOCKED_PENDING_MASK); }
+/* Never true: a pure delay of max_loops PAUSEs (backoff). */
+static inline bool word_never(uint32_t v, uint32_t arg)
+{ (void)v; (void)arg; return false; }
+
+/* ---- steps on the lock word --------------------------------------- */
+
+/* (*,1,*) -> (*,0,*): relaxed byte store (we own the pending bit). */
+static inline void clear_pending(pvspin_lock_t *lock)
+{
+	pvspin_plat_store8(&lock->pending, 0, PVSPIN_RELAXED);
+}
+
+/* (*,0,*) -> (*,1,*): relaxed byte store (the PV queue head). */
+static inline void set_pending(pvspin_lock_t *lock)
+{
+	pvspin_plat_store8(&lock->pending, 1, PVSPIN_RELAXED);
+}
+
+/* (*,1,0) -> (*,0,1): one halfword store; we own pending, nobody else
+ * writes the low half now.  Relaxed: acquire came from the wait. */
+static inline void clear_pending_set_locked(pvspin_lock_t *lock)
+{
+	pvspin_plat_store16(&lock->locked_pending, _Q_LOCKED_VAL, PVSPIN_RELAXED);
+}
+
+/* (*,*,0) -> (*,*,1): relaxed byte store (queue head, lock is ours). */
+static inline void set_locked(pvspin_lock_t *lock)
+{
+	pvspin_plat_store8(&lock->locked, _Q_LOCKED_VAL, PVSPIN_RELAXED);
+}
+
+/* (*,*,*) -> (*,1,*): fetch_or, acquire; returns the old word. */
+static inline uint32_t set_pending_fetch_acquire(pvspin_lock_t *lock)
+{
+	return pvspin_plat_fetch_or32(&lock->val, _Q_PENDING_VAL, PVSPIN_ACQUIRE);
+}
+
+/* (p,*,*) -> (n,*,*): exchange the tail halfword, acq_rel; returns the old
+ * tail in word position. */
+static inline uint32_t xchg_tail(pvspin_lock_t *lock, uint32_t tail)
+{
+	return (uint32_t)pvspin_plat_xchg16(&lock->tail,
+					    (uint16_t)(tail >> _Q_TAIL_IDX_OFFSET),
+					    PVSPIN_ACQ_REL) << _Q_TAIL_IDX_OFFSET;
+}
+
+/* Wait until our successor has linked itself (acquire). */
+static inline struct pvspin_qnode *wait_for_next(struct pvspin_qnode *node)
+{
+	return pvspin_plat_waitptr((void *const *)&node->next);
+}
+
+/*
+ * Take the lock without an MCS node (nesting beyond PVSPIN_MAX_NODES or no
+ * slot left): wait until the word reads free, then try; repeat.
+ */
+static inline void lock_without_node(pvspin_lock_t *lock,
+				     bool (*trylock)(pvspin_lock_t *))
+{
+	uint32_t val;
+	while (!trylock(lock))
+		pvspin_plat_wait32(&lock->val, word_zero, 0, PVSPIN_WAIT_FOREVER, &val, NULL);
+}
+
+#endif /* PVSPIN_SRC_LOCK_STEPS_H */

@@ -1,0 +1,159 @@
+/*
+ * qspinlock_slowpath.h - the queued spinlock slow path, written once and
+ * compiled twice: by qspinlock.c with empty PV hooks (native) and by
+ * pvqspinlock.c with the paravirtual hooks.  After Linux
+ * kernel/locking/qspinlock.c, which builds itself twice the same way.
+ *
+ * The includer defines, before including this file:
+ *   QSPIN_PV                 0 (native) or 1 (paravirtual)
+ *   QSPIN_SLOWPATH           name of the generated function
+ *   queued_trylock(lock)     trylock used on queue entry and without a node
+ *   pv_init_node(node, cpu), pv_wait_node(node, prev),
+ *   pv_kick_node(lock, node), pv_wait_head_or_lock(lock, node)
+ *
+ * Every transition is written as (tail, pending, locked); memory ordering
+ * is stated at each atomic.  Shared memory is touched only through the
+ * platform interface (pvspin/platform.h).
+ */
+#ifndef QSPIN_SLOWPATH
+#error "define QSPIN_SLOWPATH and the PV hooks before including this file"
+#endif
+
+#include "qnode.h"
+#include "lock_steps.h"
+
+void QSPIN_SLOWPATH(pvspin_lock_t *lock, uint32_t val)
+{
+	struct pvspin_qnode *node, *prev, *next;
+	uint32_t old, tail, tmp;
+	int cpu, idx;
+
+#if !QSPIN_PV
+	/*
+	 * Wait for an in-flight pending -> locked hand-over, bounded:
+	 * (0,1,0) -> (0,0,1).
+	 */
+	if (val == _Q_PENDING_VAL)
+		pvspin_plat_wait32(&lock->val, word_not_pending_only, 0,
+				   pvspin_tunable_get(PVSPIN_TUNE_PENDING_LOOPS), &val, NULL);
+
+	/* Any contention beyond the owner (pending or a queue): queue. */
+	if (val & ~_Q_LOCKED_MASK)
+		goto queue;
+
+	/* trylock || pending: (0,0,*) -> (0,1,*), acquire. */
+	val = set_pending_fetch_acquire(lock);
+
+	/*
+	 * (n,0,*) or (*,1,*): a concurrent locker; undo our pending bit if we
+	 * set it (it may have made a head's (n,0,0) -> (0,0,1) claim fail),
+	 * and queue.
+	 */
+	if (val & ~_Q_LOCKED_MASK) {
+		if (!(val & _Q_PENDING_MASK))
+			clear_pending(lock);
+		goto queue;
+	}
+
+	/* We own pending: wait for the owner to go, (0,1,1) -> (0,1,0), acquire. */
+	if (val & _Q_LOCKED_MASK)
+		pvspin_plat_wait32(&lock->val, word_unlocked, 0, PVSPIN_WAIT_FOREVER,
+				   &val, NULL);
+
+	/* Take it: (*,1,0) -> (*,0,1). */
+	clear_pending_set_locked(lock);
+	pvspin_plat_event(PVSPIN_EV_LOCK_PENDING);
+	return;
+
+queue:
+#else
+	(void)val;
+#endif
+	pvspin_plat_event(PVSPIN_EV_LOCK_SLOWPATH);
+
+	cpu = pvspin_plat_cpu();
+	if (cpu < 0) {
+		/* No slot left (more threads than PVSPIN_MAX_CPUS): no node. */
+		pvspin_plat_event(PVSPIN_EV_LOCK_NO_NODE);
+		lock_without_node(lock, queued_trylock);
+		return;
+	}
+
+	node = &pvspin_qnodes[cpu][0];
+	idx = (int)node->count++;          /* owner-only field */
+	pvspin_plat_barrier();             /* count before use, for nested handlers */
+
+	if (idx >= PVSPIN_MAX_NODES) {
+		/* Nested deeper than 4: spin on trylock without a node. */
+		pvspin_plat_event(PVSPIN_EV_LOCK_NO_NODE);
+		lock_without_node(lock, queued_trylock);
+		goto release;
+	}
+
+	node += idx;
+	tail = encode_tail(cpu, idx);
+	pvspin_plat_store32(&node->locked, 0, PVSPIN_RELAXED);
+	pvspin_plat_storeptr((void **)&node->next, NULL, PVSPIN_RELAXED);
+	pv_init_node(node, cpu);
+
+	/* The lock may have been freed while we set up: try once more. */
+	if (queued_trylock(lock))
+		goto release;
+
+	/*
+	 * Publish our node: (p,*,*) -> (n,*,*).  Release makes the node's
+	 * initialisation visible to whoever follows the tail; acquire makes
+	 * the previous tail's node visible to us.
+	 */
+	old = xchg_tail(lock, tail);
+	next = NULL;
+
+	if (old & _Q_TAIL_MASK) {
+		prev = decode_tail(old);
+		/* Link behind prev (release: our node is initialised). */
+		pvspin_plat_storeptr((void **)&prev->next, node, PVSPIN_RELEASE);
+
+		pv_wait_node(node, prev);
+		/* Wait for the MCS baton (acquire). */
+		pvspin_plat_wait32(&node->locked, word_nonzero, 0, PVSPIN_WAIT_FOREVER,
+				   &tmp, NULL);
+		/* Our successor, if it has linked already (saves a wait later). */
+		next = pvspin_plat_loadptr((void *const *)&node->next, PVSPIN_RELAXED);
+	}
+
+	/*
+	 * We are the queue head: wait for the owner and the pending waiter to
+	 * go, (*,1,1) -> (*,*,0) -> (*,0,0), acquire.  The PV head may take
+	 * the lock itself while waiting (returns non-zero).
+	 */
+	if ((val = pv_wait_head_or_lock(lock, node)))
+		goto locked;
+
+	pvspin_plat_wait32(&lock->val, word_unlocked_no_pending, 0, PVSPIN_WAIT_FOREVER,
+			   &val, NULL);
+
+locked:
+	/*
+	 * Claim the lock.  Alone in the queue: (n,0,0) -> (0,0,1) clears the
+	 * tail with a cmpxchg (relaxed: acquire came from the wait above).
+	 * Otherwise (*,0,0) -> (*,0,1) and hand the MCS baton on.
+	 */
+	if ((val & _Q_TAIL_MASK) == tail) {
+		if (pvspin_plat_cmpxchg32(&lock->val, &val, _Q_LOCKED_VAL, PVSPIN_RELAXED))
+			goto release;
+	}
+
+	/* Somebody queued behind us: (*,0,0) -> (*,0,1). */
+	set_locked(lock);
+
+	if (!next)
+		next = wait_for_next(node);
+
+	/* Pass the MCS baton (release: our critical-section entry is ordered). */
+	pvspin_plat_store32(&next->locked, 1, PVSPIN_RELEASE);
+	pv_kick_node(lock, next);
+
+release:
+	pvspin_plat_barrier();
+	pvspin_qnodes[cpu][0].count--;
+}

@@ -1,0 +1,101 @@
+/*
+ * tunables.c - the slow-path knobs of pvspin/tunables.h, with environment
+ * overrides read once at first use.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "pvspin/tunables.h"
+
+static const char *const tunable_names[PVSPIN_TUNE_COUNT] = {
+	[PVSPIN_TUNE_SPIN_THRESHOLD] = "spin_threshold",
+	[PVSPIN_TUNE_PENDING_LOOPS] = "pending_loops",
+	[PVSPIN_TUNE_TAS_BACKOFF_MAX] = "tas_backoff_max",
+	[PVSPIN_TUNE_EARLY_HALT_PREEMPTED] = "early_halt_preempted",
+};
+
+static const char *const tunable_env[PVSPIN_TUNE_COUNT] = {
+	[PVSPIN_TUNE_SPIN_THRESHOLD] = "PVSPIN_SPIN_THRESHOLD",
+	[PVSPIN_TUNE_PENDING_LOOPS] = "PVSPIN_PENDING_LOOPS",
+	[PVSPIN_TUNE_TAS_BACKOFF_MAX] = "PVSPIN_TAS_BACKOFF_MAX",
+	[PVSPIN_TUNE_EARLY_HALT_PREEMPTED] = "PVSPIN_EARLY_HALT_PREEMPTED",
+};
+
+static uint32_t tunables[PVSPIN_TUNE_COUNT] = {
+	[PVSPIN_TUNE_SPIN_THRESHOLD] = PVSPIN_DEFAULT_SPIN_THRESHOLD,
+	[PVSPIN_TUNE_PENDING_LOOPS] = 512,
+	[PVSPIN_TUNE_TAS_BACKOFF_MAX] = 0,
+	[PVSPIN_TUNE_EARLY_HALT_PREEMPTED] = 0,
+};
+
+static int env_state; /* 0 unread, 1 reading, 2 read */
+
+static bool valid(pvspin_tunable_t t, uint32_t v)
+{
+	switch (t) {
+	case PVSPIN_TUNE_SPIN_THRESHOLD:
+	case PVSPIN_TUNE_PENDING_LOOPS:
+		return v >= 1;
+	case PVSPIN_TUNE_EARLY_HALT_PREEMPTED:
+		return v <= 1;
+	default:
+		return true;
+	}
+}
+
+static void read_env(void)
+{
+	int unread = 0;
+	if (!__atomic_compare_exchange_n(&env_state, &unread, 1, false,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		while (__atomic_load_n(&env_state, __ATOMIC_ACQUIRE) != 2)
+			;
+		return;
+	}
+	for (int t = 0; t < PVSPIN_TUNE_COUNT; t++) {
+		const char *s = getenv(tunable_env[t]);
+		char *end;
+		unsigned long v;
+		if (!s || !*s)
+			continue;
+		errno = 0;
+		v = strtoul(s, &end, 0);
+		if (errno || *end || v > UINT32_MAX || !valid((pvspin_tunable_t)t, (uint32_t)v)) {
+			fprintf(stderr, "pvspin: ignoring %s=%s: not a valid value for %s\n",
+				tunable_env[t], s, tunable_names[t]);
+			continue;
+		}
+		__atomic_store_n(&tunables[t], (uint32_t)v, __ATOMIC_RELAXED);
+	}
+	__atomic_store_n(&env_state, 2, __ATOMIC_RELEASE);
+}
+
+uint32_t pvspin_tunable_get(pvspin_tunable_t t)
+{
+	if ((unsigned)t >= PVSPIN_TUNE_COUNT)
+		return 0;
+	if (__builtin_expect(__atomic_load_n(&env_state, __ATOMIC_ACQUIRE) != 2, 0))
+		read_env();
+	return __atomic_load_n(&tunables[t], __ATOMIC_RELAXED);
+}
+
+int pvspin_tunable_set(pvspin_tunable_t t, uint32_t value)
+{
+	if ((unsigned)t >= PVSPIN_TUNE_COUNT || !valid(t, value)) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (__atomic_load_n(&env_state, __ATOMIC_ACQUIRE) != 2)
+		read_env();
+	__atomic_store_n(&tunables[t], value, __ATOMIC_RELAXED);
+	return 0;
+}
+
+const char *pvspin_tunable_name(pvspin_tunable_t t)
+{
+	if ((unsigned)t >= PVSPIN_TUNE_COUNT)
+		return "?";
+	return tunable_names[t];
+}

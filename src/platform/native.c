@@ -1,0 +1,232 @@
+/*
+ * native.c - out-of-line part of the native platform backend
+ * (pvspin/platform_native.h): thread slots, halt and kick on futexes, and
+ * the lock event counters.
+ *
+ * Thread slots stand for CPUs.  A thread takes a slot on its first slow
+ * path (first pvspin_plat_cpu() or event) from a bitmap of
+ * PVSPIN_MAX_CPUS bits and returns it when it exits (a pthread key
+ * destructor).  When every slot is taken the thread runs slot-less: the
+ * lock code then takes the lock without an MCS node, and the exhaustion is
+ * counted.  After fork() the child keeps only its own thread's slot.
+ *
+ * Halt/kick (after KVM's kvm_wait / KVM_HC_KICK_CPU with the pv_unhalted
+ * flag): each slot has a futex word, IDLE, KICKED or SLEEPING.
+ *   kick:  old = xchg(word, KICKED); if old == SLEEPING: FUTEX_WAKE
+ *   wait:  consume a pending KICKED and return; return if *ptr != val;
+ *          IDLE -> SLEEPING (fails if a kick came: consume it, return);
+ *          FUTEX_WAIT while SLEEPING; then consume the kick.
+ * A kick sent before the halt is therefore never lost; a stale kick only
+ * causes one spurious return, which the lock code tolerates.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "pvspin/platform.h"
+#include "pvspin/stats.h"
+
+enum { SLOT_IDLE = 0, SLOT_KICKED = 1, SLOT_SLEEPING = 2 };
+
+struct slot {
+	uint32_t futex;                   /* SLOT_* */
+	uint32_t pad;
+	uint64_t events[PVSPIN_EV_COUNT]; /* this slot's share of the counters */
+} __attribute__((aligned(64)));
+
+#define BITMAP_WORDS ((PVSPIN_MAX_CPUS + 63) / 64)
+
+static struct slot slots[PVSPIN_MAX_CPUS];
+static uint64_t slot_bitmap[BITMAP_WORDS];
+static uint64_t slots_allocated, slots_exhausted;
+static uint64_t slotless_events[PVSPIN_EV_COUNT];
+
+static _Thread_local uint32_t tls_slot_plus1;   /* 0: none (yet) */
+
+static pthread_key_t slot_key;
+static pthread_once_t slot_once = PTHREAD_ONCE_INIT;
+
+static void slot_free(int s)
+{
+	__atomic_store_n(&slots[s].futex, SLOT_IDLE, __ATOMIC_RELAXED);
+	__atomic_fetch_and(&slot_bitmap[s / 64], ~(1ull << (s % 64)), __ATOMIC_RELEASE);
+}
+
+/* Runs in the exiting thread.  Clearing the thread's slot first means a
+ * later destructor that still takes a lock allocates afresh (and is freed
+ * again on the next destructor round) instead of using a freed slot. */
+static void slot_release_at_exit(void *arg)
+{
+	int s = (int)(uintptr_t)arg - 1;
+	tls_slot_plus1 = 0;
+	if (s >= 0)
+		slot_free(s);
+}
+
+/* In the child of fork(), only the forking thread exists. */
+static void slots_after_fork_child(void)
+{
+	memset(slot_bitmap, 0, sizeof(slot_bitmap));
+	if (tls_slot_plus1) {
+		int s = (int)tls_slot_plus1 - 1;
+		slot_bitmap[s / 64] |= 1ull << (s % 64);
+		slots[s].futex = SLOT_IDLE;
+	}
+}
+
+static void slot_init_once(void)
+{
+	pthread_key_create(&slot_key, slot_release_at_exit);
+	pthread_atfork(NULL, NULL, slots_after_fork_child);
+}
+
+static int slot_alloc(void)
+{
+	static uint32_t hint;
+	uint32_t start = __atomic_fetch_add(&hint, 1, __ATOMIC_RELAXED) % BITMAP_WORDS;
+
+	for (uint32_t n = 0; n < BITMAP_WORDS; n++) {
+		uint32_t w = (start + n) % BITMAP_WORDS;
+		uint64_t bits = __atomic_load_n(&slot_bitmap[w], __ATOMIC_RELAXED);
+		while (~bits) {
+			int b = __builtin_ctzll(~bits);
+			int s = (int)w * 64 + b;
+			if (s >= PVSPIN_MAX_CPUS)
+				break;
+			if (__atomic_compare_exchange_n(&slot_bitmap[w], &bits, bits | (1ull << b),
+							false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+				return s;
+		}
+	}
+	return -1;
+}
+
+int pvspin_plat_cpu(void)
+{
+	if (__builtin_expect(tls_slot_plus1 != 0, 1))
+		return (int)tls_slot_plus1 - 1;
+	/* No slot yet, or the pool was empty last time: slots free up as
+	 * threads exit, so a slot-less thread tries again on each slow path. */
+	pthread_once(&slot_once, slot_init_once);
+	int s = slot_alloc();
+	if (s < 0) {
+		__atomic_fetch_add(&slots_exhausted, 1, __ATOMIC_RELAXED);
+		return -1;
+	}
+	tls_slot_plus1 = (uint32_t)s + 1;
+	pthread_setspecific(slot_key, (void *)(uintptr_t)tls_slot_plus1);
+	__atomic_fetch_add(&slots_allocated, 1, __ATOMIC_RELAXED);
+	return s;
+}
+
+static long futex(uint32_t *uaddr, int op, uint32_t val)
+{
+	return syscall(SYS_futex, uaddr, op, val, NULL, NULL, 0);
+}
+
+void pvspin_plat_pv_wait(uint8_t *ptr, uint8_t val)
+{
+	int cpu = pvspin_plat_cpu();
+	if (cpu < 0)
+		return; /* slot-less threads never queue, so never halt */
+	uint32_t *w = &slots[cpu].futex;
+	uint32_t expect = SLOT_KICKED;
+
+	/* A kick sent before this halt: consume it, return. */
+	if (__atomic_compare_exchange_n(w, &expect, SLOT_IDLE, false,
+					__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		return;
+	if (__atomic_load_n(ptr, __ATOMIC_ACQUIRE) != val)
+		return;
+	expect = SLOT_IDLE;
+	if (!__atomic_compare_exchange_n(w, &expect, SLOT_SLEEPING, false,
+					 __ATOMIC_SEQ_CST, __ATOMIC_ACQUIRE)) {
+		__atomic_store_n(w, SLOT_IDLE, __ATOMIC_RELAXED);
+		return; /* kicked meanwhile */
+	}
+	/* Re-check after announcing the halt (latency only: a change of *ptr
+	 * without a kick is always followed by one). */
+	if (__atomic_load_n(ptr, __ATOMIC_SEQ_CST) != val) {
+		__atomic_exchange_n(w, SLOT_IDLE, __ATOMIC_ACQUIRE);
+		return;
+	}
+	while (__atomic_load_n(w, __ATOMIC_ACQUIRE) == SLOT_SLEEPING)
+		futex(w, FUTEX_WAIT_PRIVATE, SLOT_SLEEPING);
+	__atomic_store_n(w, SLOT_IDLE, __ATOMIC_RELAXED);
+	pvspin_plat_event(PVSPIN_EV_PV_KICK_WAKE);
+}
+
+void pvspin_plat_pv_kick(int cpu)
+{
+	if (cpu < 0 || cpu >= PVSPIN_MAX_CPUS)
+		return;
+	uint32_t *w = &slots[cpu].futex;
+	if (__atomic_exchange_n(w, SLOT_KICKED, __ATOMIC_SEQ_CST) == SLOT_SLEEPING)
+		futex(w, FUTEX_WAKE_PRIVATE, 1);
+}
+
+bool pvspin_plat_vcpu_is_preempted(int cpu)
+{
+	if (cpu < 0 || cpu >= PVSPIN_MAX_CPUS)
+		return false;
+	return __atomic_load_n(&slots[cpu].futex, __ATOMIC_RELAXED) == SLOT_SLEEPING;
+}
+
+void pvspin_plat_event(int ev)
+{
+	if ((unsigned)ev >= PVSPIN_EV_COUNT)
+		return;
+	int cpu = pvspin_plat_cpu();
+	uint64_t *c = cpu >= 0 ? &slots[cpu].events[ev] : &slotless_events[ev];
+	__atomic_fetch_add(c, 1, __ATOMIC_RELAXED);
+}
+
+/* ---- pvspin/stats.h ------------------------------------------------- */
+
+static const char *const event_names[PVSPIN_EV_COUNT] = {
+	[PVSPIN_EV_PV_WAIT_NODE] = "pv_wait_node",
+	[PVSPIN_EV_PV_WAIT_HEAD] = "pv_wait_head",
+	[PVSPIN_EV_PV_WAIT_AGAIN] = "pv_wait_again",
+	[PVSPIN_EV_PV_WAIT_EARLY] = "pv_wait_early",
+	[PVSPIN_EV_PV_KICK_UNLOCK] = "pv_kick_unlock",
+	[PVSPIN_EV_PV_KICK_WAKE] = "pv_kick_wake",
+	[PVSPIN_EV_PV_SPURIOUS_WAKEUP] = "pv_spurious_wakeup",
+	[PVSPIN_EV_PV_LOCK_STEALING] = "pv_lock_stealing",
+	[PVSPIN_EV_PV_HASH_HOPS] = "pv_hash_hops",
+	[PVSPIN_EV_LOCK_PENDING] = "lock_pending",
+	[PVSPIN_EV_LOCK_SLOWPATH] = "lock_slowpath",
+	[PVSPIN_EV_LOCK_NO_NODE] = "lock_no_node",
+};
+
+const char *pvspin_event_name(int ev)
+{
+	if ((unsigned)ev >= PVSPIN_EV_COUNT)
+		return "?";
+	return event_names[ev];
+}
+
+void pvspin_events_read(struct pvspin_events *out)
+{
+	for (int e = 0; e < PVSPIN_EV_COUNT; e++)
+		out->count[e] = __atomic_load_n(&slotless_events[e], __ATOMIC_RELAXED);
+	for (int s = 0; s < PVSPIN_MAX_CPUS; s++)
+		for (int e = 0; e < PVSPIN_EV_COUNT; e++)
+			out->count[e] += __atomic_load_n(&slots[s].events[e], __ATOMIC_RELAXED);
+}
+
+void pvspin_slots_read(struct pvspin_slot_stats *out)
+{
+	uint32_t used = 0;
+	for (int w = 0; w < BITMAP_WORDS; w++)
+		used += (uint32_t)__builtin_popcountll(
+			__atomic_load_n(&slot_bitmap[w], __ATOMIC_RELAXED));
+	out->capacity = PVSPIN_MAX_CPUS;
+	out->in_use = used;
+	out->allocated = __atomic_load_n(&slots_allocated, __ATOMIC_RELAXED);
+	out->exhausted = __atomic_load_n(&slots_exhausted, __ATOMIC_RELAXED);
+}

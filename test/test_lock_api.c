@@ -1,0 +1,186 @@
+/*
+ * test_lock_api.c - single-thread semantics of every kind: size and zero
+ * initializer, trylock, is_locked / is_contended, misuse reporting, kind
+ * names, the default kind being fixed once, tunables.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "pvspin.h"
+
+static const pvspin_kind_t kinds[] = {
+	PVSPIN_KIND_QSPINLOCK, PVSPIN_KIND_PVQSPINLOCK, PVSPIN_KIND_TAS, PVSPIN_KIND_TICKET,
+};
+#define NKINDS (sizeof(kinds) / sizeof(kinds[0]))
+
+static void test_size_and_initializer(void **state)
+{
+	(void)state;
+	pvspin_lock_t l = PVSPIN_LOCK_INIT;
+	assert_int_equal(sizeof(pvspin_lock_t), 4);
+	assert_int_equal(_Alignof(pvspin_lock_t), 4);
+	assert_int_equal(l.val, 0);
+	for (size_t i = 0; i < NKINDS; i++) {
+		assert_false(pvspin_kind_is_locked(kinds[i], &l));
+		assert_false(pvspin_kind_is_contended(kinds[i], &l));
+	}
+}
+
+static void test_trylock(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < NKINDS; i++) {
+		pvspin_lock_t l = PVSPIN_LOCK_INIT;
+		assert_true(pvspin_kind_trylock(kinds[i], &l));
+		assert_true(pvspin_kind_is_locked(kinds[i], &l));
+		assert_false(pvspin_kind_trylock(kinds[i], &l));
+		assert_true(pvspin_kind_is_locked(kinds[i], &l));
+		pvspin_kind_unlock(kinds[i], &l);
+		assert_false(pvspin_kind_is_locked(kinds[i], &l));
+		pvspin_kind_lock(kinds[i], &l);
+		assert_true(pvspin_kind_is_locked(kinds[i], &l));
+		assert_false(pvspin_kind_trylock(kinds[i], &l));
+		pvspin_kind_unlock(kinds[i], &l);
+		assert_true(pvspin_kind_trylock(kinds[i], &l));
+		pvspin_kind_unlock(kinds[i], &l);
+		if (kinds[i] != PVSPIN_KIND_TICKET)
+			assert_int_equal(l.val, 0);
+	}
+}
+
+static void test_word_layout(void **state)
+{
+	(void)state;
+	pvspin_lock_t l = PVSPIN_LOCK_INIT;
+	l.val = _Q_LOCKED_VAL | _Q_PENDING_VAL | (5u << _Q_TAIL_CPU_OFFSET) | (2u << _Q_TAIL_IDX_OFFSET);
+	assert_int_equal(l.locked, 1);
+	assert_int_equal(l.pending, 1);
+	assert_int_equal(l.locked_pending, 0x0101);
+	assert_int_equal(l.tail, (5u << 2) | 2u);
+	assert_true(pvspin_qspinlock_is_locked(&l));
+	assert_true(pvspin_qspinlock_is_contended(&l));
+	l.val = _Q_PENDING_VAL;
+	assert_false(pvspin_qspinlock_is_locked(&l));
+	assert_true(pvspin_qspinlock_is_contended(&l));
+	/* ticket: owner 7, next 9: held, one waiter */
+	l.val = 7u | (9u << 16);
+	assert_true(pvspin_ticket_is_locked(&l));
+	assert_true(pvspin_ticket_is_contended(&l));
+	l.val = 7u | (8u << 16);
+	assert_true(pvspin_ticket_is_locked(&l));
+	assert_false(pvspin_ticket_is_contended(&l));
+}
+
+static int misuse_count;
+static char misuse_what[128];
+static void count_misuse(const char *what, const void *lock, uint32_t word)
+{
+	(void)lock; (void)word;
+	misuse_count++;
+	snprintf(misuse_what, sizeof(misuse_what), "%s", what);
+}
+
+static void test_misuse_is_reported(void **state)
+{
+	(void)state;
+	pvspin_misuse_handler_t old = pvspin_set_misuse_handler(count_misuse);
+	for (size_t i = 0; i < NKINDS; i++) {
+		pvspin_lock_t l = PVSPIN_LOCK_INIT;
+		misuse_count = 0;
+		pvspin_kind_unlock(kinds[i], &l);
+		assert_int_equal(misuse_count, 1);
+		assert_non_null(strstr(misuse_what, "not locked"));
+		assert_int_equal(l.val, 0); /* left as it was */
+	}
+	/* a corrupted locked byte under pvqspinlock */
+	pvspin_lock_t l = { .val = 0x7 };
+	misuse_count = 0;
+	pvspin_pvqspinlock_unlock(&l);
+	assert_int_equal(misuse_count, 1);
+	assert_non_null(strstr(misuse_what, "corrupted"));
+	/* _Q_SLOW_VAL with nothing hashed */
+	l.val = _Q_SLOW_VAL;
+	misuse_count = 0;
+	pvspin_pvqspinlock_unlock(&l);
+	assert_int_equal(misuse_count, 1);
+	assert_non_null(strstr(misuse_what, "hash"));
+	/* invalid kind */
+	misuse_count = 0;
+	pvspin_kind_lock((pvspin_kind_t)99, &l);
+	assert_int_equal(misuse_count, 1);
+	pvspin_set_misuse_handler(old);
+}
+
+static void test_kind_names(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < NKINDS; i++)
+		assert_int_equal(pvspin_kind_from_name(pvspin_kind_name(kinds[i])), kinds[i]);
+	assert_int_equal(pvspin_kind_from_name("mcs"), PVSPIN_KIND_NONE);
+	assert_int_equal(pvspin_kind_from_name(NULL), PVSPIN_KIND_NONE);
+	assert_string_equal(pvspin_kind_name((pvspin_kind_t)42), "none");
+	assert_non_null(strstr(pvspin_kind_names(), "pvqspinlock"));
+}
+
+static void test_default_kind_fixed_once(void **state)
+{
+	(void)state;
+	assert_int_equal(pvspin_set_default_kind((pvspin_kind_t)0), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(pvspin_set_default_kind(PVSPIN_KIND_TICKET), 0);
+	pvspin_lock_t l = PVSPIN_LOCK_INIT;
+	pvspin_lock(&l);
+	assert_int_equal(l.val, 1u << 16); /* a ticket lock: next = 1, owner = 0 */
+	assert_true(pvspin_is_locked(&l));
+	assert_false(pvspin_is_contended(&l));
+	assert_false(pvspin_trylock(&l));
+	pvspin_unlock(&l);
+	assert_false(pvspin_is_locked(&l));
+	assert_int_equal(pvspin_default_kind(), PVSPIN_KIND_TICKET);
+	assert_int_equal(pvspin_set_default_kind(PVSPIN_KIND_TICKET), 0);
+	assert_int_equal(pvspin_set_default_kind(PVSPIN_KIND_TAS), -1);
+	assert_int_equal(errno, EBUSY);
+	assert_int_equal(pvspin_default_kind(), PVSPIN_KIND_TICKET);
+}
+
+static void test_tunables(void **state)
+{
+	(void)state;
+	assert_int_equal(pvspin_tunable_get(PVSPIN_TUNE_SPIN_THRESHOLD), PVSPIN_DEFAULT_SPIN_THRESHOLD);
+	assert_int_equal(pvspin_tunable_set(PVSPIN_TUNE_SPIN_THRESHOLD, 0), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(pvspin_tunable_set(PVSPIN_TUNE_SPIN_THRESHOLD, 100), 0);
+	assert_int_equal(pvspin_tunable_get(PVSPIN_TUNE_SPIN_THRESHOLD), 100);
+	assert_int_equal(pvspin_tunable_set((pvspin_tunable_t)77, 1), -1);
+	assert_string_equal(pvspin_tunable_name(PVSPIN_TUNE_PENDING_LOOPS), "pending_loops");
+	pvspin_tunable_set(PVSPIN_TUNE_SPIN_THRESHOLD, PVSPIN_DEFAULT_SPIN_THRESHOLD);
+}
+
+static void test_event_names(void **state)
+{
+	(void)state;
+	assert_string_equal(pvspin_event_name(PVSPIN_EV_PV_WAIT_NODE), "pv_wait_node");
+	assert_string_equal(pvspin_event_name(PVSPIN_EV_LOCK_NO_NODE), "lock_no_node");
+	assert_string_equal(pvspin_event_name(PVSPIN_EV_COUNT), "?");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_size_and_initializer),
+		cmocka_unit_test(test_trylock),
+		cmocka_unit_test(test_word_layout),
+		cmocka_unit_test(test_misuse_is_reported),
+		cmocka_unit_test(test_kind_names),
+		cmocka_unit_test(test_default_kind_fixed_once),
+		cmocka_unit_test(test_tunables),
+		cmocka_unit_test(test_event_names),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
