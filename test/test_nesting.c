@@ -73,7 +73,7 @@ static void *lock_unlock(void *arg)
 static void *waiter(void *arg)
 {
 	(void)arg;
-	w_slot = pvspin_plat_cpu();
+	__atomic_store_n(&w_slot, pvspin_plat_cpu(), __ATOMIC_RELEASE);
 	pvspin_kind_lock(kind, &l1);
 	pvspin_kind_unlock(kind, &l1);
 	assert_int_equal(pvspin_qnodes[w_slot][0].count, 0);
@@ -97,7 +97,7 @@ static void signal_nesting(pvspin_kind_t k)
 	while (!pvspin_kind_is_contended(kind, &l1))
 		sched_yield();
 	pthread_create(&w, NULL, waiter, NULL);
-	while (w_slot < 0)
+	while (__atomic_load_n(&w_slot, __ATOMIC_ACQUIRE) < 0)
 		sched_yield();
 	assert_int_equal(wait_tail_slot(&l1, w_slot), 0);
 
@@ -111,7 +111,7 @@ static void signal_nesting(pvspin_kind_t k)
 	assert_int_equal(wait_tail_slot(&l2, w_slot), 1);
 	pvspin_kind_unlock(kind, &l2);
 	wait_for(&handler_done);
-	assert_false(w_done);          /* w still waits for l1 */
+	assert_false(__atomic_load_n(&w_done, __ATOMIC_ACQUIRE)); /* w still waits for l1 */
 
 	__atomic_store_n(&release_h1, 1, __ATOMIC_RELEASE);
 	pthread_join(h1, NULL);
@@ -161,15 +161,17 @@ static void deeper_than_four(pvspin_kind_t k)
 	pvspin_events_read(&before);
 	pthread_create(&t, NULL, deep_waiter, &l);
 	/* It cannot get a node: it must not touch the tail. */
-	for (int i = 0; i < 1000; i++) {
+	/* It counts lock_no_node before it spins; it never touches the tail. */
+	do {
 		assert_int_equal(__atomic_load_n(&l.val, __ATOMIC_RELAXED) & _Q_TAIL_MASK, 0);
 		sched_yield();
-	}
-	assert_false(deep_done);
+		pvspin_events_read(&after);
+	} while (after.count[PVSPIN_EV_LOCK_NO_NODE] == before.count[PVSPIN_EV_LOCK_NO_NODE]);
+	assert_false(__atomic_load_n(&deep_done, __ATOMIC_ACQUIRE));
 	__atomic_store_n(&l.val, 0, __ATOMIC_RELEASE);   /* owner and pending leave */
 	pthread_join(t, NULL);
 	pvspin_events_read(&after);
-	assert_true(deep_done);
+	assert_true(__atomic_load_n(&deep_done, __ATOMIC_ACQUIRE));
 	assert_true(after.count[PVSPIN_EV_LOCK_NO_NODE] > before.count[PVSPIN_EV_LOCK_NO_NODE]);
 }
 
