@@ -395,6 +395,8 @@ int pvspin_env_sample_steal(pvspin_env_t *env, const pvspin_env_source_t *src,
 		;
 	if (pvspin_env_read_cputime(src, &b))
 		return -1;
+	if (b.total == a.total)
+		return 0;       /* a static file (a copied /proc): keep since boot */
 	env->steal_pct = pvspin_env_steal_pct(&a, &b);
 	env->steal_interval_ms = interval_ms;
 	return 0;

@@ -92,7 +92,7 @@ static void kvm_spinlock_init_like(const pvspin_env_t *env, pvspin_policy_choice
 		PICK_RETURN(c, PVSPIN_KIND_PVQSPINLOCK,
 			    "kvm-guest: PV spinlocks enabled, guest spans %d NUMA nodes",
 			    env->numa_nodes);
-	if (final == FINAL_THRESHOLD && possible_cpus(env) <= n)
+	if (final == FINAL_THRESHOLD && possible_cpus(env) > 0 && possible_cpus(env) <= n)
 		PICK_RETURN(c, PVSPIN_KIND_TAS,
 			    "kvm-guest: PV spinlocks disabled, %d CPUs <= "
 			    "unfair_pvspinlock_cpu_threshold=%d: unfair lock",
