@@ -453,7 +453,11 @@ int pvspin_env_detect(pvspin_env_t *env, const pvspin_env_source_t *src)
 		if (end != buf && l >= 0)
 			env->runnable = l;
 	}
-	if (read_file(src, "/proc/cmdline", buf, sizeof(buf)) > 0)
+	if (read_file(src, "/proc/cmdline", buf, sizeof(buf)) > 0) {
+		char *init_args = strstr(buf, " -- ");   /* after it: init's arguments */
+		if (init_args)
+			*init_args = '\0';
 		env->nopvspin = cmdline_has(buf, "nopvspin");
+	}
 	return 0;
 }
