@@ -273,6 +273,22 @@ static void test_live(void **state)
 	assert_true(env.numa_nodes >= 1);
 	assert_non_null(env.hypervisor_name);
 	assert_true(env.kvm ? env.hypervisor : true);
+	/* agrees with the kernel's view of this machine */
+	assert_int_equal(env.cpus_online, (int)sysconf(_SC_NPROCESSORS_ONLN));
+#if defined(__x86_64__) || defined(__i386__)
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	if (f) {
+		char line[8192];
+		bool flag = false;
+		while (fgets(line, sizeof(line), f))
+			if (!strncmp(line, "flags", 5)) {
+				flag = strstr(line, " hypervisor") != NULL;
+				break;
+			}
+		fclose(f);
+		assert_int_equal(env.hypervisor, flag);
+	}
+#endif
 }
 
 static void test_pick_default(void **state)
