@@ -1,11 +1,29 @@
 /*
- * policy_default.c - bootstrap choice of the default kind until the
- * selection policy (issue "pvspin detect") lands: pvqspinlock, the kind
- * that degrades gracefully both on dedicated and on overcommitted CPUs.
+ * policy_default.c - the library's default kind: the pick of the policy
+ * named by PVSPIN_POLICY (default "pvspin") on this machine, detected live
+ * without sleeping (steal time since boot).  See policy_default.h.
  */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "pvspin/policy.h"
 #include "policy_default.h"
 
 pvspin_kind_t pvspin_policy_pick_default(void)
 {
-	return PVSPIN_KIND_PVQSPINLOCK;
+	const char *name = getenv("PVSPIN_POLICY");
+	pvspin_policy_t p;
+	pvspin_env_t env;
+	pvspin_policy_choice_t c;
+
+	if (!name || !*name)
+		name = "pvspin";
+	if (pvspin_policy_parse(name, &p)) {
+		fprintf(stderr, "pvspin: PVSPIN_POLICY=%s is not a policy; valid policies: %s\n",
+			name, pvspin_policy_names());
+		exit(2);
+	}
+	pvspin_env_detect(&env, NULL);
+	pvspin_policy_pick(&p, &env, &c);
+	return c.kind;
 }

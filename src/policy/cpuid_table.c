@@ -1,0 +1,264 @@
+/*
+ * cpuid_table.c - CPUID tables read from dumps in the raw format of
+ * Debian's `cpuid -1 -r` (package "cpuid", Todd Allen), the KVM feature and
+ * hint names (Linux arch/x86/include/uapi/asm/kvm_para.h), and the lookup
+ * used by detection: a leaf from a table, or the CPUID instruction.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pvspin/policy.h"
+#include "policy_internal.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
+static const char *const kvm_feature_names[32] = {
+	[PVSPIN_KVM_FEATURE_CLOCKSOURCE]        = "CLOCKSOURCE",
+	[PVSPIN_KVM_FEATURE_NOP_IO_DELAY]       = "NOP_IO_DELAY",
+	[PVSPIN_KVM_FEATURE_MMU_OP]             = "MMU_OP",
+	[PVSPIN_KVM_FEATURE_CLOCKSOURCE2]       = "CLOCKSOURCE2",
+	[PVSPIN_KVM_FEATURE_ASYNC_PF]           = "ASYNC_PF",
+	[PVSPIN_KVM_FEATURE_STEAL_TIME]         = "STEAL_TIME",
+	[PVSPIN_KVM_FEATURE_PV_EOI]             = "PV_EOI",
+	[PVSPIN_KVM_FEATURE_PV_UNHALT]          = "PV_UNHALT",
+	[PVSPIN_KVM_FEATURE_PV_TLB_FLUSH]       = "PV_TLB_FLUSH",
+	[PVSPIN_KVM_FEATURE_ASYNC_PF_VMEXIT]    = "ASYNC_PF_VMEXIT",
+	[PVSPIN_KVM_FEATURE_PV_SEND_IPI]        = "PV_SEND_IPI",
+	[PVSPIN_KVM_FEATURE_POLL_CONTROL]       = "POLL_CONTROL",
+	[PVSPIN_KVM_FEATURE_PV_SCHED_YIELD]     = "PV_SCHED_YIELD",
+	[PVSPIN_KVM_FEATURE_ASYNC_PF_INT]       = "ASYNC_PF_INT",
+	[PVSPIN_KVM_FEATURE_MSI_EXT_DEST_ID]    = "MSI_EXT_DEST_ID",
+	[PVSPIN_KVM_FEATURE_HC_MAP_GPA_RANGE]   = "HC_MAP_GPA_RANGE",
+	[PVSPIN_KVM_FEATURE_MIGRATION_CONTROL]  = "MIGRATION_CONTROL",
+	[PVSPIN_KVM_FEATURE_CLOCKSOURCE_STABLE_BIT] = "CLOCKSOURCE_STABLE_BIT",
+};
+
+const char *pvspin_env_kvm_feature_name(unsigned bit)
+{
+	return bit < 32 ? kvm_feature_names[bit] : NULL;
+}
+
+const char *pvspin_env_kvm_hint_name(unsigned bit)
+{
+	return bit == PVSPIN_KVM_HINTS_REALTIME ? "REALTIME" : NULL;
+}
+
+/* ---- parsing --------------------------------------------------------- */
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	if (!err || !errlen)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+static const char *skip_space(const char *p)
+{
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return p;
+}
+
+/* "0x" and 1..8 hex digits; advances *pp.  Returns 0 or -1. */
+static int parse_hex32(const char **pp, uint32_t *v)
+{
+	const char *p = *pp;
+	if (p[0] != '0' || (p[1] != 'x' && p[1] != 'X'))
+		return -1;
+	p += 2;
+	uint32_t x = 0;
+	int n = 0;
+	while (isxdigit((unsigned char)*p)) {
+		if (++n > 8)
+			return -1;
+		int d = isdigit((unsigned char)*p) ? *p - '0'
+						   : tolower((unsigned char)*p) - 'a' + 10;
+		x = x << 4 | (uint32_t)d;
+		p++;
+	}
+	if (!n)
+		return -1;
+	*v = x;
+	*pp = p;
+	return 0;
+}
+
+/* "CPU:" or "CPU <decimal>:" alone on a line. */
+static bool is_cpu_header(const char *p)
+{
+	if (strncmp(p, "CPU", 3))
+		return false;
+	p += 3;
+	if (*p == ' ') {
+		p = skip_space(p);
+		if (!isdigit((unsigned char)*p))
+			return false;
+		while (isdigit((unsigned char)*p))
+			p++;
+	}
+	if (*p++ != ':')
+		return false;
+	return *skip_space(p) == '\0';
+}
+
+/* "0xLEAF 0xSUB: eax=0x.. ebx=0x.. ecx=0x.. edx=0x.."; NULL on success,
+ * else what was expected where. */
+static const char *parse_leaf_line(const char *p, pvspin_env_cpuid_leaf_t *l)
+{
+	static const char *const regs[4] = { "eax=", "ebx=", "ecx=", "edx=" };
+	uint32_t *out[4] = { &l->eax, &l->ebx, &l->ecx, &l->edx };
+
+	if (parse_hex32(&p, &l->leaf))
+		return "a leaf number 0xNNNNNNNN";
+	if (*p != ' ' && *p != '\t')
+		return "a space after the leaf";
+	p = skip_space(p);
+	if (parse_hex32(&p, &l->subleaf))
+		return "a subleaf number 0xNN after the leaf";
+	if (*p++ != ':')
+		return "':' after the subleaf";
+	for (int i = 0; i < 4; i++) {
+		p = skip_space(p);
+		if (strncmp(p, regs[i], 4))
+			return i == 0 ? "eax=0x... after ':'" : i == 1 ? "ebx=0x... after eax"
+			       : i == 2 ? "ecx=0x... after ebx" : "edx=0x... after ecx";
+		p += 4;
+		if (parse_hex32(&p, out[i]))
+			return "a 32-bit hex value 0xNNNNNNNN after '='";
+	}
+	if (*skip_space(p) != '\0')
+		return "the end of the line after edx";
+	return NULL;
+}
+
+static int table_add(pvspin_env_cpuid_t *t, const pvspin_env_cpuid_leaf_t *l)
+{
+	for (size_t i = 0; i < t->count; i++)
+		if (t->leaves[i].leaf == l->leaf && t->leaves[i].subleaf == l->subleaf)
+			return 0;   /* first one wins */
+	if (t->count == t->capacity) {
+		size_t cap = t->capacity ? t->capacity * 2 : 64;
+		pvspin_env_cpuid_leaf_t *n = realloc(t->leaves, cap * sizeof(*n));
+		if (!n)
+			return -1;
+		t->leaves = n;
+		t->capacity = cap;
+	}
+	t->leaves[t->count++] = *l;
+	return 0;
+}
+
+int pvspin_env_cpuid_parse(pvspin_env_cpuid_t *t, FILE *f, const char *name,
+			   char *err, size_t errlen)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	unsigned lineno = 0;
+	int cpus = 0;
+	int ret = 0;
+
+	if (!name)
+		name = "cpuid";
+	t->count = 0;
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		lineno++;
+		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r' ||
+				   line[len - 1] == ' ' || line[len - 1] == '\t'))
+			line[--len] = '\0';
+		if (strlen(line) != (size_t)len) {
+			set_err(err, errlen, "%s:%u: NUL byte in line", name, lineno);
+			ret = -1;
+			break;
+		}
+		const char *p = skip_space(line);
+		if (*p == '\0' || *p == '#')
+			continue;
+		if (is_cpu_header(p)) {
+			if (++cpus > 1)
+				break;          /* only the first CPU */
+			continue;
+		}
+		pvspin_env_cpuid_leaf_t l;
+		const char *want = parse_leaf_line(p, &l);
+		if (want) {
+			set_err(err, errlen,
+				"%s:%u: malformed CPUID line, expected %s "
+				"(format of `cpuid -1 -r`: \"0x40000000 0x00: eax=0x... "
+				"ebx=0x... ecx=0x... edx=0x...\")", name, lineno, want);
+			ret = -1;
+			break;
+		}
+		if (table_add(t, &l)) {
+			set_err(err, errlen, "%s:%u: out of memory", name, lineno);
+			ret = -1;
+			break;
+		}
+	}
+	if (!ret && ferror(f)) {
+		set_err(err, errlen, "%s:%u: read error: %s", name, lineno, strerror(errno));
+		ret = -1;
+	}
+	if (!ret && t->count == 0) {
+		set_err(err, errlen, "%s:%u: no CPUID leaves in the file", name, lineno);
+		ret = -1;
+	}
+	free(line);
+	if (ret)
+		pvspin_env_cpuid_free(t);
+	return ret;
+}
+
+int pvspin_env_cpuid_load(pvspin_env_cpuid_t *t, const char *path,
+			  char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		set_err(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	int r = pvspin_env_cpuid_parse(t, f, path, err, errlen);
+	fclose(f);
+	return r;
+}
+
+void pvspin_env_cpuid_free(pvspin_env_cpuid_t *t)
+{
+	if (!t)
+		return;
+	free(t->leaves);
+	t->leaves = NULL;
+	t->count = t->capacity = 0;
+}
+
+/* ---- lookup ---------------------------------------------------------- */
+
+bool pvspin_env_cpuid_get(const pvspin_env_cpuid_t *t, uint32_t leaf,
+			  uint32_t subleaf, uint32_t r[4])
+{
+	r[0] = r[1] = r[2] = r[3] = 0;
+	if (t) {
+		for (size_t i = 0; i < t->count; i++) {
+			const pvspin_env_cpuid_leaf_t *l = &t->leaves[i];
+			if (l->leaf == leaf && l->subleaf == subleaf) {
+				r[0] = l->eax, r[1] = l->ebx, r[2] = l->ecx, r[3] = l->edx;
+				return true;
+			}
+		}
+		return false;
+	}
+#if defined(__x86_64__) || defined(__i386__)
+	__cpuid_count(leaf, subleaf, r[0], r[1], r[2], r[3]);
+	return true;
+#else
+	return false;
+#endif
+}

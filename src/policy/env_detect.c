@@ -1,0 +1,463 @@
+/*
+ * env_detect.c - read the environment a lock runs in, through an
+ * injectable source (pvspin/policy.h): CPUID hypervisor leaves, CPU and
+ * NUMA node counts from sysfs, the cgroup CPU quota, the allowed CPUs,
+ * steal time from /proc/stat, the load average and "nopvspin".
+ *
+ * Sources: CPUID leaf 0x40000000 signature and the KVM scan follow Linux
+ * hypervisor_cpuid_base() / kvm_cpuid_base(); cpulist format and the files
+ * are the kernel's (Documentation/admin-guide/cputopology.rst,
+ * Documentation/admin-guide/cgroup-v2.rst "cpu.max", cgroup-v1 CFS
+ * bandwidth "cpu.cfs_quota_us", proc(5) for /proc/stat, /proc/loadavg,
+ * /proc/self/cgroup and /proc/self/status).
+ *
+ * No heap allocation: everything is read into stack buffers with
+ * open/read, so this is usable from the first default-kind lock operation.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pvspin/policy.h"
+#include "policy_internal.h"
+
+/* ---- files ----------------------------------------------------------- */
+
+/* Read at most size-1 bytes of ROOT/rel into buf, NUL-terminated.
+ * Returns the length, or -1 with errno. */
+static ssize_t read_file(const pvspin_env_source_t *src, const char *rel,
+			 char *buf, size_t size)
+{
+	char path[PATH_MAX];
+	const char *root = src && src->root ? src->root : "";
+	if (snprintf(path, sizeof(path), "%s%s", root, rel) >= (int)sizeof(path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	size_t n = 0;
+	while (n + 1 < size) {
+		ssize_t r = read(fd, buf + n, size - 1 - n);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			int e = errno;
+			close(fd);
+			errno = e;
+			return -1;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	buf[n] = '\0';
+	return (ssize_t)n;
+}
+
+int pvspin_env_cpulist_count(const char *s)
+{
+	int count = 0;
+	const char *p = s;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (*p == '\n' || *p == '\0')
+		return 0;
+	for (;;) {
+		char *end;
+		errno = 0;
+		long a = strtol(p, &end, 10);
+		if (end == p || a < 0 || errno)
+			return -1;
+		long b = a;
+		p = end;
+		if (*p == '-') {
+			p++;
+			b = strtol(p, &end, 10);
+			if (end == p || b < a || errno)
+				return -1;
+			p = end;
+		}
+		if (b - a + 1 > INT_MAX - count)
+			return -1;
+		count += (int)(b - a + 1);
+		if (*p == ',') {
+			p++;
+			continue;
+		}
+		while (*p == ' ' || *p == '\t' || *p == '\n')
+			p++;
+		return *p == '\0' ? count : -1;
+	}
+}
+
+static int read_cpulist(const pvspin_env_source_t *src, const char *rel)
+{
+	char buf[4096];
+	if (read_file(src, rel, buf, sizeof(buf)) < 0)
+		return 0;
+	int n = pvspin_env_cpulist_count(buf);
+	return n > 0 ? n : 0;
+}
+
+/* ---- CPUID ----------------------------------------------------------- */
+
+static const struct {
+	char sig[12];
+	const char *name;
+} hv_signatures[] = {
+	{ "KVMKVMKVM\0\0\0", "KVM" },
+	{ "Microsoft Hv", "Hyper-V" },
+	{ "VMwareVMware", "VMware" },
+	{ "XenVMMXenVMM", "Xen" },
+	{ "bhyve bhyve ", "bhyve" },
+	{ "TCGTCGTCGTCG", "TCG" },
+	{ "ACRNACRNACRN", "ACRN" },
+	{ " QNXQVMBSQG ", "QNX" },
+	{ "VBoxVBoxVBox", "VirtualBox" },
+	{ " prl hyperv ", "Parallels" },
+	{ " lrpepyh vr ", "Parallels" },
+};
+
+static void sig_bytes(const uint32_t r[4], char sig[12])
+{
+	memcpy(sig, &r[1], 4);       /* ebx, ecx, edx: little endian */
+	memcpy(sig + 4, &r[2], 4);
+	memcpy(sig + 8, &r[3], 4);
+}
+
+static const char *sig_name(const char sig[12])
+{
+	for (size_t i = 0; i < sizeof(hv_signatures) / sizeof(hv_signatures[0]); i++)
+		if (!memcmp(sig, hv_signatures[i].sig, 12))
+			return hv_signatures[i].name;
+	return "unknown";
+}
+
+/* Printable ASCII verbatim, backslash doubled, other bytes "\xNN";
+ * trailing NULs dropped. */
+static void sig_escape(const char sig[12], char out[PVSPIN_ENV_SIGNATURE_MAX])
+{
+	static const char hex[] = "0123456789abcdef";
+	int len = 12;
+	while (len > 0 && sig[len - 1] == '\0')
+		len--;
+	char *o = out;
+	for (int i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)sig[i];
+		if (c == '\\') {
+			*o++ = '\\';
+			*o++ = '\\';
+		} else if (c >= 0x20 && c < 0x7f) {
+			*o++ = (char)c;
+		} else {
+			*o++ = '\\';
+			*o++ = 'x';
+			*o++ = hex[c >> 4];
+			*o++ = hex[c & 15];
+		}
+	}
+	*o = '\0';
+}
+
+static void detect_cpuid(pvspin_env_t *env, const pvspin_env_cpuid_t *t)
+{
+	uint32_t r[4];
+	char sig[12];
+
+	env->hypervisor_name = "none";
+	env->base_leaf = PVSPIN_CPUID_HV_BASE;
+	pvspin_env_cpuid_get(t, 1, 0, r);
+	env->hypervisor = r[2] >> 31 & 1;
+	if (!env->hypervisor)
+		return;         /* leaves 0x4000xxxx are meaningless on bare metal */
+
+	pvspin_env_cpuid_get(t, PVSPIN_CPUID_HV_BASE, 0, r);
+	env->hv_max_leaf = r[0];
+	sig_bytes(r, sig);
+	sig_escape(sig, env->signature);
+	env->hypervisor_name = env->signature[0] ? sig_name(sig) : "unknown";
+
+	/*
+	 * KVM's interface at 0x40000000, or further up when another interface
+	 * (Hyper-V enlightenments) occupies the first range: Linux scans every
+	 * 0x100 leaves up to 0x40010000.  To keep live detection fast we stop
+	 * at the first range that is not a hypervisor interface (EAX, its
+	 * highest leaf, outside the range), instead of issuing 255 CPUIDs
+	 * (each one a VM exit).
+	 */
+	for (uint32_t base = PVSPIN_CPUID_HV_BASE; base < PVSPIN_CPUID_HV_SCAN_END;
+	     base += 0x100) {
+		if (base != PVSPIN_CPUID_HV_BASE)
+			pvspin_env_cpuid_get(t, base, 0, r);
+		sig_bytes(r, sig);
+		if (!memcmp(sig, "KVMKVMKVM\0\0\0", 12)) {
+			env->kvm = true;
+			env->base_leaf = base;
+			pvspin_env_cpuid_get(t, base + 1, 0, r);
+			env->kvm_features = r[0];
+			env->kvm_hints = r[3];
+			return;
+		}
+		if (r[0] < base || r[0] > base + 0xff)
+			return;
+	}
+}
+
+/* ---- cgroup CPU quota ------------------------------------------------ */
+
+/* Smallest quota (CPUs) along cgpath and its ancestors under mount; 0 if
+ * none.  v2: "cpu.max" = "QUOTA PERIOD" or "max PERIOD"; v1:
+ * cpu.cfs_quota_us (-1 = none) / cpu.cfs_period_us. */
+static double walk_quota(const pvspin_env_source_t *src, const char *mount,
+			 const char *cgpath, bool v1)
+{
+	char level[PATH_MAX];
+	char rel[PATH_MAX + 64];
+	char buf[128];
+	double best = 0;
+
+	if (snprintf(level, sizeof(level), "%s", cgpath) >= (int)sizeof(level))
+		return 0;
+	for (;;) {
+		size_t l = strlen(level);
+		while (l > 0 && level[l - 1] == '/')
+			level[--l] = '\0';
+		double q = 0;
+		if (!v1) {
+			snprintf(rel, sizeof(rel), "%s%s/cpu.max", mount, level);
+			if (read_file(src, rel, buf, sizeof(buf)) > 0 && strncmp(buf, "max", 3)) {
+				char *end;
+				double quota = strtod(buf, &end);
+				double period = strtod(end, NULL);
+				if (quota > 0 && period > 0)
+					q = quota / period;
+			}
+		} else {
+			snprintf(rel, sizeof(rel), "%s%s/cpu.cfs_quota_us", mount, level);
+			if (read_file(src, rel, buf, sizeof(buf)) > 0) {
+				double quota = strtod(buf, NULL);
+				snprintf(rel, sizeof(rel), "%s%s/cpu.cfs_period_us", mount, level);
+				if (quota > 0 && read_file(src, rel, buf, sizeof(buf)) > 0) {
+					double period = strtod(buf, NULL);
+					if (period > 0)
+						q = quota / period;
+				}
+			}
+		}
+		if (q > 0 && (best == 0 || q < best))
+			best = q;
+		char *slash = strrchr(level, '/');
+		if (!slash)
+			break;
+		*slash = '\0';
+	}
+	return best;
+}
+
+static double min_quota(double a, double b)
+{
+	if (a == 0)
+		return b;
+	if (b == 0)
+		return a;
+	return a < b ? a : b;
+}
+
+/* cgroup v2 path from the "0::PATH" line of /proc/self/cgroup, mounted at
+ * /sys/fs/cgroup (or /sys/fs/cgroup/unified in the hybrid layout); cgroup
+ * v1 "cpu" controller line as a fallback. */
+static double detect_quota(const pvspin_env_source_t *src)
+{
+	char buf[4096];
+	double quota = 0;
+	if (read_file(src, "/proc/self/cgroup", buf, sizeof(buf)) < 0)
+		return 0;
+	char *save = NULL;
+	for (char *line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *c1 = strchr(line, ':');
+		char *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+		if (!c2)
+			continue;
+		*c1 = *c2 = '\0';
+		const char *ctrls = c1 + 1, *path = c2 + 1;
+		if (!strcmp(line, "0") && !*ctrls) {
+			quota = min_quota(quota, walk_quota(src, "/sys/fs/cgroup", path, false));
+			quota = min_quota(quota, walk_quota(src, "/sys/fs/cgroup/unified", path, false));
+			continue;
+		}
+		/* v1: is "cpu" one of the comma-separated controllers? */
+		char list[256];
+		snprintf(list, sizeof(list), ",%s,", ctrls);
+		if (!strstr(list, ",cpu,"))
+			continue;
+		char mount[300];
+		snprintf(mount, sizeof(mount), "/sys/fs/cgroup/%s", ctrls);
+		quota = min_quota(quota, walk_quota(src, mount, path, true));
+		if (strcmp(ctrls, "cpu"))
+			quota = min_quota(quota, walk_quota(src, "/sys/fs/cgroup/cpu", path, true));
+	}
+	return quota;
+}
+
+/* ---- allowed CPUs ---------------------------------------------------- */
+
+static int detect_allowed(const pvspin_env_source_t *src)
+{
+	if (!src || !src->root) {
+		cpu_set_t set;
+		if (sched_getaffinity(0, sizeof(set), &set))
+			return 0;
+		return CPU_COUNT(&set);
+	}
+	char buf[8192];
+	if (read_file(src, "/proc/self/status", buf, sizeof(buf)) < 0)
+		return 0;
+	const char *p = strstr(buf, "\nCpus_allowed_list:");
+	if (!p)
+		return 0;
+	p += strlen("\nCpus_allowed_list:");
+	char list[4096];
+	size_t n = strcspn(p, "\n");
+	if (n >= sizeof(list))
+		return 0;
+	memcpy(list, p, n);
+	list[n] = '\0';
+	int c = pvspin_env_cpulist_count(list);
+	return c > 0 ? c : 0;
+}
+
+/* ---- /proc/stat ------------------------------------------------------ */
+
+int pvspin_env_read_cputime(const pvspin_env_source_t *src,
+			    pvspin_env_cputime_t *t)
+{
+	char buf[1024];
+	if (read_file(src, "/proc/stat", buf, sizeof(buf)) < 0)
+		return -1;
+	if (strncmp(buf, "cpu ", 4)) {
+		errno = EINVAL;
+		return -1;
+	}
+	/* user nice system idle iowait irq softirq steal [guest guest_nice] */
+	const char *p = buf + 4;
+	uint64_t v[8];
+	int n = 0;
+	while (n < 8) {
+		char *end;
+		while (*p == ' ')
+			p++;
+		if (*p < '0' || *p > '9')
+			break;
+		v[n++] = strtoull(p, &end, 10);
+		p = end;
+	}
+	if (n < 4) {
+		errno = EINVAL;
+		return -1;
+	}
+	t->total = 0;
+	for (int i = 0; i < n; i++)
+		t->total += v[i];
+	t->steal = n >= 8 ? v[7] : 0;
+	return 0;
+}
+
+double pvspin_env_steal_pct(const pvspin_env_cputime_t *a,
+			    const pvspin_env_cputime_t *b)
+{
+	if (b->total < a->total || b->steal < a->steal)
+		return -1;
+	uint64_t dt = b->total - a->total;
+	if (!dt)
+		return 0;
+	return 100.0 * (double)(b->steal - a->steal) / (double)dt;
+}
+
+int pvspin_env_sample_steal(pvspin_env_t *env, const pvspin_env_source_t *src,
+			    unsigned interval_ms)
+{
+	pvspin_env_cputime_t a, b;
+	if (pvspin_env_read_cputime(src, &a))
+		return -1;
+	struct timespec ts = { interval_ms / 1000, (long)(interval_ms % 1000) * 1000000L };
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+	if (pvspin_env_read_cputime(src, &b))
+		return -1;
+	if (b.total == a.total)
+		return 0;       /* a static file (a copied /proc): keep since boot */
+	env->steal_pct = pvspin_env_steal_pct(&a, &b);
+	env->steal_interval_ms = interval_ms;
+	return 0;
+}
+
+/* ---- everything ------------------------------------------------------ */
+
+static bool cmdline_has(const char *cmdline, const char *word)
+{
+	size_t wl = strlen(word);
+	for (const char *p = cmdline; (p = strstr(p, word)); p += wl) {
+		bool start = p == cmdline || p[-1] == ' ';
+		char e = p[wl];
+		if (start && (e == '\0' || e == ' ' || e == '\n'))
+			return true;
+	}
+	return false;
+}
+
+int pvspin_env_detect(pvspin_env_t *env, const pvspin_env_source_t *src)
+{
+	static const pvspin_env_source_t live = { NULL, NULL };
+	char buf[4096];
+
+	if (!src)
+		src = &live;
+	memset(env, 0, sizeof(*env));
+
+	detect_cpuid(env, src->cpuid);
+
+	env->cpus_online = read_cpulist(src, "/sys/devices/system/cpu/online");
+	env->cpus_possible = read_cpulist(src, "/sys/devices/system/cpu/possible");
+	if (!src->root) {
+		if (!env->cpus_online)
+			env->cpus_online = (int)sysconf(_SC_NPROCESSORS_ONLN);
+		if (!env->cpus_possible)
+			env->cpus_possible = (int)sysconf(_SC_NPROCESSORS_CONF);
+	}
+	env->cpus_allowed = detect_allowed(src);
+	env->numa_nodes = read_cpulist(src, "/sys/devices/system/node/online");
+	if (!env->numa_nodes)
+		env->numa_nodes = 1;    /* no NUMA support: one node */
+	env->cpu_quota = detect_quota(src);
+
+	pvspin_env_cputime_t t;
+	env->steal_pct = -1;
+	if (!pvspin_env_read_cputime(src, &t) && t.total)
+		env->steal_pct = 100.0 * (double)t.steal / (double)t.total;
+
+	env->runnable = -1;
+	if (read_file(src, "/proc/loadavg", buf, sizeof(buf)) > 0) {
+		char *end;
+		double l = strtod(buf, &end);
+		if (end != buf && l >= 0)
+			env->runnable = l;
+	}
+	if (read_file(src, "/proc/cmdline", buf, sizeof(buf)) > 0) {
+		char *init_args = strstr(buf, " -- ");   /* after it: init's arguments */
+		if (init_args)
+			*init_args = '\0';
+		env->nopvspin = cmdline_has(buf, "nopvspin");
+	}
+	return 0;
+}

@@ -1,0 +1,40 @@
+# Tests of src/policy and `pvspin detect` (issue 3).
+pvspin_test(test_policy)
+pvspin_test(test_policy_detect)
+target_compile_definitions(test_policy_detect PRIVATE
+  PVSPIN_TEST_DATA="${CMAKE_CURRENT_SOURCE_DIR}/data/policy")
+
+# `pvspin detect` end to end: a small jansson checker runs the command and
+# checks the JSON shape, chosen values, or exit status and error message.
+pkg_check_modules(JANSSON REQUIRED IMPORTED_TARGET jansson)
+add_executable(test_policy_json test_policy_json.c)
+target_link_libraries(test_policy_json PRIVATE PkgConfig::JANSSON)
+set(PD ${CMAKE_CURRENT_SOURCE_DIR}/data/policy)
+set(PVSPIN_DETECT_CHECKS
+  # this machine, live
+  "live|--|detect|--json|--interval-ms|50"
+  # the seed case: REALTIME set, PV_UNHALT clear
+  "seed|--expect|choices.linux.lock=qspinlock|--expect|choices.linux-pre-2025.lock=tas|--expect|hypervisor.hints.REALTIME=true|--expect|hypervisor.features.PV_UNHALT=false|--|detect|--json|--cpuid|${PD}/cpuid/kvm-realtime-nounhalt.txt|--root|${PD}/root-v1-quota|--interval-ms|0"
+  # KVM behind Hyper-V enlightenments
+  "hyperv_kvm|--expect|hypervisor.base_leaf=0x40000100|--expect|hypervisor.signature=Microsoft Hv|--expect|choices.linux.lock=pvqspinlock|--|detect|--json|--cpuid|${PD}/cpuid/hyperv-kvm.txt|--root|${PD}/root-empty|--interval-ms|0"
+  # unknown signature verbatim, non-KVM: unfair lock
+  "unknown_sig|--expect|hypervisor.name=unknown|--expect|hypervisor.signature=Pv\\x01spin\"\\\\H\\x7f|--expect|choices.linux.lock=tas|--|detect|--json|--cpuid|${PD}/cpuid/unknown.txt|--root|${PD}/root-empty|--interval-ms|0"
+  # fake tree: quota, nodes, nopvspin; one policy
+  "root_v2|--choices|1|--expect|cpu_quota=1.5|--expect|numa_nodes=2|--expect|cpus_possible=8|--expect|choices.pvspin.lock=pvqspinlock|--|detect|--json|--policy|pvspin|--cpuid|${PD}/cpuid/baremetal.txt|--root|${PD}/root-v2-quota|--interval-ms|0"
+  "threshold_param|--choices|1|--expect|choices.threshold.param=16|--expect|choices.threshold.lock=tas|--|detect|--json|--policy|threshold=16|--cpuid|${PD}/cpuid/this-machine.txt|--root|${PD}/root-v1-quota|--interval-ms|0"
+  # bad input
+  "bad_option|--exit|2|--stderr-has|unknown option '--bogus'|--|detect|--bogus"
+  "bad_policy|--exit|2|--stderr-has|valid policies: linux|--|detect|--policy|fastest"
+  "bad_interval|--exit|2|--stderr-has|--interval-ms|--|detect|--interval-ms|-5"
+  "bad_root|--exit|2|--stderr-has|not a directory|--|detect|--root|${PD}/nonexistent"
+  "bad_cpuid|--exit|1|--stderr-has|malformed.txt:4: malformed CPUID line|--|detect|--cpuid|${PD}/cpuid/malformed.txt"
+)
+foreach(check ${PVSPIN_DETECT_CHECKS})
+  string(REPLACE "|" ";" args "${check}")
+  list(POP_FRONT args name)
+  list(FIND args "--" dd)
+  math(EXPR cmdpos "${dd} + 1")
+  list(INSERT args ${cmdpos} $<TARGET_FILE:pvspin>)
+  add_test(NAME policy_detect_${name} COMMAND test_policy_json ${args})
+  set_tests_properties(policy_detect_${name} PROPERTIES LABELS sanitize)
+endforeach()

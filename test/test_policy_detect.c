@@ -1,0 +1,345 @@
+/*
+ * test_policy_detect.c - environment detection (pvspin/policy.h) from
+ * CPUID dumps and fake /proc and /sys trees in test/data/policy, the
+ * `cpuid -1 -r` parser and its errors, cpulists, steal arithmetic, and the
+ * library's default pick (PVSPIN_POLICY).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "pvspin/policy.h"
+#include "policy/policy_default.h"
+#include "policy/policy_internal.h"
+
+#ifndef PVSPIN_TEST_DATA
+#error "PVSPIN_TEST_DATA must name test/data/policy"
+#endif
+
+static int parse_string(pvspin_env_cpuid_t *t, const char *text, char *err, size_t errlen)
+{
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	assert_non_null(f);
+	int r = pvspin_env_cpuid_parse(t, f, "dump", err, errlen);
+	fclose(f);
+	return r;
+}
+
+#define L0 "   0x00000000 0x00: eax=0x0000000d ebx=0x756e6547 ecx=0x6c65746e edx=0x49656e69\n"
+#define L1 "   0x00000001 0x00: eax=0x000c06f2 ebx=0x00020800 ecx=0xfffa3203 edx=0x1f8bfbff\n"
+
+static void test_cpuid_parse_errors(void **state)
+{
+	static const struct { const char *text; int count; const char *err; } t[] = {
+		{ "CPU:\n" L0 L1, 2, NULL },
+		{ L0, 1, NULL },                                  /* no header */
+		{ "CPU 0:\n" L0 "\n# comment\n" L1, 2, NULL },
+		{ "CPU 0:\n" L0 "CPU 1:\n" L1, 1, NULL },         /* first CPU only */
+		{ "CPU:\r\n" L0, 1, NULL },                       /* CRLF */
+		{ "CPU:\n" L0 L0, 1, NULL },                      /* duplicate: first wins */
+		{ "", 0, "dump:0: no CPUID leaves" },
+		{ "CPU:\n# nothing\n", 0, "dump:2: no CPUID leaves" },
+		{ "hello\n", 0, "dump:1: malformed CPUID line, expected a leaf number" },
+		{ "CPU:\n" L0 "   0x00000001 0x00 eax=0x0 ebx=0x0 ecx=0x0 edx=0x0\n", 0,
+		  "dump:3: malformed CPUID line, expected ':' after the subleaf" },
+		{ "CPU:\n\n\n   0x00000001 0x00: eax=0x0 ebx=0x0 ecx=0x0\n", 0,
+		  "dump:4: malformed CPUID line, expected edx=0x... after ecx" },
+		{ "CPU:\n   0x00000001 0x00: eax=0x123456789 ebx=0x0 ecx=0x0 edx=0x0\n", 0,
+		  "dump:2: malformed CPUID line, expected a 32-bit hex value" },
+		{ "CPU:\n   0x00000001 0x00: eax=0x0 ebx=0x0 ecx=0x0 edx=0x0 extra\n", 0,
+		  "dump:2: malformed CPUID line, expected the end of the line" },
+		{ "CPU:\n   0x00000001 0x00: ebx=0x0 eax=0x0 ecx=0x0 edx=0x0\n", 0,
+		  "dump:2: malformed CPUID line, expected eax=0x..." },
+		{ "CPU:\n   0x00000001 0xzz: eax=0x0 ebx=0x0 ecx=0x0 edx=0x0\n", 0,
+		  "dump:2: malformed CPUID line, expected a subleaf" },
+		{ "CPU:\n   1 0x00: eax=0x0 ebx=0x0 ecx=0x0 edx=0x0\n", 0,
+		  "dump:2: malformed CPUID line, expected a leaf number" },
+		{ "CPU: x\n", 0, "dump:1: malformed" },
+	};
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		pvspin_env_cpuid_t tab = { 0 };
+		char err[512] = "";
+		int r = parse_string(&tab, t[i].text, err, sizeof(err));
+		if (t[i].err) {
+			if (r != -1 || strncmp(err, t[i].err, strlen(t[i].err))) {
+				print_error("case %zu: r=%d err='%s', want '%s'\n", i, r, err, t[i].err);
+				fail();
+			}
+			assert_int_equal(tab.count, 0);
+			assert_null(tab.leaves);
+		} else {
+			if (r != 0) {
+				print_error("case %zu: unexpected error '%s'\n", i, err);
+				fail();
+			}
+			assert_int_equal(tab.count, t[i].count);
+		}
+		pvspin_env_cpuid_free(&tab);
+	}
+	/* values land where they belong */
+	pvspin_env_cpuid_t tab = { 0 };
+	char err[256];
+	assert_int_equal(parse_string(&tab, "CPU:\n" L1, err, sizeof(err)), 0);
+	uint32_t r[4];
+	assert_true(pvspin_env_cpuid_get(&tab, 1, 0, r));
+	assert_int_equal(r[0], 0x000c06f2);
+	assert_int_equal(r[1], 0x00020800);
+	assert_int_equal(r[2], 0xfffa3203);
+	assert_int_equal(r[3], 0x1f8bfbff);
+	assert_false(pvspin_env_cpuid_get(&tab, 2, 0, r));
+	assert_int_equal(r[0] | r[1] | r[2] | r[3], 0);
+	pvspin_env_cpuid_free(&tab);
+	/* a missing file names itself */
+	assert_int_equal(pvspin_env_cpuid_load(&tab, PVSPIN_TEST_DATA "/nonexistent", err,
+					       sizeof(err)), -1);
+	assert_non_null(strstr(err, "nonexistent: "));
+}
+
+struct dump_case {
+	const char *file;
+	bool hypervisor;
+	const char *name, *signature;
+	bool kvm;
+	uint32_t base_leaf, features, hints;
+};
+
+static void test_cpuid_dumps(void **state)
+{
+	static const struct dump_case t[] = {
+		{ "this-machine.txt", true, "KVM", "KVMKVMKVM", true, 0x40000000, 0x01007efb, 0 },
+		{ "kvm-realtime-nounhalt.txt", true, "KVM", "KVMKVMKVM", true, 0x40000000,
+		  0x01007e7b, 1 },
+		{ "kvm-nounhalt.txt", true, "KVM", "KVMKVMKVM", true, 0x40000000, 0x01007e7b, 0 },
+		{ "hyperv-kvm.txt", true, "Hyper-V", "Microsoft Hv", true, 0x40000100,
+		  0x01007efb, 0 },
+		{ "vmware.txt", true, "VMware", "VMwareVMware", false, 0x40000000, 0, 0 },
+		{ "unknown.txt", true, "unknown", "Pv\\x01spin\"\\\\H\\x7f", false, 0x40000000, 0, 0 },
+		{ "baremetal.txt", false, "none", "", false, 0x40000000, 0, 0 },
+	};
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		char path[512], err[512];
+		pvspin_env_cpuid_t tab = { 0 };
+		snprintf(path, sizeof(path), "%s/cpuid/%s", PVSPIN_TEST_DATA, t[i].file);
+		if (pvspin_env_cpuid_load(&tab, path, err, sizeof(err))) {
+			print_error("%s\n", err);
+			fail();
+		}
+		pvspin_env_source_t src = { PVSPIN_TEST_DATA "/root-empty", &tab };
+		pvspin_env_t env;
+		assert_int_equal(pvspin_env_detect(&env, &src), 0);
+		print_message("%s: %s \"%s\" kvm=%d base=0x%x\n", t[i].file, env.hypervisor_name,
+			      env.signature, env.kvm, env.base_leaf);
+		assert_int_equal(env.hypervisor, t[i].hypervisor);
+		assert_string_equal(env.hypervisor_name, t[i].name);
+		assert_string_equal(env.signature, t[i].signature);
+		assert_int_equal(env.kvm, t[i].kvm);
+		assert_int_equal(env.base_leaf, t[i].base_leaf);
+		assert_int_equal(env.kvm_features, t[i].features);
+		assert_int_equal(env.kvm_hints, t[i].hints);
+		pvspin_env_cpuid_free(&tab);
+	}
+}
+
+/* The seed case end to end: dump -> detection -> linux and pre-2025. */
+static void test_seed_case_from_dump(void **state)
+{
+	pvspin_env_cpuid_t tab = { 0 };
+	char err[512];
+	assert_int_equal(pvspin_env_cpuid_load(&tab, PVSPIN_TEST_DATA
+					       "/cpuid/kvm-realtime-nounhalt.txt", err,
+					       sizeof(err)), 0);
+	pvspin_env_source_t src = { PVSPIN_TEST_DATA "/root-v1-quota", &tab };
+	pvspin_env_t env;
+	pvspin_policy_choice_t c;
+	pvspin_env_detect(&env, &src);
+	pvspin_policy_linux(&env, 0, &c);
+	assert_int_equal(c.kind, PVSPIN_KIND_QSPINLOCK);
+	assert_string_equal(c.reason, "kvm-guest: PV spinlocks disabled with KVM_HINTS_REALTIME hints");
+	pvspin_policy_linux_pre_2025(&env, 0, &c);
+	assert_int_equal(c.kind, PVSPIN_KIND_TAS);
+	assert_string_equal(c.reason, "kvm-guest: PV spinlocks disabled, no host support");
+	pvspin_env_cpuid_free(&tab);
+}
+
+struct root_case {
+	const char *root;
+	int online, possible, allowed, nodes;
+	double quota, steal, runnable;
+	bool nopvspin;
+};
+
+static void test_roots(void **state)
+{
+	static const struct root_case t[] = {
+		{ "root-v2-quota", 4, 8, 4, 2, 1.5, 2.0, 0.5, true },
+		{ "root-v1-quota", 4, 8, 1, 1, 0.5, 0.0, 3.0, false },
+		{ "root-empty", 0, 0, 0, 1, 0, -1, -1, false },
+	};
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		char root[512];
+		snprintf(root, sizeof(root), "%s/%s", PVSPIN_TEST_DATA, t[i].root);
+		pvspin_env_cpuid_t none = { 0 };   /* empty table: no hypervisor */
+		pvspin_env_source_t src = { root, &none };
+		pvspin_env_t env;
+		assert_int_equal(pvspin_env_detect(&env, &src), 0);
+		print_message("%s: %d/%d/%d cpus, %d nodes, quota %.2f, steal %.2f, run %.2f\n",
+			      t[i].root, env.cpus_online, env.cpus_possible, env.cpus_allowed,
+			      env.numa_nodes, env.cpu_quota, env.steal_pct, env.runnable);
+		assert_false(env.hypervisor);
+		assert_int_equal(env.cpus_online, t[i].online);
+		assert_int_equal(env.cpus_possible, t[i].possible);
+		assert_int_equal(env.cpus_allowed, t[i].allowed);
+		assert_int_equal(env.numa_nodes, t[i].nodes);
+		assert_float_equal(env.cpu_quota, t[i].quota, 1e-9);
+		assert_float_equal(env.steal_pct, t[i].steal, 1e-9);
+		assert_float_equal(env.runnable, t[i].runnable, 1e-9);
+		assert_int_equal(env.nopvspin, t[i].nopvspin);
+
+		/* a static /proc/stat: sampling keeps the since-boot value */
+		double before = env.steal_pct;
+		int r = pvspin_env_sample_steal(&env, &src, 0);
+		assert_int_equal(r, t[i].steal < 0 ? -1 : 0);
+		assert_float_equal(env.steal_pct, before, 1e-9);
+		assert_true(env.steal_interval_ms == 0);
+	}
+}
+
+static void test_cpulist(void **state)
+{
+	static const struct { const char *s; int n; } t[] = {
+		{ "0\n", 1 }, { "0-1\n", 2 }, { "0-3,8,10-11\n", 7 }, { "", 0 }, { "\n", 0 },
+		{ "5", 1 }, { "0-", -1 }, { "3-1", -1 }, { "a", -1 }, { "0,,1", -1 },
+		{ "0-1 x", -1 }, { "-1", -1 }, { "0-1,", -1 },
+	};
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		int n = pvspin_env_cpulist_count(t[i].s);
+		if (n != t[i].n) {
+			print_error("'%s': got %d want %d\n", t[i].s, n, t[i].n);
+			fail();
+		}
+	}
+}
+
+static void test_steal_pct(void **state)
+{
+	static const struct { pvspin_env_cputime_t a, b; double want; } t[] = {
+		{ { 0, 0 }, { 5, 100 }, 5.0 },
+		{ { 10, 1000 }, { 10, 1000 }, 0.0 },     /* no time passed */
+		{ { 10, 1000 }, { 30, 1400 }, 5.0 },
+		{ { 10, 1000 }, { 5, 1400 }, -1 },       /* went backwards */
+		{ { 10, 1000 }, { 10, 900 }, -1 },
+	};
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		assert_float_equal(pvspin_env_steal_pct(&t[i].a, &t[i].b), t[i].want, 1e-9);
+
+	pvspin_env_source_t empty = { PVSPIN_TEST_DATA "/root-empty", NULL };
+	pvspin_env_cputime_t c;
+	assert_int_equal(pvspin_env_read_cputime(&empty, &c), -1);
+	pvspin_env_source_t v1 = { PVSPIN_TEST_DATA "/root-v1-quota", NULL };
+	assert_int_equal(pvspin_env_read_cputime(&v1, &c), 0);
+	assert_int_equal(c.total, 1000);
+	assert_int_equal(c.steal, 0);
+}
+
+static void test_names(void **state)
+{
+	assert_string_equal(pvspin_env_kvm_feature_name(PVSPIN_KVM_FEATURE_PV_UNHALT), "PV_UNHALT");
+	assert_string_equal(pvspin_env_kvm_feature_name(5), "STEAL_TIME");
+	assert_string_equal(pvspin_env_kvm_feature_name(13), "PV_SCHED_YIELD");
+	assert_string_equal(pvspin_env_kvm_feature_name(17), "MIGRATION_CONTROL");
+	assert_null(pvspin_env_kvm_feature_name(8));
+	assert_null(pvspin_env_kvm_feature_name(32));
+	assert_string_equal(pvspin_env_kvm_hint_name(0), "REALTIME");
+	assert_null(pvspin_env_kvm_hint_name(1));
+}
+
+/* Live: sane values on whatever machine runs the tests. */
+static void test_live(void **state)
+{
+	pvspin_env_t env;
+	assert_int_equal(pvspin_env_detect(&env, NULL), 0);
+	assert_true(env.cpus_online >= 1);
+	assert_true(env.cpus_possible >= env.cpus_online);
+	assert_true(env.cpus_allowed >= 1);
+	assert_true(env.numa_nodes >= 1);
+	assert_non_null(env.hypervisor_name);
+	assert_true(env.kvm ? env.hypervisor : true);
+	/* agrees with the kernel's view of this machine */
+	assert_int_equal(env.cpus_online, (int)sysconf(_SC_NPROCESSORS_ONLN));
+#if defined(__x86_64__) || defined(__i386__)
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	if (f) {
+		char line[8192];
+		bool flag = false;
+		while (fgets(line, sizeof(line), f))
+			if (!strncmp(line, "flags", 5)) {
+				flag = strstr(line, " hypervisor") != NULL;
+				break;
+			}
+		fclose(f);
+		assert_int_equal(env.hypervisor, flag);
+	}
+#endif
+}
+
+static void test_pick_default(void **state)
+{
+	static const char *const policies[] = { "linux", "linux-pre-2025", "numa", "threshold=3",
+						"pvspin" };
+	pvspin_env_t env;
+	pvspin_env_detect(&env, NULL);
+	for (size_t i = 0; i < sizeof(policies) / sizeof(policies[0]); i++) {
+		pvspin_policy_t p;
+		pvspin_policy_choice_t c;
+		assert_int_equal(pvspin_policy_parse(policies[i], &p), 0);
+		pvspin_policy_pick(&p, &env, &c);
+		setenv("PVSPIN_POLICY", policies[i], 1);
+		pvspin_kind_t k = pvspin_policy_pick_default();
+		assert_true(k > PVSPIN_KIND_NONE && k < PVSPIN_KIND_COUNT);
+		/* pvspin reads the load average, which may move between calls */
+		if (strcmp(policies[i], "pvspin"))
+			assert_int_equal(k, c.kind);
+	}
+	unsetenv("PVSPIN_POLICY");
+	pvspin_kind_t k = pvspin_policy_pick_default();
+	assert_true(k > PVSPIN_KIND_NONE && k < PVSPIN_KIND_COUNT);
+
+	/* an unknown policy exits with status 2 */
+	fflush(NULL);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		setenv("PVSPIN_POLICY", "fastest", 1);
+		pvspin_policy_pick_default();
+		_exit(0);
+	}
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 2);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cpuid_parse_errors),
+		cmocka_unit_test(test_cpuid_dumps),
+		cmocka_unit_test(test_seed_case_from_dump),
+		cmocka_unit_test(test_roots),
+		cmocka_unit_test(test_cpulist),
+		cmocka_unit_test(test_steal_pct),
+		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_live),
+		cmocka_unit_test(test_pick_default),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

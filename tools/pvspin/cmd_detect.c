@@ -1,0 +1,275 @@
+/*
+ * cmd_detect.c - `pvspin detect`: show the environment (hypervisor CPUID
+ * leaves, CPUs, NUMA nodes, CPU quota, steal time, load) and what each
+ * lock-selection policy picks here, and why.  Text, or JSON (jansson).
+ *
+ *   pvspin detect [--json] [--cpuid FILE] [--root DIR] [--policy NAME]
+ *                 [--interval-ms N]
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <jansson.h>
+
+#include "pvspin/policy.h"
+#include "cmd.h"
+
+#define DEFAULT_INTERVAL_MS 200
+#define MAX_INTERVAL_MS 60000
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: pvspin detect [--json] [--cpuid FILE] [--root DIR] [--policy NAME]\n"
+		"                     [--interval-ms N]\n"
+		"\n"
+		"Show the environment a lock runs in and the lock kind each selection\n"
+		"policy picks for it, with the reason.\n"
+		"\n"
+		"  --json            print JSON instead of text\n"
+		"  --cpuid FILE      read CPUID from FILE, a dump of `cpuid -1 -r`\n"
+		"                    (default: the CPUID instruction)\n"
+		"  --root DIR        read /proc and /sys under DIR instead of /; the\n"
+		"                    allowed CPUs then come from DIR/proc/self/status\n"
+		"  --policy NAME     show only this policy: %s\n"
+		"  --interval-ms N   sample steal time over N ms (0..%d, default %d;\n"
+		"                    0: average since boot)\n"
+		"  -h, --help        this help\n",
+		pvspin_policy_names(), MAX_INTERVAL_MS, DEFAULT_INTERVAL_MS);
+}
+
+static json_t *json_count(int n)
+{
+	return n > 0 ? json_integer(n) : json_null();
+}
+
+static json_t *env_json(const pvspin_env_t *env)
+{
+	json_t *features = json_object(), *hints = json_object();
+	for (unsigned b = 0; b < 32; b++) {
+		const char *n = pvspin_env_kvm_feature_name(b);
+		if (n)
+			json_object_set_new(features, n, json_boolean(env->kvm_features >> b & 1));
+		n = pvspin_env_kvm_hint_name(b);
+		if (n)
+			json_object_set_new(hints, n, json_boolean(env->kvm_hints >> b & 1));
+	}
+	char base[16], max[16], fraw[16], hraw[16];
+	snprintf(base, sizeof(base), "0x%08x", env->base_leaf);
+	snprintf(max, sizeof(max), "0x%08x", env->hv_max_leaf);
+	snprintf(fraw, sizeof(fraw), "0x%08x", env->kvm_features);
+	snprintf(hraw, sizeof(hraw), "0x%08x", env->kvm_hints);
+	json_t *hv = json_pack("{s:b, s:s, s:s, s:s, s:s, s:b, s:o, s:s, s:o, s:s}",
+			       "present", env->hypervisor,
+			       "signature", env->signature,
+			       "name", env->hypervisor_name,
+			       "base_leaf", base,
+			       "max_leaf", max,
+			       "kvm", env->kvm,
+			       "features", features,
+			       "features_raw", fraw,
+			       "hints", hints,
+			       "hints_raw", hraw);
+	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:o, s:o, s:b}",
+			 "hypervisor", hv,
+			 "cpus_online", json_count(env->cpus_online),
+			 "cpus_possible", json_count(env->cpus_possible),
+			 "cpus_allowed", json_count(env->cpus_allowed),
+			 "numa_nodes", json_count(env->numa_nodes),
+			 "steal_pct", env->steal_pct >= 0 ? json_real(env->steal_pct) : json_null(),
+			 "steal_interval_ms", (json_int_t)env->steal_interval_ms,
+			 "cpu_quota", env->cpu_quota > 0 ? json_real(env->cpu_quota) : json_null(),
+			 "runnable", env->runnable >= 0 ? json_real(env->runnable) : json_null(),
+			 "nopvspin", env->nopvspin);
+}
+
+static void print_count(const char *label, int n, const char *unit)
+{
+	if (n > 0)
+		printf("%s%d %s", label, n, unit);
+	else
+		printf("%sunknown %s", label, unit);
+}
+
+static void env_text(const pvspin_env_t *env)
+{
+	if (!env->hypervisor)
+		printf("hypervisor     none (CPUID.1:ECX bit 31 clear: bare metal)\n");
+	else
+		printf("hypervisor     %s, signature \"%s\" at 0x%08x (max leaf 0x%08x)\n",
+		       env->hypervisor_name, env->signature, PVSPIN_CPUID_HV_BASE,
+		       env->hv_max_leaf);
+	if (env->kvm) {
+		printf("kvm interface  at 0x%08x\n", env->base_leaf);
+		printf("kvm features   0x%08x:", env->kvm_features);
+		for (unsigned b = 0; b < 32; b++)
+			if (env->kvm_features >> b & 1) {
+				const char *n = pvspin_env_kvm_feature_name(b);
+				if (n)
+					printf(" %s", n);
+				else
+					printf(" bit%u", b);
+			}
+		printf("\nkvm hints      0x%08x:%s\n", env->kvm_hints,
+		       env->kvm_hints & 1 ? " REALTIME" : " none");
+	} else if (env->hypervisor) {
+		printf("kvm interface  none found\n");
+	}
+	print_count("cpus           ", env->cpus_online, "online, ");
+	print_count("", env->cpus_possible, "possible, ");
+	print_count("", env->cpus_allowed, "allowed\n");
+	printf("numa nodes     %d\n", env->numa_nodes);
+	if (env->cpu_quota > 0)
+		printf("cpu quota      %.2f CPUs (cgroup)\n", env->cpu_quota);
+	else
+		printf("cpu quota      none\n");
+	if (env->steal_pct < 0)
+		printf("steal time     unknown\n");
+	else if (env->steal_interval_ms > 0)
+		printf("steal time     %.2f%% over %.0f ms\n", env->steal_pct, env->steal_interval_ms);
+	else
+		printf("steal time     %.2f%% since boot\n", env->steal_pct);
+	if (env->runnable >= 0)
+		printf("runnable       %.2f (1-minute load average)\n", env->runnable);
+	else
+		printf("runnable       unknown\n");
+	printf("nopvspin       %s\n", env->nopvspin ? "yes" : "no");
+}
+
+static int parse_uint(const char *s, long max, long *out)
+{
+	char *end;
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || *end || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int pvspin_cmd_detect(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "cpuid", required_argument, NULL, 'c' },
+		{ "root", required_argument, NULL, 'r' },
+		{ "policy", required_argument, NULL, 'p' },
+		{ "interval-ms", required_argument, NULL, 'i' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool json = false;
+	const char *cpuid_file = NULL, *root = NULL, *policy_name = NULL;
+	long interval = DEFAULT_INTERVAL_MS;
+	pvspin_policy_t one;
+	int opt;
+
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'j': json = true; break;
+		case 'c': cpuid_file = optarg; break;
+		case 'r': root = optarg; break;
+		case 'p':
+			policy_name = optarg;
+			if (pvspin_policy_parse(optarg, &one)) {
+				fprintf(stderr, "pvspin detect: unknown policy '%s'; valid policies: %s\n",
+					optarg, pvspin_policy_names());
+				return 2;
+			}
+			break;
+		case 'i':
+			if (parse_uint(optarg, MAX_INTERVAL_MS, &interval)) {
+				fprintf(stderr, "pvspin detect: --interval-ms '%s' is not a number "
+					"of milliseconds from 0 to %d\n", optarg, MAX_INTERVAL_MS);
+				return 2;
+			}
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case ':':
+			fprintf(stderr, "pvspin detect: option '%s' needs a value "
+				"(see pvspin detect --help)\n", argv[optind - 1]);
+			return 2;
+		default:
+			fprintf(stderr, "pvspin detect: unknown option '%s'; valid options: --json, "
+				"--cpuid FILE, --root DIR, --policy NAME, --interval-ms N, --help\n",
+				argv[optind - 1]);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "pvspin detect: unexpected argument '%s' "
+			"(see pvspin detect --help)\n", argv[optind]);
+		return 2;
+	}
+	struct stat st;
+	if (root && (stat(root, &st) || !S_ISDIR(st.st_mode))) {
+		fprintf(stderr, "pvspin detect: --root %s: not a directory\n", root);
+		return 2;
+	}
+
+	pvspin_env_cpuid_t table = { 0 };
+	char err[512];
+	if (cpuid_file && pvspin_env_cpuid_load(&table, cpuid_file, err, sizeof(err))) {
+		fprintf(stderr, "pvspin detect: %s\n", err);
+		return 1;
+	}
+	pvspin_env_source_t src = { root, cpuid_file ? &table : NULL };
+	pvspin_env_t env;
+	pvspin_env_detect(&env, &src);
+	if (interval > 0)
+		pvspin_env_sample_steal(&env, &src, (unsigned)interval);
+
+	size_t n;
+	const pvspin_policy_t *all = pvspin_policy_all(&n);
+	if (policy_name) {
+		all = &one;
+		n = 1;
+	}
+	int ret = 0;
+	if (json) {
+		json_t *root_obj = env_json(&env), *choices = json_object();
+		for (size_t i = 0; i < n; i++) {
+			pvspin_policy_choice_t c;
+			pvspin_policy_pick(&all[i], &env, &c);
+			json_t *o = json_pack("{s:s, s:s}", "lock", pvspin_kind_name(c.kind),
+					      "reason", c.reason);
+			if (all[i].fn == pvspin_policy_threshold)
+				json_object_set_new(o, "param", json_integer(all[i].param));
+			json_object_set_new(choices, all[i].name, o);
+		}
+		json_object_set_new(root_obj, "choices", choices);
+		if (json_dumpf(root_obj, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6)))
+			ret = 1;
+		fputc('\n', stdout);
+		json_decref(root_obj);
+	} else {
+		if (!policy_name) {
+			env_text(&env);
+			printf("\n%-15s %-12s %s\n", "policy", "lock", "reason");
+		}
+		for (size_t i = 0; i < n; i++) {
+			pvspin_policy_choice_t c;
+			char name[32];
+			pvspin_policy_pick(&all[i], &env, &c);
+			if (all[i].fn == pvspin_policy_threshold)
+				snprintf(name, sizeof(name), "%s=%d", all[i].name, all[i].param);
+			else
+				snprintf(name, sizeof(name), "%s", all[i].name);
+			printf("%-15s %-12s %s\n", name, pvspin_kind_name(c.kind), c.reason);
+		}
+	}
+	pvspin_env_cpuid_free(&table);
+	if (fflush(stdout))
+		ret = 1;
+	return ret;
+}
