@@ -111,6 +111,7 @@ struct pcpu {
 	struct vcpu **rq;
 	int nrq, cap;
 	sim_time_t curr_since;
+	sim_time_t slice_len;        /* slice of the current vCPU */
 	int64_t min_vr;
 	uint64_t slice_gen;
 	bool slice_armed;
@@ -172,6 +173,7 @@ static struct sim {
 	struct event *heap;
 	size_t nheap, capheap;
 	uint64_t seq;
+	gsl_rng *host_rng;           /* host noise: slice phase and jitter */
 	struct line **lines;
 	size_t nlines, caplines;
 	enum sim_stop stop;
@@ -448,11 +450,21 @@ static struct vcpu *rq_pick(struct pcpu *p, struct vcpu *skip)
 	return best;
 }
 
+/* Length of the next slice on a pCPU: the base slice, ended at a scheduler
+ * tick of that pCPU (ticks are not synchronised across pCPUs), i.e. the base
+ * slice +- half a tick (HZ=1000), drawn from the host's random stream. */
+static sim_time_t slice_len(void)
+{
+	const sim_time_t tick = 1000000;
+	sim_time_t j = (sim_time_t)gsl_rng_uniform_int(S.host_rng, tick);
+	return S.slice > tick / 2 ? S.slice - tick / 2 + j : S.slice + j / 8;
+}
+
 static void slice_arm(struct pcpu *p, sim_time_t t)
 {
 	if (!p->curr || !p->nrq || p->slice_armed)
 		return;
-	sim_time_t at = p->curr_since + S.slice;
+	sim_time_t at = p->curr_since + p->slice_len;
 	if (at < t)
 		at = t;
 	p->slice_gen++;
@@ -493,6 +505,7 @@ static void sched_in(struct pcpu *p, struct vcpu *v, sim_time_t t)
 	v->pcpu = p->id;
 	p->curr = v;
 	p->curr_since = t;
+	p->slice_len = slice_len();
 	v->stint_start = t + S.prof->ctx_switch_ns + v->wake_extra;
 	v->wake_extra = 0;
 	v->ple_window = S.prof->ple_window_ns;   /* KVM: shrink (reset) on sched-in */
@@ -598,26 +611,41 @@ static void vcpu_wake(struct vcpu *v, sim_time_t t, sim_time_t extra)
 	}
 }
 
-/* Directed yield (kvm_vcpu_yield_to -> yield_to): `t` (READY) runs on its
- * pCPU now; the yielder gives its pCPU to somebody else waiting there. */
-static void directed_yield(struct vcpu *y, struct vcpu *t, sim_time_t now)
+/* May `t` (READY on p) be picked now although p's current vCPU has not used
+ * its slice?  CFS/EEVDF honour a "next buddy" only if it is not ahead of
+ * the current one by more than the wake-up granularity (fairness first). */
+static bool buddy_eligible(struct vcpu *t, struct pcpu *p, sim_time_t now)
+{
+	return !p->curr || p->curr->sched == VS_POLLING ||
+	       t->vruntime <= curr_vr(p, now) + (int64_t)S.prof->wakeup_gran_ns;
+}
+
+/* Directed yield (kvm_vcpu_yield_to -> yield_to): `t` (READY) becomes the
+ * next buddy of its pCPU and runs now if that is fair; the yielder gives its
+ * own pCPU to another eligible vCPU waiting there.  Returns true if t runs. */
+static bool directed_yield(struct vcpu *y, struct vcpu *t, sim_time_t now)
 {
 	struct pcpu *pt = &S.pcpus[t->pcpu], *py = &S.pcpus[y->pcpu];
+	if (!buddy_eligible(t, pt, now))
+		return false;
 	S.dyields++;
 	S.vms[y->vm].last_boosted = t->idx;
 	if (pt == py) {
 		sched_out(py, now, VS_READY);
 		sched_in(py, t, now);
-		return;
+		return true;
 	}
 	if (pt->curr)
 		sched_out(pt, now, pt->curr->sched == VS_POLLING ? VS_HALTED : VS_READY);
 	sched_in(pt, t, now);
 	if (py->curr == y && py->nrq) {
 		struct vcpu *n = rq_pick(py, NULL);
-		sched_out(py, now, VS_READY);
-		sched_in(py, n, now);
+		if (buddy_eligible(n, py, now)) {
+			sched_out(py, now, VS_READY);
+			sched_in(py, n, now);
+		}
 	}
+	return true;
 }
 
 /* kvm_vcpu_on_spin: after a PLE exit, yield to a preempted vCPU of the same
@@ -630,8 +658,8 @@ static void vcpu_on_spin(struct vcpu *v, sim_time_t now)
 		struct vcpu *t = &S.vcpus[vm->first + i];
 		if (t == v || t->sched != VS_READY)
 			continue;
-		directed_yield(v, t, now);
-		return;
+		if (directed_yield(v, t, now))
+			return;
 	}
 }
 
@@ -1286,8 +1314,20 @@ static int setup(const struct sim_config *c)
 		v->ready_since = 0;
 		rq_add(&S.pcpus[v->pcpu], v);
 	}
-	for (int p = 0; p < S.np; p++)
+	S.host_rng = gsl_rng_alloc(gsl_rng_mt19937);
+	if (!S.host_rng)
+		oom();
+	gsl_rng_set(S.host_rng, (unsigned long)mix64(c->seed ^ 0x5EED0F1057ull));
+	for (int p = 0; p < S.np; p++) {
 		reschedule(&S.pcpus[p], 0);
+		/* the VMs did not start in lock-step: a random phase of the
+		 * first slice on every pCPU */
+		if (S.pcpus[p].curr)
+			S.pcpus[p].slice_len = (sim_time_t)gsl_rng_uniform_int(
+				S.host_rng, (unsigned long)S.slice) + 1;
+		S.pcpus[p].slice_armed = false;
+		slice_arm(&S.pcpus[p], 0);
+	}
 	heap_push(S.sample, EV_TICK, 0, 0);
 	heap_push(S.end, EV_END, 0, 0);
 	return 0;
@@ -1311,6 +1351,7 @@ static void teardown(void)
 		free(S.pcpus[p].rq);
 	free(S.lines);
 	free(S.heap);
+	gsl_rng_free(S.host_rng);
 	free(S.vcpus);
 	free(S.pcpus);
 	free(S.vms);
@@ -1373,7 +1414,7 @@ static void run_loop(void)
 			} else {
 				p->slice_gen++;
 				p->slice_armed = true;
-				heap_push(S.now + S.slice, EV_SLICE, (uint32_t)p->id, p->slice_gen);
+				heap_push(S.now + slice_len(), EV_SLICE, (uint32_t)p->id, p->slice_gen);
 			}
 			break;
 		}
@@ -1432,6 +1473,26 @@ static const char *stop_name(enum sim_stop s)
 	}
 }
 
+/* Close the open accounting intervals at the end of the run. */
+static void finalize_accounting(void)
+{
+	for (int p = 0; p < S.np; p++) {
+		struct pcpu *pc = &S.pcpus[p];
+		if (!pc->curr)
+			continue;
+		sim_time_t dt = S.now - pc->curr_since;
+		pc->curr->run_ns += dt;
+		pc->busy_ns += dt;
+		pc->curr_since = S.now;
+		account_stint(pc->curr, S.now);
+	}
+	for (int i = 0; i < S.nv; i++)
+		if (S.vcpus[i].sched == VS_READY) {
+			S.vcpus[i].ready_ns += S.now - S.vcpus[i].ready_since;
+			S.vcpus[i].ready_since = S.now;
+		}
+}
+
 static json_t *results_json(double wall)
 {
 	const struct sim_config *c = S.cfg;
@@ -1484,11 +1545,8 @@ static json_t *results_json(double wall)
 		? 100.0 * ready_tot / (run_tot + ready_tot) : 0));
 	json_object_set_new(host, "spin_ns", json_integer((json_int_t)spin_tot));
 	sim_time_t busy = 0;
-	for (int p = 0; p < S.np; p++) {
+	for (int p = 0; p < S.np; p++)
 		busy += S.pcpus[p].busy_ns;
-		if (S.pcpus[p].curr)
-			busy += S.now - S.pcpus[p].curr_since;
-	}
 	json_object_set_new(host, "pcpu_busy_pct",
 			    json_real(S.now ? 100.0 * busy / ((double)S.now * S.np) : 0));
 	json_object_set_new(root, "host", host);
@@ -1517,6 +1575,7 @@ int sim_run(const struct sim_config *c, struct sim_result *out)
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	double wall = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
 	out->stop = S.stop;
+	finalize_accounting();
 	out->json = results_json(wall);
 	if (S.report) {
 		out->report = strdup(S.report);
