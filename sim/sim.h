@@ -157,4 +157,17 @@ struct sim_result {
  *  set-up failure (message on stderr). */
 int sim_run(const struct sim_config *c, struct sim_result *out);
 
+/* ---- test hooks (test/test_sim.c) -------------------------------------- */
+
+/** A guest program replacing the workload model on every vCPU (tests):
+ *  called on the vCPU's coroutine with its VM, index in the VM and global
+ *  slot; may call pvspin_plat_* and sim_guest_compute().  When it returns
+ *  the vCPU is done.  NULL restores the workload model. */
+typedef void (*sim_guest_fn)(int vm, int idx, int slot);
+void sim_set_guest(sim_guest_fn fn);
+/** Inside a guest program: run for `ns` of simulated running time. */
+void sim_guest_compute(uint64_t ns);
+/** Inside a guest program: the current simulated time, ns. */
+uint64_t sim_guest_now(void);
+
 #endif /* PVSPIN_SIM_H */

@@ -1085,8 +1085,31 @@ static void vcpu_main(int id)
 	vcpu_finish(v);
 }
 
+static sim_guest_fn guest_fn;
+
+void sim_set_guest(sim_guest_fn fn)
+{
+	guest_fn = fn;
+}
+
+void sim_guest_compute(uint64_t ns)
+{
+	if (S.cur)
+		vcpu_compute(S.cur, ns);
+}
+
+uint64_t sim_guest_now(void)
+{
+	return S.now;
+}
+
 static void vcpu_entry(int id)
 {
+	if (guest_fn) {
+		struct vcpu *v = &S.vcpus[id];
+		guest_fn(v->vm, v->idx, v->id);
+		vcpu_finish(v);
+	}
 	vcpu_main(id);
 }
 
@@ -1532,6 +1555,11 @@ static json_t *results_json(double wall)
 			json_object_set_new(ev, pvspin_event_name(e), json_integer(vm->events[e]));
 		json_object_set_new(o, "lock_events", ev);
 		json_object_set_new(o, "vcpu_ops", per);
+		json_t *runs = json_array();
+		for (int i = 0; i < vm->n; i++)
+			json_array_append_new(runs, json_integer(
+				(json_int_t)S.vcpus[vm->first + i].run_ns));
+		json_object_set_new(o, "vcpu_run_ns", runs);
 		json_array_append_new(vms, o);
 	}
 	json_object_set_new(root, "vms", vms);
