@@ -48,7 +48,10 @@ struct sim_profile {
 	sim_time_t hypercall_ns;     /* KVM_HC_KICK_CPU round trip */
 	sim_time_t ipi_ns;           /* wake-up IPI to another pCPU */
 	sim_time_t ctx_switch_ns;    /* host context switch between vCPUs */
-	sim_time_t slice_ns;         /* host scheduler base slice */
+	sim_time_t slice_ns;         /* host scheduler base slice (EEVDF) or
+					  minimum granularity (CFS) */
+	sim_time_t sched_latency_ns; /* CFS period shared by the runnable
+					  tasks of a CPU (0: EEVDF, fixed slice) */
 	sim_time_t wakeup_gran_ns;   /* wake-up preemption granularity */
 	bool has_ple;                /* Pause-Loop Exiting hardware */
 	sim_time_t ple_window_ns;    /* initial PLE window (converted) */

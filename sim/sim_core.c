@@ -453,11 +453,19 @@ static struct vcpu *rq_pick(struct pcpu *p, struct vcpu *skip)
 /* Length of the next slice on a pCPU: the base slice, ended at a scheduler
  * tick of that pCPU (ticks are not synchronised across pCPUs), i.e. the base
  * slice +- half a tick (HZ=1000), drawn from the host's random stream. */
-static sim_time_t slice_len(void)
+static sim_time_t slice_len(const struct pcpu *p)
 {
 	const sim_time_t tick = 1000000;
 	sim_time_t j = (sim_time_t)gsl_rng_uniform_int(S.host_rng, tick);
-	return S.slice > tick / 2 ? S.slice - tick / 2 + j : S.slice + j / 8;
+	sim_time_t base = S.slice;
+	/* CFS: sched_latency shared by the runnable tasks, at least the
+	 * minimum granularity (kernel/sched/fair.c sched_slice()) */
+	if (S.prof->sched_latency_ns && S.cfg->slice_us < 0) {
+		sim_time_t share = S.prof->sched_latency_ns / (sim_time_t)(p->nrq + 1);
+		if (share > base)
+			base = share;
+	}
+	return base > tick / 2 ? base - tick / 2 + j : base + j / 8;
 }
 
 static void slice_arm(struct pcpu *p, sim_time_t t)
@@ -505,7 +513,7 @@ static void sched_in(struct pcpu *p, struct vcpu *v, sim_time_t t)
 	v->pcpu = p->id;
 	p->curr = v;
 	p->curr_since = t;
-	p->slice_len = slice_len();
+	p->slice_len = slice_len(p);
 	v->stint_start = t + S.prof->ctx_switch_ns + v->wake_extra;
 	v->wake_extra = 0;
 	v->ple_window = S.prof->ple_window_ns;   /* KVM: shrink (reset) on sched-in */
@@ -582,8 +590,12 @@ static void vcpu_wake(struct vcpu *v, sim_time_t t, sim_time_t extra)
 			p = idle;
 	}
 	migrate_vr(v, from, p);
-	v->vruntime = v->vruntime > p->min_vr - (int64_t)S.slice / 2
-		? v->vruntime : p->min_vr - (int64_t)S.slice / 2;
+	/* sleeper credit (place_entity): half of CFS's sched_latency, or half
+	 * a base slice under EEVDF */
+	int64_t credit = (int64_t)(S.prof->sched_latency_ns ? S.prof->sched_latency_ns
+							    : S.slice) / 2;
+	if (v->vruntime < p->min_vr - credit)
+		v->vruntime = p->min_vr - credit;
 	v->wake_extra = extra;
 	v->pcpu = p->id;
 	if (!p->curr) {
@@ -649,14 +661,17 @@ static bool directed_yield(struct vcpu *y, struct vcpu *t, sim_time_t now)
 }
 
 /* kvm_vcpu_on_spin: after a PLE exit, yield to a preempted vCPU of the same
- * VM, round robin from the last boosted one. */
+ * VM, round robin from the last boosted one.  A PLE exit from guest kernel
+ * mode only considers vCPUs preempted in kernel mode (yield_to_kernel_mode);
+ * here "kernel mode" is the lock code and the critical section, the
+ * non-critical section stands for user mode. */
 static void vcpu_on_spin(struct vcpu *v, sim_time_t now)
 {
 	struct vm *vm = &S.vms[v->vm];
 	for (int k = 1; k <= vm->n; k++) {
 		int i = (vm->last_boosted + k) % vm->n;
 		struct vcpu *t = &S.vcpus[vm->first + i];
-		if (t == v || t->sched != VS_READY)
+		if (t == v || t->sched != VS_READY || (t->want_lock < 0 && t->holds < 0))
 			continue;
 		if (directed_yield(v, t, now))
 			return;
@@ -1437,7 +1452,7 @@ static void run_loop(void)
 			} else {
 				p->slice_gen++;
 				p->slice_armed = true;
-				heap_push(S.now + slice_len(), EV_SLICE, (uint32_t)p->id, p->slice_gen);
+				heap_push(S.now + slice_len(p), EV_SLICE, (uint32_t)p->id, p->slice_gen);
 			}
 			break;
 		}

@@ -43,11 +43,14 @@ const struct sim_profile sim_profiles[] = {
 		/* host switch between vCPU threads incl. vcpu_put/load ~2-3 us
 		 * (lmbench lat_ctx ~1-2 us + VMCS switch). */
 		.ctx_switch_ns = 2500,
-		/* EEVDF base slice: 0.75 ms x (1 + ilog2(min(ncpus, 8))) = 3 ms
-		 * (kernel/sched/fair.c sysctl_sched_base_slice). */
+		/* The seed-001 host (2019, Linux 5.x) runs CFS:
+		 * sched_latency 6 ms, min granularity 0.75 ms, wake-up
+		 * granularity 1 ms, each x (1 + ilog2(min(ncpus, 8))) = x4
+		 * (kernel/sched/fair.c, SCHED_TUNABLESCALING_LOG): a slice is
+		 * max(24 ms / nr_running, 3 ms). */
 		.slice_ns = 3000000,
-		/* CFS wake-up granularity 1 ms base (sysctl_sched_wakeup_granularity). */
-		.wakeup_gran_ns = 1000000,
+		.sched_latency_ns = 24000000,
+		.wakeup_gran_ns = 4000000,
 		/* VMX PLE: window 4096 cycles, gap 128, grow x2, shrink to the
 		 * base on sched-in (arch/x86/kvm/vmx/vmx.c module defaults);
 		 * the window max is effectively unbounded, capped here at 1 ms. */
@@ -77,6 +80,9 @@ const struct sim_profile sim_profiles[] = {
 		.hypercall_ns = 1300,
 		.ipi_ns = 2000,
 		.ctx_switch_ns = 2500,
+		/* recent host (Linux >= 6.6): EEVDF base slice 0.75 ms x (1 +
+		 * ilog2(min(ncpus, 8))) = 3 ms (sysctl_sched_base_slice); wake-up
+		 * preemption modelled with a 1 ms granularity. */
 		.slice_ns = 3000000,
 		.wakeup_gran_ns = 1000000,
 		/* SVM pause filter: count 3000 PAUSEs, threshold 128 cycles,
@@ -110,6 +116,8 @@ const struct sim_profile sim_profiles[] = {
 		.hypercall_ns = 2500,
 		.ipi_ns = 3000,
 		.ctx_switch_ns = 3000,
+		/* the seed-002 host (2024, LoongArch KVM needs Linux >= 6.7):
+		 * EEVDF, base slice 3 ms as above. */
 		.slice_ns = 3000000,
 		.wakeup_gran_ns = 1000000,
 		/* "there is no hw Pause Loop Exiting (PLE) supported on
