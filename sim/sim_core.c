@@ -1371,18 +1371,51 @@ static int setup(const struct sim_config *c)
 	return 0;
 }
 
+/* Lock arrays of finished runs, freed only at exit (see teardown()). */
+struct retired {
+	struct retired *next;
+	void *mem;
+};
+static struct retired *retired_locks;
+
+static void free_retired_locks(void)
+{
+	while (retired_locks) {
+		struct retired *r = retired_locks;
+		retired_locks = r->next;
+		free(r->mem);
+		free(r);
+	}
+}
+
+static void retire_locks(void *mem)
+{
+	static bool registered;
+	struct retired *r = xcalloc(1, sizeof(*r));
+	if (!registered) {
+		atexit(free_retired_locks);
+		registered = true;
+	}
+	r->mem = mem;
+	r->next = retired_locks;
+	retired_locks = r;
+}
+
 static void teardown(void)
 {
 	for (int i = 0; i < S.nv; i++) {
 		munmap(S.vcpus[i].stack, SIM_STACK_SIZE);
 		gsl_rng_free(S.vcpus[i].rng);
 	}
-	/* The lock arrays are deliberately not freed: the PV lock hash of
+	/* The lock arrays are not freed before exit: the PV lock hash of
 	 * src/lock/pvqspinlock.c is static and may still name a lock of a run
-	 * that was cut off mid-acquisition; never reusing a lock address keeps a
-	 * later run in this process from finding such a stale entry. */
-	for (int m = 0; m < S.cfg->vms; m++)
+	 * that was cut off mid-acquisition; not reusing a lock address keeps a
+	 * later run in this process from finding such a stale entry.  They are
+	 * freed at exit. */
+	for (int m = 0; m < S.cfg->vms; m++) {
 		free(S.vms[m].lat);
+		retire_locks(S.vms[m].locks);
+	}
 	for (size_t i = 0; i < S.caplines; i++)
 		free(S.lines[i]);
 	for (int p = 0; p < S.np; p++)

@@ -231,7 +231,7 @@ static int run_fuzz(long n, uint64_t seed, const char *json_path)
 	return failures ? 1 : 0;
 }
 
-int main(int argc, char **argv)
+static int sim_main(int argc, char **argv, char **sets)
 {
 	static const struct option opts[] = {
 		{ "preset", required_argument, NULL, 'p' },
@@ -245,7 +245,6 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *preset = NULL, *json_path = NULL, *seed_s = NULL;
-	char **sets = calloc((size_t)argc + 1, sizeof(char *));
 	int nsets = 0, c;
 	long fuzz = -1;
 	struct sim_config cfg;
@@ -325,6 +324,17 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s", res.report);
 	json_decref(res.json);
 	free(res.report);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	char **sets = calloc((size_t)argc + 1, sizeof(char *));
+	if (!sets) {
+		fprintf(stderr, "pvspin sim: out of memory\n");
+		return 1;
+	}
+	int rc = sim_main(argc, argv, sets);
 	free(sets);
 	return rc;
 }
