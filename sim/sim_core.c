@@ -182,6 +182,8 @@ static struct sim {
 	int ndone;
 	/* host totals */
 	uint64_t halts, kicks, ple_exits, dyields, kicks_lost;
+	uint64_t kick_ready, kick_yields;   /* kicked target runnable-not-running;
+					       boosts that ran it */
 	sim_time_t lhp_ns, lwp_ns;
 } S;
 
@@ -957,8 +959,11 @@ void pvspin_plat_pv_kick(int cpu)
 		arm(t);
 	}
 	/* seed 001: yield to the kicked vCPU if it is ready (not running) */
-	if (S.cfg->kick_yield && t != y && t->vm == y->vm && t->sched == VS_READY)
-		directed_yield(y, t, S.now);
+	if (t != y && t->sched == VS_READY) {
+		S.kick_ready++;
+		if (S.cfg->kick_yield && t->vm == y->vm && directed_yield(y, t, S.now))
+			S.kick_yields++;
+	}
 	vcpu_delay(y, 0);
 }
 
@@ -1615,6 +1620,8 @@ static json_t *results_json(double wall)
 	json_object_set_new(host, "kicks", json_integer((json_int_t)S.kicks));
 	json_object_set_new(host, "ple_exits", json_integer((json_int_t)S.ple_exits));
 	json_object_set_new(host, "directed_yields", json_integer((json_int_t)S.dyields));
+	json_object_set_new(host, "kicks_to_ready", json_integer((json_int_t)S.kick_ready));
+	json_object_set_new(host, "kick_yields", json_integer((json_int_t)S.kick_yields));
 	json_object_set_new(host, "lhp_ns", json_integer((json_int_t)S.lhp_ns));
 	json_object_set_new(host, "lwp_ns", json_integer((json_int_t)S.lwp_ns));
 	json_object_set_new(host, "steal_pct", json_real(run_tot + ready_tot
