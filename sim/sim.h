@@ -92,6 +92,9 @@ extern const int sim_nworkloads;
 
 /* ---- configuration (sim_config.c) ------------------------------------ */
 
+/** Most VMs in one run. */
+#define SIM_MAX_VMS 64
+
 /** A complete run configuration.  Every field is a key of --set / INI /
  *  JSON "config" (see sim_config_keys in sim_config.c). */
 struct sim_config {
@@ -116,6 +119,11 @@ struct sim_config {
 	int lose_kicks;             /* TEST ONLY: drop every pv_kick */
 	int broken_lock;            /* TEST ONLY: enter the CS even if trylock failed */
 	double sample_us;           /* LHP/LWP sampling period */
+	/* per-VM overrides, keys vmN.lock, vmN.ple, vmN.kick_yield,
+	 * vmN.pv_unhalt, vmN.steal_time (N from 0); NONE / -1 = as above */
+	pvspin_kind_t vm_lock[SIM_MAX_VMS];
+	int vm_ple[SIM_MAX_VMS], vm_kick_yield[SIM_MAX_VMS];
+	int vm_pv_unhalt[SIM_MAX_VMS], vm_steal_time[SIM_MAX_VMS];
 };
 
 /** Defaults (no preset): 1 VM x 4 vCPUs on 4 pCPUs, qspinlock, kcbench. */

@@ -125,6 +125,38 @@ void sim_config_defaults(struct sim_config *c)
 	c->halt_poll_us = -1;
 	c->slice_us = -1;
 	c->sample_us = 10;
+	for (int i = 0; i < SIM_MAX_VMS; i++)
+		c->vm_ple[i] = c->vm_kick_yield[i] = c->vm_pv_unhalt[i] = c->vm_steal_time[i] = -1;
+}
+
+/* vmN.KEY: a per-VM override of lock, ple, kick_yield, pv_unhalt or
+ * steal_time.  Returns 1 if `key` is not of that form. */
+static int set_per_vm(struct sim_config *c, const char *key, const char *value, FILE *err)
+{
+	char sub[32];
+	int n, used = 0;
+	if (sscanf(key, "vm%d.%31s%n", &n, sub, &used) != 2 || key[used])
+		return 1;
+	if (n < 0 || n >= SIM_MAX_VMS) {
+		fprintf(err, "pvspin sim: bad key '%s': VM numbers go from 0 to %d\n", key,
+			SIM_MAX_VMS - 1);
+		return -1;
+	}
+	struct sim_config tmp = *c;
+	if (strcmp(sub, "lock") && strcmp(sub, "ple") && strcmp(sub, "kick_yield") &&
+	    strcmp(sub, "pv_unhalt") && strcmp(sub, "steal_time")) {
+		fprintf(err, "pvspin sim: unknown per-VM key '%s'; valid: vmN.lock, vmN.ple, "
+			     "vmN.kick_yield, vmN.pv_unhalt, vmN.steal_time\n", key);
+		return -1;
+	}
+	if (sim_config_set(&tmp, sub, value, err))
+		return -1;
+	if (!strcmp(sub, "lock")) c->vm_lock[n] = tmp.lock;
+	else if (!strcmp(sub, "ple")) c->vm_ple[n] = tmp.ple;
+	else if (!strcmp(sub, "kick_yield")) c->vm_kick_yield[n] = tmp.kick_yield;
+	else if (!strcmp(sub, "pv_unhalt")) c->vm_pv_unhalt[n] = tmp.pv_unhalt;
+	else c->vm_steal_time[n] = tmp.steal_time;
+	return 0;
 }
 
 static const struct key *key_find(const char *name)
@@ -156,6 +188,8 @@ int sim_config_set(struct sim_config *c, const char *key, const char *value, FIL
 
 	if (!strcmp(key, "preset"))
 		return sim_config_preset(c, value, err);
+	if (!strncmp(key, "vm", 2) && key[2] >= '0' && key[2] <= '9')
+		return set_per_vm(c, key, value, err);
 	k = key_find(key);
 	if (!k) {
 		fprintf(err, "pvspin sim: unknown key '%s'; valid keys: ", key);
@@ -270,6 +304,8 @@ void sim_keys_help(FILE *f)
 	for (int i = 0; i < NKEYS; i++)
 		fprintf(f, "  %-15s %s\n", keys[i].name, keys[i].help);
 	fprintf(f, "  %-15s apply a preset first (INI files)\n", "preset");
+	fprintf(f, "  %-15s per-VM override of lock, ple, kick_yield, pv_unhalt, steal_time "
+		   "(N from 0)\n", "vmN.KEY");
 	fprintf(f, "  profiles:  %s\n  workloads: %s\n  locks:     %s\n  dists:     const, exp, pareto\n",
 		sim_profile_names(), sim_workload_names(), pvspin_kind_names());
 }
@@ -334,6 +370,22 @@ int sim_config_check(const struct sim_config *c, FILE *err)
 			nv, c->pcpus);
 		return -1;
 	}
+	for (int i = c->vms; i < SIM_MAX_VMS; i++)
+		if (c->vm_lock[i] || c->vm_ple[i] >= 0 || c->vm_kick_yield[i] >= 0 ||
+		    c->vm_pv_unhalt[i] >= 0 || c->vm_steal_time[i] >= 0) {
+			fprintf(err, "pvspin sim: a vm%d.* key is set but there are only %d VMs "
+				     "(vm0 .. vm%d)\n", i, c->vms, c->vms - 1);
+			return -1;
+		}
+	const struct sim_profile *prof = sim_profile_find(c->profile);
+	bool want_ple = c->ple == 1;
+	for (int i = 0; i < c->vms && i < SIM_MAX_VMS; i++)
+		want_ple |= c->vm_ple[i] == 1;
+	if (prof && !prof->has_ple && want_ple) {
+		fprintf(err, "pvspin sim: profile %s has no Pause-Loop Exiting; set ple=0 or "
+			     "ple=default, or choose a profile with PLE\n", c->profile);
+		return -1;
+	}
 	if (c->nodes > c->pcpus) {
 		fprintf(err, "pvspin sim: nodes (%d) must not exceed pcpus (%d)\n", c->nodes,
 			c->pcpus);
@@ -386,6 +438,20 @@ json_t *sim_config_json(const struct sim_config *in)
 		case K_DIST: v = json_string(sim_dist_name(*(const enum sim_dist *)(base + k->off))); break;
 		}
 		json_object_set_new(o, k->name, v);
+	}
+	for (int i = 0; i < SIM_MAX_VMS; i++) {
+		char name[32];
+		if (c->vm_lock[i]) {
+			snprintf(name, sizeof(name), "vm%d.lock", i);
+			json_object_set_new(o, name, json_string(pvspin_kind_name(c->vm_lock[i])));
+		}
+		static const char *const sub[] = { "ple", "kick_yield", "pv_unhalt", "steal_time" };
+		const int *vals[] = { c->vm_ple, c->vm_kick_yield, c->vm_pv_unhalt, c->vm_steal_time };
+		for (int k = 0; k < 4; k++)
+			if (vals[k][i] >= 0) {
+				snprintf(name, sizeof(name), "vm%d.%s", i, sub[k]);
+				json_object_set_new(o, name, json_boolean(vals[k][i]));
+			}
 	}
 	return o;
 }

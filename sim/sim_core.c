@@ -127,6 +127,8 @@ struct sim_lock {
 
 struct vm {
 	int id, first, n;
+	pvspin_kind_t lock;          /* per-VM features (config + overrides) */
+	bool ple, kick_yield, pv_unhalt, steal_time;
 	struct sim_lock *locks;
 	int nlocks;
 	int last_boosted;
@@ -347,7 +349,7 @@ static void arm(struct vcpu *v)
 		}
 		if (v->left != SIM_T_INF)
 			heap_push(v->stint_start + v->left, EV_RESUME, (uint32_t)v->id, v->gen);
-		if (S.ple) {
+		if (S.vms[v->vm].ple) {
 			sim_time_t rest = v->ple_acc >= v->ple_window ? 0 : v->ple_window - v->ple_acc;
 			heap_push(v->stint_start + rest, EV_PLE, (uint32_t)v->id, v->ple_gen);
 		}
@@ -910,7 +912,7 @@ int pvspin_plat_cpu(void)
 void pvspin_plat_pv_wait(uint8_t *ptr, uint8_t val)
 {
 	struct vcpu *v = S.cur;
-	if (!v || !S.cfg->pv_unhalt)
+	if (!v || !S.vms[v->vm].pv_unhalt)
 		return;                   /* no PV_UNHALT: pv_wait is a no-op */
 	if (pvspin_plat_load8(ptr, PVSPIN_RELAXED) != val)
 		return;
@@ -941,7 +943,7 @@ void pvspin_plat_pv_wait(uint8_t *ptr, uint8_t val)
 void pvspin_plat_pv_kick(int cpu)
 {
 	struct vcpu *y = S.cur, *t;
-	if (!y || !S.cfg->pv_unhalt || cpu < 0 || cpu >= S.nv)
+	if (!y || !S.vms[y->vm].pv_unhalt || cpu < 0 || cpu >= S.nv)
 		return;
 	vcpu_delay(y, S.prof->hypercall_ns); /* KVM_HC_KICK_CPU exit */
 	S.kicks++;
@@ -961,7 +963,7 @@ void pvspin_plat_pv_kick(int cpu)
 	/* seed 001: yield to the kicked vCPU if it is ready (not running) */
 	if (t != y && t->sched == VS_READY) {
 		S.kick_ready++;
-		if (S.cfg->kick_yield && t->vm == y->vm && directed_yield(y, t, S.now))
+		if (S.vms[y->vm].kick_yield && t->vm == y->vm && directed_yield(y, t, S.now))
 			S.kick_yields++;
 	}
 	vcpu_delay(y, 0);
@@ -972,7 +974,7 @@ bool pvspin_plat_vcpu_is_preempted(int cpu)
 	struct vcpu *v = S.cur;
 	if (v)
 		vcpu_delay(v, S.prof->xfer_local_ns); /* read the steal-time area */
-	if (!S.cfg->steal_time || cpu < 0 || cpu >= S.nv)
+	if (!(v ? S.vms[v->vm].steal_time : S.cfg->steal_time) || cpu < 0 || cpu >= S.nv)
 		return false;
 	return S.vcpus[cpu].sched == VS_READY;
 }
@@ -1080,9 +1082,9 @@ static void vcpu_main(int id)
 		bool got = true;
 		v->want_lock = li;
 		if (c->broken_lock)
-			got = pvspin_kind_trylock(c->lock, &L->word);
+			got = pvspin_kind_trylock(vm->lock, &L->word);
 		else
-			pvspin_kind_lock(c->lock, &L->word);
+			pvspin_kind_lock(vm->lock, &L->word);
 		v->want_lock = -1;
 		lat_add(vm, (double)(S.now - t0));
 		if (L->holder >= 0) {
@@ -1097,7 +1099,7 @@ static void vcpu_main(int id)
 		L->holder = -1;
 		v->holds = -1;
 		if (got)
-			pvspin_kind_unlock(c->lock, &L->word);
+			pvspin_kind_unlock(vm->lock, &L->word);
 		L->ops++;
 		v->ops++;
 		vm->ops++;
@@ -1192,8 +1194,8 @@ static void lock_report(int vmi, int li)
 	struct vm *vm = &S.vms[vmi];
 	struct sim_lock *L = &vm->locks[li];
 	uint32_t w = L->word.val;
-	bool queued = S.cfg->lock == PVSPIN_KIND_QSPINLOCK ||
-		      S.cfg->lock == PVSPIN_KIND_PVQSPINLOCK;
+	bool queued = vm->lock == PVSPIN_KIND_QSPINLOCK ||
+		      vm->lock == PVSPIN_KIND_PVQSPINLOCK;
 	report_add("  vm%d lock %d @%p: word 0x%08x", vmi, li, (void *)&L->word, w);
 	if (queued) {
 		uint32_t tail = w & _Q_TAIL_MASK;
@@ -1204,7 +1206,7 @@ static void lock_report(int vmi, int li)
 				   (tail & _Q_TAIL_IDX_MASK) >> _Q_TAIL_IDX_OFFSET);
 		else
 			report_add("none)");
-	} else if (S.cfg->lock == PVSPIN_KIND_TICKET) {
+	} else if (vm->lock == PVSPIN_KIND_TICKET) {
 		report_add(" (owner %u, next %u)", w & 0xffffu, w >> 16);
 	}
 	report_add(", holder %d\n", L->holder);
@@ -1312,6 +1314,11 @@ static int setup(const struct sim_config *c)
 		vm->first = m * c->vcpus;
 		vm->n = c->vcpus;
 		vm->nlocks = c->locks;
+		vm->lock = c->vm_lock[m] ? c->vm_lock[m] : c->lock;
+		vm->ple = c->vm_ple[m] >= 0 ? c->vm_ple[m] : S.ple;
+		vm->kick_yield = c->vm_kick_yield[m] >= 0 ? c->vm_kick_yield[m] : c->kick_yield;
+		vm->pv_unhalt = c->vm_pv_unhalt[m] >= 0 ? c->vm_pv_unhalt[m] : c->pv_unhalt;
+		vm->steal_time = c->vm_steal_time[m] >= 0 ? c->vm_steal_time[m] : c->steal_time;
 		vm->last_boosted = -1 + c->vcpus; /* first boost goes to #0 */
 		vm->locks = aligned_alloc(64, (size_t)c->locks * sizeof(struct sim_lock));
 		if (!vm->locks)
@@ -1596,6 +1603,7 @@ static json_t *results_json(double wall)
 			spin_tot += v->spin_ns;
 		}
 		double span = vm->done_at ? vm->done_at / 1e9 : S.now / 1e9;
+		json_object_set_new(o, "lock", json_string(pvspin_kind_name(vm->lock)));
 		json_object_set_new(o, "ops", json_integer(vm->ops));
 		json_object_set_new(o, "ops_per_s", json_real(span > 0 ? round(vm->ops / span) : 0));
 		json_object_set_new(o, "completion_s",

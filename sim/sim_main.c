@@ -168,7 +168,9 @@ static void fuzz_config(struct sim_config *c, gsl_rng *r, char *cmd, size_t n)
 	snprintf(set[k++], 48, "lock=%s", locks[gsl_rng_uniform_int(r, 4)]);
 	snprintf(set[k++], 48, "workload=%s", wls[gsl_rng_uniform_int(r, 4)]);
 	snprintf(set[k++], 48, "profile=%s", profs[gsl_rng_uniform_int(r, 3)]);
-	snprintf(set[k++], 48, "ple=%d", (int)gsl_rng_uniform_int(r, 2));
+	snprintf(set[k++], 48, "ple=%s", gsl_rng_uniform(r) < 0.5 ? "0" : "default");
+	if (gsl_rng_uniform(r) < 0.3)   /* mixed VMs: another lock in VM 0 */
+		snprintf(set[k++], 48, "vm0.lock=%s", locks[gsl_rng_uniform_int(r, 4)]);
 	snprintf(set[k++], 48, "kick_yield=%d", (int)gsl_rng_uniform_int(r, 2));
 	snprintf(set[k++], 48, "pv_unhalt=%d", gsl_rng_uniform(r) < 0.8);
 	snprintf(set[k++], 48, "dedicated=%d", dedicated);
@@ -201,11 +203,19 @@ static int run_fuzz(long n, uint64_t seed, const char *json_path)
 		char cmd[1024];
 		fuzz_config(&c, r, cmd, sizeof(cmd));
 		int rc = sim_run(&c, &res);
+		if (rc < 0) {
+			failures++;
+			fprintf(stderr, "FUZZ CONFIG ERROR %ld/%ld (a bug of --fuzz itself):%s\n",
+				i + 1, n, cmd);
+			continue;
+		}
 		if (rc != 0) {
 			failures++;
-			fprintf(stderr, "FUZZ FAILURE %ld/%ld (fuzz seed %llu): stop %d\n"
+			fprintf(stderr, "FUZZ FAILURE %ld/%ld (fuzz seed %llu): %s\n"
 					"  reproduce: pvspin sim%s\n%s", i + 1, n,
-				(unsigned long long)seed, res.stop, cmd, res.report ? res.report : "");
+				(unsigned long long)seed,
+				json_string_value(json_object_get(res.json, "stop")), cmd,
+				res.report ? res.report : "");
 			json_t *f = json_object();
 			json_object_set_new(f, "run", json_integer(i + 1));
 			json_object_set_new(f, "reproduce", json_string(cmd + 1));
