@@ -114,6 +114,9 @@ struct sim_config {
 	long work;
 	/* guest/host knobs */
 	uint32_t spin_threshold;    /* pvqspinlock SPIN_THRESHOLD, loops */
+	uint32_t pending_loops;     /* qspinlock _Q_PENDING_LOOPS */
+	uint32_t tas_backoff_max;   /* tas backoff cap, loops (0 = none) */
+	int early_halt_preempted;   /* pvqspinlock: halt early if prev preempted */
 	double halt_poll_us;        /* -1 = profile default */
 	double slice_us;            /* -1 = profile default */
 	int lose_kicks;             /* TEST ONLY: drop every pv_kick */

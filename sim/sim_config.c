@@ -88,6 +88,12 @@ static const struct key keys[] = {
 	  "acquisitions per vCPU (fixed work, completion time); 0 = throughput" },
 	{ "spin_threshold", K_INT, OFF(spin_threshold), 1, 1 << 30,
 	  "pvqspinlock SPIN_THRESHOLD, loops (kernel x86: 32768)" },
+	{ "pending_loops", K_INT, OFF(pending_loops), 1, 1 << 30,
+	  "qspinlock _Q_PENDING_LOOPS (kernel x86: 512)" },
+	{ "tas_backoff_max", K_INT, OFF(tas_backoff_max), 0, 1 << 30,
+	  "tas: largest backoff between attempts, loops (0: virt_spin_lock, no backoff)" },
+	{ "early_halt_preempted", K_BOOL, OFF(early_halt_preempted), 0, 1,
+	  "pvqspinlock: also halt early when the predecessor is preempted (the reverted variant)" },
 	{ "halt_poll_us", K_DOUBLE, OFF(halt_poll_us), -1, 1e6,
 	  "KVM halt polling, us (-1: the profile's)" },
 	{ "slice_us", K_DOUBLE, OFF(slice_us), -1, 1e6,
@@ -122,6 +128,7 @@ void sim_config_defaults(struct sim_config *c)
 	c->locks = -1;
 	c->work = -1;
 	c->spin_threshold = 1u << 15;   /* kernel SPIN_THRESHOLD on x86 */
+	c->pending_loops = 512;         /* kernel _Q_PENDING_LOOPS on x86 */
 	c->halt_poll_us = -1;
 	c->slice_us = -1;
 	c->sample_us = 10;

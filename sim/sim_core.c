@@ -1301,7 +1301,11 @@ static int setup(const struct sim_config *c)
 	S.pcpus = xcalloc((size_t)S.np, sizeof(*S.pcpus));
 	S.vms = xcalloc((size_t)c->vms, sizeof(*S.vms));
 
+	/* the lock code's tunables are process-wide: set all of them per run */
 	pvspin_tunable_set(PVSPIN_TUNE_SPIN_THRESHOLD, c->spin_threshold);
+	pvspin_tunable_set(PVSPIN_TUNE_PENDING_LOOPS, c->pending_loops);
+	pvspin_tunable_set(PVSPIN_TUNE_TAS_BACKOFF_MAX, c->tas_backoff_max);
+	pvspin_tunable_set(PVSPIN_TUNE_EARLY_HALT_PREEMPTED, (uint32_t)c->early_halt_preempted);
 	memset(pvspin_qnodes, 0, sizeof(pvspin_qnodes));
 
 	for (int p = 0; p < S.np; p++) {

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -231,6 +232,35 @@ static void test_config_errors(void **state)
 	fclose(null);
 }
 
+/* INI scenario files: the keys of --set, a preset first, per-VM keys. */
+static void test_ini_scenario(void **state)
+{
+	(void)state;
+	struct sim_config c;
+	char path[] = "/tmp/test_sim_XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	FILE *f = fdopen(fd, "w");
+	fprintf(f, "; a scenario\n[scenario]\npreset = kcbench-no-ple\nvms = 2\n"
+		   "vm1.lock = pvqspinlock\nseed = 9\n");
+	fclose(f);
+	sim_config_defaults(&c);
+	assert_int_equal(sim_config_load_ini(&c, path, stderr), 0);
+	assert_int_equal(c.vms, 2);
+	assert_int_equal(c.pcpus, 32);
+	assert_int_equal(c.lock, PVSPIN_KIND_QSPINLOCK);
+	assert_int_equal(c.vm_lock[1], PVSPIN_KIND_PVQSPINLOCK);
+	assert_int_equal(c.seed, 9);
+	assert_int_equal(sim_config_check(&c, stderr), 0);
+	f = fopen(path, "w");
+	fprintf(f, "vms = two\n");
+	fclose(f);
+	FILE *null = fopen("/dev/null", "w");
+	assert_int_equal(sim_config_load_ini(&c, path, null), -1);
+	fclose(null);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -241,6 +271,7 @@ int main(void)
 		cmocka_unit_test(test_two_holders),
 		cmocka_unit_test(test_all_kinds_clean),
 		cmocka_unit_test(test_config_errors),
+		cmocka_unit_test(test_ini_scenario),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
