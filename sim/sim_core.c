@@ -1616,6 +1616,10 @@ static json_t *results_json(double wall)
 		json_object_set_new(o, "jain", json_real(sq > 0 ? sum * sum / (vm->n * sq) : 1.0));
 		json_object_set_new(o, "spin_pct",
 				    json_real(vm_run ? 100.0 * vm_spin / vm_run : 0));
+		/* share of the VM's vCPU time on a pCPU (halted, preempted and
+		 * idle-after-done time are the rest) */
+		json_object_set_new(o, "cpu_pct", json_real(S.now ? 100.0 * vm_run /
+							     ((double)S.now * vm->n) : 0));
 		for (int e = 0; e < PVSPIN_EV_COUNT; e++)
 			json_object_set_new(ev, pvspin_event_name(e), json_integer(vm->events[e]));
 		json_object_set_new(o, "lock_events", ev);

@@ -107,14 +107,16 @@ static void print_summary(FILE *f, json_t *j)
 		json_real_value(json_object_get(j, "sim_seconds")));
 	json_array_foreach(vms, i, vm) {
 		json_t *lat = json_object_get(vm, "latency_ns"), *c = json_object_get(vm, "completion_s");
-		fprintf(f, "  vm%zu: ops %lld, ops/s %.0f, completion %s%.6f s, wait p50 %.0f ns "
-			   "p99 %.0f ns, jain %.3f, spin %.1f%%\n", i,
+		fprintf(f, "  vm%zu (%s): ops %lld, ops/s %.0f, completion %s%.6f s, wait p50 %.0f ns "
+			   "p99 %.0f ns, jain %.3f, cpu %.1f%%, spin %.1f%%\n", i,
+			json_string_value(json_object_get(vm, "lock")),
 			json_integer_value(json_object_get(vm, "ops")),
 			json_real_value(json_object_get(vm, "ops_per_s")),
 			json_is_null(c) ? "(not done) " : "", json_is_null(c) ? 0.0 : json_real_value(c),
 			json_real_value(json_object_get(lat, "p50")),
 			json_real_value(json_object_get(lat, "p99")),
 			json_real_value(json_object_get(vm, "jain")),
+			json_real_value(json_object_get(vm, "cpu_pct")),
 			json_real_value(json_object_get(vm, "spin_pct")));
 	}
 	fprintf(f, "  host: halts %lld, kicks %lld, ple_exits %lld, directed_yields %lld, "
