@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "sim.h"
+#include "pvspin/spinlock.h"
 
 static void set(struct sim_config *c, const char *k, const char *v)
 {
@@ -191,6 +192,36 @@ static void test_two_holders(void **state)
 	free(r.report);
 }
 
+/* Lock misuse reported by the lock code stops the run with a report. */
+static pvspin_lock_t misused = PVSPIN_LOCK_INIT;
+
+static void guest_misuse(int vm, int idx, int slot)
+{
+	(void)vm;
+	(void)slot;
+	if (idx == 0)
+		pvspin_kind_unlock(PVSPIN_KIND_QSPINLOCK, &misused); /* never locked */
+}
+
+static void test_misuse_stops_run(void **state)
+{
+	(void)state;
+	struct sim_config c;
+	struct sim_result r;
+	sim_config_defaults(&c);
+	set(&c, "vcpus", "2");
+	set(&c, "pcpus", "2");
+	set(&c, "seconds", "0.01");
+	sim_set_guest(guest_misuse);
+	int rc = sim_run(&c, &r);
+	sim_set_guest(NULL);
+	assert_int_equal(rc, 1);
+	assert_int_equal(r.stop, SIM_STOP_MISUSE);
+	assert_non_null(strstr(r.report, "unlock of a lock that is not locked"));
+	json_decref(r.json);
+	free(r.report);
+}
+
 /* Every lock kind runs a contended small configuration cleanly. */
 static void test_all_kinds_clean(void **state)
 {
@@ -269,6 +300,7 @@ int main(void)
 		cmocka_unit_test(test_kick_before_halt),
 		cmocka_unit_test(test_deadlock_report_lost_kicks),
 		cmocka_unit_test(test_two_holders),
+		cmocka_unit_test(test_misuse_stops_run),
 		cmocka_unit_test(test_all_kinds_clean),
 		cmocka_unit_test(test_config_errors),
 		cmocka_unit_test(test_ini_scenario),
