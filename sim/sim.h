@@ -1,0 +1,187 @@
+/*
+ * sim.h - internal interface of the pvspin hypervisor simulator
+ * (`pvspin sim`, DESIGN.md sections 3 and 6).
+ *
+ * Parts:
+ *   sim_profile.c   cost profiles (one per machine type), each number sourced
+ *   sim_workload.c  guest workload models (kcbench, ebizzy, spawn, messaging)
+ *   sim_config.c    configuration keys, --set / INI / presets, validation
+ *   sim_core.c      the discrete-event engine: vCPU coroutines, host
+ *                   scheduler, coherence model, the platform backend
+ *   sim_report.c    metrics -> JSON (jansson), deadlock / invariant reports
+ *   sim_main.c      the `pvspin-sim` command line, --list, --fuzz
+ *
+ * Simulated time is an integer count of nanoseconds (sim_time_t) and never
+ * depends on the wall clock.  Everything runs on one host thread; nothing
+ * here is thread-safe.
+ */
+#ifndef PVSPIN_SIM_H
+#define PVSPIN_SIM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <ucontext.h>
+
+#include <gsl/gsl_rng.h>
+#include <jansson.h>
+
+#include "pvspin/lock.h"
+#include "pvspin/platform.h"
+
+typedef uint64_t sim_time_t;               /* ns */
+#define SIM_T_INF UINT64_MAX
+
+/* ---- cost profiles (sim_profile.c) ----------------------------------- */
+
+/** Costs of one machine type, all in ns unless named otherwise. */
+struct sim_profile {
+	const char *name;
+	const char *what;            /* the machine it stands for */
+	double ghz;                  /* core clock, for cycle-based numbers */
+	sim_time_t pause_ns;         /* one spin-loop iteration (PAUSE) */
+	sim_time_t l1_ns;            /* load/store hitting the own cache */
+	sim_time_t atomic_ns;        /* locked RMW on an owned line */
+	sim_time_t xfer_local_ns;    /* cache-line transfer, same NUMA node */
+	sim_time_t xfer_remote_ns;   /* cache-line transfer, other node */
+	sim_time_t vmexit_ns;        /* VM exit + entry round trip (HLT, PLE) */
+	sim_time_t hypercall_ns;     /* KVM_HC_KICK_CPU round trip */
+	sim_time_t ipi_ns;           /* wake-up IPI to another pCPU */
+	sim_time_t ctx_switch_ns;    /* host context switch between vCPUs */
+	sim_time_t slice_ns;         /* host scheduler base slice (EEVDF) or
+					  minimum granularity (CFS) */
+	sim_time_t sched_latency_ns; /* CFS period shared by the runnable
+					  tasks of a CPU (0: EEVDF, fixed slice) */
+	sim_time_t wakeup_gran_ns;   /* wake-up preemption granularity */
+	bool has_ple;                /* Pause-Loop Exiting hardware */
+	sim_time_t ple_window_ns;    /* initial PLE window (converted) */
+	sim_time_t ple_window_max_ns;/* cap of the growing window */
+	sim_time_t halt_poll_ns;     /* KVM halt polling */
+};
+
+const struct sim_profile *sim_profile_find(const char *name);
+const char *sim_profile_names(void);           /* "a, b, c" */
+extern const struct sim_profile sim_profiles[];
+extern const int sim_nprofiles;
+
+/* ---- workload models (sim_workload.c) -------------------------------- */
+
+enum sim_dist { SIM_DIST_CONST, SIM_DIST_EXP, SIM_DIST_PARETO, SIM_DIST_COUNT };
+const char *sim_dist_name(enum sim_dist d);
+int sim_dist_from_name(const char *s);         /* -1 if unknown */
+
+/** A named guest workload: what a vCPU does between and inside critical
+ *  sections.  `work` > 0: completion mode (each vCPU does `work`
+ *  acquisitions); 0: throughput mode for `seconds`. */
+struct sim_workload {
+	const char *name;
+	const char *approximates;   /* what it stands for and how */
+	enum sim_dist ncs_dist;
+	double ncs_us;              /* mean non-critical section, us */
+	enum sim_dist cs_dist;
+	double cs_us;               /* mean critical section, us */
+	int locks;                  /* locks per VM */
+	double hot;                 /* probability of taking lock 0 */
+	long work;                  /* acquisitions per vCPU, 0 = throughput */
+};
+
+const struct sim_workload *sim_workload_find(const char *name);
+const char *sim_workload_names(void);
+extern const struct sim_workload sim_workloads[];
+extern const int sim_nworkloads;
+
+/* ---- configuration (sim_config.c) ------------------------------------ */
+
+/** Most VMs in one run. */
+#define SIM_MAX_VMS 64
+
+/** A complete run configuration.  Every field is a key of --set / INI /
+ *  JSON "config" (see sim_config_keys in sim_config.c). */
+struct sim_config {
+	char preset[32];
+	int vms, vcpus, pcpus, nodes;
+	pvspin_kind_t lock;
+	int ple;                    /* 0/1; -1 = profile default */
+	int kick_yield, pv_unhalt, dedicated, steal_time;
+	char profile[32];
+	char workload[32];
+	double seconds;             /* throughput duration or completion cap */
+	uint64_t seed;
+	/* workload overrides (initialised from the model) */
+	enum sim_dist ncs_dist, cs_dist;
+	double ncs_us, cs_us, hot;
+	int locks;
+	long work;
+	/* guest/host knobs */
+	uint32_t spin_threshold;    /* pvqspinlock SPIN_THRESHOLD, loops */
+	uint32_t pending_loops;     /* qspinlock _Q_PENDING_LOOPS */
+	uint32_t tas_backoff_max;   /* tas backoff cap, loops (0 = none) */
+	int early_halt_preempted;   /* pvqspinlock: halt early if prev preempted */
+	double halt_poll_us;        /* -1 = profile default */
+	double slice_us;            /* -1 = profile default */
+	int lose_kicks;             /* TEST ONLY: drop every pv_kick */
+	int broken_lock;            /* TEST ONLY: enter the CS even if trylock failed */
+	double sample_us;           /* LHP/LWP sampling period */
+	/* per-VM overrides, keys vmN.lock, vmN.ple, vmN.kick_yield,
+	 * vmN.pv_unhalt, vmN.steal_time (N from 0); NONE / -1 = as above */
+	pvspin_kind_t vm_lock[SIM_MAX_VMS];
+	int vm_ple[SIM_MAX_VMS], vm_kick_yield[SIM_MAX_VMS];
+	int vm_pv_unhalt[SIM_MAX_VMS], vm_steal_time[SIM_MAX_VMS];
+};
+
+/** Defaults (no preset): 1 VM x 4 vCPUs on 4 pCPUs, qspinlock, kcbench. */
+void sim_config_defaults(struct sim_config *c);
+/** Apply one key=value.  Returns 0, or -1 after printing an error that
+ *  names the key and its valid values to `err`. */
+int sim_config_set(struct sim_config *c, const char *key, const char *value, FILE *err);
+/** Apply a preset by name (defaults first).  -1 + message if unknown. */
+int sim_config_preset(struct sim_config *c, const char *name, FILE *err);
+/** Parse an INI scenario file (keys of --set; optional [scenario] section,
+ *  `preset = NAME` first applies that preset).  -1 + message on error. */
+int sim_config_load_ini(struct sim_config *c, const char *path, FILE *err);
+/** Fill the workload parameters left at "model default" (negative) from
+ *  the named workload model. */
+void sim_config_resolve(struct sim_config *c);
+/** Cross-key validation (dedicated fits, slots < PVSPIN_MAX_CPUS, ...). */
+int sim_config_check(const struct sim_config *c, FILE *err);
+/** The configuration as a JSON object (new reference). */
+json_t *sim_config_json(const struct sim_config *c);
+/** Print the presets, one line each. */
+void sim_presets_list(FILE *f);
+/** Print the keys with their meaning. */
+void sim_keys_help(FILE *f);
+
+/* ---- results --------------------------------------------------------- */
+
+enum sim_stop {
+	SIM_STOP_NONE, SIM_STOP_END, SIM_STOP_DONE,
+	SIM_STOP_DEADLOCK, SIM_STOP_TWO_HOLDERS, SIM_STOP_MISUSE,
+};
+
+/** Outcome of one run: the JSON document and how it stopped. */
+struct sim_result {
+	enum sim_stop stop;
+	json_t *json;               /* owned by the caller */
+	char *report;               /* malloc'd deadlock/invariant report or NULL */
+};
+
+/** Run one configuration to the end.  Deterministic for a given config
+ *  (apart from "wall_seconds").  Returns 0 on a clean run, 1 when the run
+ *  stopped on a deadlock / broken invariant / misuse (report set), -1 on a
+ *  set-up failure (message on stderr). */
+int sim_run(const struct sim_config *c, struct sim_result *out);
+
+/* ---- test hooks (test/test_sim.c) -------------------------------------- */
+
+/** A guest program replacing the workload model on every vCPU (tests):
+ *  called on the vCPU's coroutine with its VM, index in the VM and global
+ *  slot; may call pvspin_plat_* and sim_guest_compute().  When it returns
+ *  the vCPU is done.  NULL restores the workload model. */
+typedef void (*sim_guest_fn)(int vm, int idx, int slot);
+void sim_set_guest(sim_guest_fn fn);
+/** Inside a guest program: run for `ns` of simulated running time. */
+void sim_guest_compute(uint64_t ns);
+/** Inside a guest program: the current simulated time, ns. */
+uint64_t sim_guest_now(void);
+
+#endif /* PVSPIN_SIM_H */

@@ -1,0 +1,464 @@
+/*
+ * sim_config.c - configuration of a simulator run: the keys (shared by
+ * --set KEY=VALUE, INI scenario files and the JSON "config" echo), the
+ * presets that reproduce the seeds, and validation.  INI files are parsed
+ * with inih (Debian libinih).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <ini.h>
+
+#include "sim.h"
+
+/* ---- presets ------------------------------------------------------------ */
+
+struct sim_preset {
+	const char *name;
+	const char *summary;
+	const char *settings; /* "key=value key=value ..." applied on defaults */
+};
+
+static const struct sim_preset presets[] = {
+	{ "kcbench-no-ple",
+	  "seed 002: kcbench in 1 or 2 VMs (vms=1|2) of 32 vCPUs on a 32-pCPU, 2-node "
+	  "LoongArch 3C5000 host without PLE; compare lock=qspinlock|pvqspinlock|tas",
+	  "pcpus=32 nodes=2 profile=loongarch-3c5000 vms=1 vcpus=32 lock=qspinlock "
+	  "workload=kcbench pv_unhalt=1 kick_yield=0 ple=0 seconds=20" },
+	{ "ebizzy-boost",
+	  "seed 001: ebizzy in 1-3 VMs (vms=1..3) of 80 vCPUs on an 80-pCPU 2-node Xeon, "
+	  "pvqspinlock, directed yield to the kicked vCPU kick_yield=0|1",
+	  "pcpus=80 nodes=2 profile=intel-xeon vms=1 vcpus=80 lock=pvqspinlock "
+	  "workload=ebizzy pv_unhalt=1 kick_yield=0 seconds=0.2" },
+	{ "spawn-dedicated",
+	  "seed 000: UnixBench spawn in one 120-vCPU guest on 120 dedicated pCPUs (2 nodes); "
+	  "compare lock=qspinlock|tas (profile=intel-xeon|amd-epyc)",
+	  "pcpus=120 nodes=2 profile=intel-xeon vms=1 vcpus=120 dedicated=1 lock=qspinlock "
+	  "workload=spawn pv_unhalt=0 kick_yield=0 seconds=0.05" },
+	{ "smoke",
+	  "a tiny sanity run: 1 VM of 4 vCPUs on 4 pCPUs, messaging, 10 ms",
+	  "pcpus=4 nodes=1 vms=1 vcpus=4 lock=qspinlock workload=messaging seconds=0.01" },
+};
+#define NPRESETS ((int)(sizeof(presets) / sizeof(presets[0])))
+
+/* ---- keys ----------------------------------------------------------------- */
+
+enum ktype { K_INT, K_LONG, K_U64, K_DOUBLE, K_BOOL, K_TRI, K_STR, K_KIND, K_DIST };
+
+struct key {
+	const char *name;
+	enum ktype type;
+	size_t off;
+	double min, max;          /* numeric range */
+	const char *help;
+};
+
+#define OFF(f) offsetof(struct sim_config, f)
+static const struct key keys[] = {
+	{ "vms", K_INT, OFF(vms), 1, 64, "number of VMs" },
+	{ "vcpus", K_INT, OFF(vcpus), 1, 4096, "vCPUs per VM" },
+	{ "pcpus", K_INT, OFF(pcpus), 1, 4096, "host pCPUs" },
+	{ "nodes", K_INT, OFF(nodes), 1, 64, "NUMA nodes (pCPUs split evenly)" },
+	{ "lock", K_KIND, OFF(lock), 0, 0, "guest lock kind" },
+	{ "ple", K_TRI, OFF(ple), 0, 0, "Pause-Loop Exiting: 0, 1 or default (the profile's)" },
+	{ "kick_yield", K_BOOL, OFF(kick_yield), 0, 1,
+	  "directed yield to the kicked vCPU on KICK_CPU (seed 001's boost)" },
+	{ "pv_unhalt", K_BOOL, OFF(pv_unhalt), 0, 1,
+	  "KVM_FEATURE_PV_UNHALT offered: pv_wait halts, pv_kick wakes (else no-ops)" },
+	{ "dedicated", K_BOOL, OFF(dedicated), 0, 1,
+	  "pin each vCPU to its own pCPU (the REALTIME hint case)" },
+	{ "steal_time", K_BOOL, OFF(steal_time), 0, 1,
+	  "steal-time preempted flag visible to vcpu_is_preempted()" },
+	{ "profile", K_STR, OFF(profile), 0, 0, "cost profile" },
+	{ "workload", K_STR, OFF(workload), 0, 0, "guest workload model" },
+	{ "seconds", K_DOUBLE, OFF(seconds), 1e-6, 3600,
+	  "simulated seconds (throughput), or the time cap of a fixed-work run" },
+	{ "seed", K_U64, OFF(seed), 0, 0, "random seed" },
+	{ "ncs_us", K_DOUBLE, OFF(ncs_us), 0, 1e7, "mean non-critical section, us" },
+	{ "cs_us", K_DOUBLE, OFF(cs_us), 0, 1e7, "mean critical section, us" },
+	{ "ncs_dist", K_DIST, OFF(ncs_dist), 0, 0, "non-critical section distribution" },
+	{ "cs_dist", K_DIST, OFF(cs_dist), 0, 0, "critical section distribution" },
+	{ "locks", K_INT, OFF(locks), 1, 4096, "locks per VM" },
+	{ "hot", K_DOUBLE, OFF(hot), 0, 1, "probability of taking lock 0" },
+	{ "work", K_LONG, OFF(work), 0, 1e12,
+	  "acquisitions per vCPU (fixed work, completion time); 0 = throughput" },
+	{ "spin_threshold", K_INT, OFF(spin_threshold), 1, 1 << 30,
+	  "pvqspinlock SPIN_THRESHOLD, loops (kernel x86: 32768)" },
+	{ "pending_loops", K_INT, OFF(pending_loops), 1, 1 << 30,
+	  "qspinlock _Q_PENDING_LOOPS (kernel x86: 512)" },
+	{ "tas_backoff_max", K_INT, OFF(tas_backoff_max), 0, 1 << 30,
+	  "tas: largest backoff between attempts, loops (0: virt_spin_lock, no backoff)" },
+	{ "early_halt_preempted", K_BOOL, OFF(early_halt_preempted), 0, 1,
+	  "pvqspinlock: also halt early when the predecessor is preempted (the reverted variant)" },
+	{ "halt_poll_us", K_DOUBLE, OFF(halt_poll_us), -1, 1e6,
+	  "KVM halt polling, us (-1: the profile's)" },
+	{ "slice_us", K_DOUBLE, OFF(slice_us), -1, 1e6,
+	  "host scheduler base slice, us (-1: the profile's)" },
+	{ "sample_us", K_DOUBLE, OFF(sample_us), 1, 1e6,
+	  "period of the LHP/LWP sampling and deadlock check, us" },
+	{ "lose_kicks", K_BOOL, OFF(lose_kicks), 0, 1,
+	  "TEST ONLY: drop every pv_kick (a lock built to lose kicks)" },
+	{ "broken_lock", K_BOOL, OFF(broken_lock), 0, 1,
+	  "TEST ONLY: enter the critical section even when trylock failed" },
+};
+#define NKEYS ((int)(sizeof(keys) / sizeof(keys[0])))
+
+void sim_config_defaults(struct sim_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->vms = 1;
+	c->vcpus = 4;
+	c->pcpus = 4;
+	c->nodes = 1;
+	c->lock = PVSPIN_KIND_QSPINLOCK;
+	c->ple = -1;
+	c->pv_unhalt = 1;
+	c->steal_time = 1;
+	strcpy(c->profile, "intel-xeon");
+	strcpy(c->workload, "kcbench");
+	c->seconds = 1.0;
+	c->seed = 1;
+	/* workload parameters: negative = take the model's */
+	c->ncs_us = c->cs_us = c->hot = -1;
+	c->ncs_dist = c->cs_dist = (enum sim_dist)-1;
+	c->locks = -1;
+	c->work = -1;
+	c->spin_threshold = 1u << 15;   /* kernel SPIN_THRESHOLD on x86 */
+	c->pending_loops = 512;         /* kernel _Q_PENDING_LOOPS on x86 */
+	c->halt_poll_us = -1;
+	c->slice_us = -1;
+	c->sample_us = 10;
+	for (int i = 0; i < SIM_MAX_VMS; i++)
+		c->vm_ple[i] = c->vm_kick_yield[i] = c->vm_pv_unhalt[i] = c->vm_steal_time[i] = -1;
+}
+
+/* vmN.KEY: a per-VM override of lock, ple, kick_yield, pv_unhalt or
+ * steal_time.  Returns 1 if `key` is not of that form. */
+static int set_per_vm(struct sim_config *c, const char *key, const char *value, FILE *err)
+{
+	char sub[32];
+	int n, used = 0;
+	if (sscanf(key, "vm%d.%31s%n", &n, sub, &used) != 2 || key[used])
+		return 1;
+	if (n < 0 || n >= SIM_MAX_VMS) {
+		fprintf(err, "pvspin sim: bad key '%s': VM numbers go from 0 to %d\n", key,
+			SIM_MAX_VMS - 1);
+		return -1;
+	}
+	struct sim_config tmp = *c;
+	if (strcmp(sub, "lock") && strcmp(sub, "ple") && strcmp(sub, "kick_yield") &&
+	    strcmp(sub, "pv_unhalt") && strcmp(sub, "steal_time")) {
+		fprintf(err, "pvspin sim: unknown per-VM key '%s'; valid: vmN.lock, vmN.ple, "
+			     "vmN.kick_yield, vmN.pv_unhalt, vmN.steal_time\n", key);
+		return -1;
+	}
+	if (sim_config_set(&tmp, sub, value, err))
+		return -1;
+	if (!strcmp(sub, "lock")) c->vm_lock[n] = tmp.lock;
+	else if (!strcmp(sub, "ple")) c->vm_ple[n] = tmp.ple;
+	else if (!strcmp(sub, "kick_yield")) c->vm_kick_yield[n] = tmp.kick_yield;
+	else if (!strcmp(sub, "pv_unhalt")) c->vm_pv_unhalt[n] = tmp.pv_unhalt;
+	else c->vm_steal_time[n] = tmp.steal_time;
+	return 0;
+}
+
+static const struct key *key_find(const char *name)
+{
+	for (int i = 0; i < NKEYS; i++)
+		if (!strcmp(keys[i].name, name))
+			return &keys[i];
+	return NULL;
+}
+
+static void key_names(FILE *err)
+{
+	for (int i = 0; i < NKEYS; i++)
+		fprintf(err, "%s%s", i ? ", " : "", keys[i].name);
+	fprintf(err, ", preset\n");
+}
+
+static int bad(FILE *err, const char *key, const char *value, const char *valid)
+{
+	fprintf(err, "pvspin sim: bad value '%s' for key '%s'; valid: %s\n", value, key, valid);
+	return -1;
+}
+
+int sim_config_set(struct sim_config *c, const char *key, const char *value, FILE *err)
+{
+	const struct key *k;
+	char *end, range[128];
+	char *base = (char *)c;
+
+	if (!strcmp(key, "preset"))
+		return sim_config_preset(c, value, err);
+	if (!strncmp(key, "vm", 2) && key[2] >= '0' && key[2] <= '9')
+		return set_per_vm(c, key, value, err);
+	k = key_find(key);
+	if (!k) {
+		fprintf(err, "pvspin sim: unknown key '%s'; valid keys: ", key);
+		key_names(err);
+		return -1;
+	}
+	snprintf(range, sizeof(range), "a number from %g to %g", k->min, k->max);
+	errno = 0;
+	switch (k->type) {
+	case K_INT:
+	case K_LONG: {
+		long long v = strtoll(value, &end, 10);
+		if (errno || end == value || *end || v < k->min || v > k->max)
+			return bad(err, key, value, range);
+		if (k->type == K_INT)
+			*(int *)(base + k->off) = (int)v;
+		else
+			*(long *)(base + k->off) = (long)v;
+		return 0;
+	}
+	case K_U64: {
+		unsigned long long v = strtoull(value, &end, 0);
+		if (errno || end == value || *end || value[0] == '-')
+			return bad(err, key, value, "an unsigned integer");
+		*(uint64_t *)(base + k->off) = v;
+		return 0;
+	}
+	case K_DOUBLE: {
+		double v = strtod(value, &end);
+		if (errno || end == value || *end || !isfinite(v) || v < k->min || v > k->max)
+			return bad(err, key, value, range);
+		*(double *)(base + k->off) = v;
+		return 0;
+	}
+	case K_BOOL:
+	case K_TRI: {
+		int v;
+		if (!strcmp(value, "1") || !strcasecmp(value, "on") || !strcasecmp(value, "true") ||
+		    !strcasecmp(value, "yes"))
+			v = 1;
+		else if (!strcmp(value, "0") || !strcasecmp(value, "off") ||
+			 !strcasecmp(value, "false") || !strcasecmp(value, "no"))
+			v = 0;
+		else if (k->type == K_TRI && !strcmp(value, "default"))
+			v = -1;
+		else
+			return bad(err, key, value, k->type == K_TRI ? "0, 1 (on/off) or default"
+								       : "0 or 1 (off/on)");
+		*(int *)(base + k->off) = v;
+		return 0;
+	}
+	case K_KIND: {
+		pvspin_kind_t kind = pvspin_kind_from_name(value);
+		if (kind == PVSPIN_KIND_NONE)
+			return bad(err, key, value, pvspin_kind_names());
+		*(pvspin_kind_t *)(base + k->off) = kind;
+		return 0;
+	}
+	case K_DIST: {
+		int d = sim_dist_from_name(value);
+		if (d < 0)
+			return bad(err, key, value, "const, exp, pareto");
+		*(enum sim_dist *)(base + k->off) = (enum sim_dist)d;
+		return 0;
+	}
+	case K_STR:
+		if (!strcmp(key, "profile") && !sim_profile_find(value))
+			return bad(err, key, value, sim_profile_names());
+		if (!strcmp(key, "workload") && !sim_workload_find(value))
+			return bad(err, key, value, sim_workload_names());
+		snprintf(base + k->off, 32, "%s", value);
+		return 0;
+	}
+	return -1;
+}
+
+int sim_config_preset(struct sim_config *c, const char *name, FILE *err)
+{
+	for (int i = 0; i < NPRESETS; i++) {
+		if (strcmp(presets[i].name, name))
+			continue;
+		uint64_t seed = c->seed;
+		sim_config_defaults(c);
+		c->seed = seed;
+		snprintf(c->preset, sizeof(c->preset), "%s", name);
+		char buf[512];
+		snprintf(buf, sizeof(buf), "%s", presets[i].settings);
+		for (char *save = NULL, *tok = strtok_r(buf, " ", &save); tok;
+		     tok = strtok_r(NULL, " ", &save)) {
+			char *eq = strchr(tok, '=');
+			*eq = 0;
+			if (sim_config_set(c, tok, eq + 1, err))
+				return -1;
+		}
+		return 0;
+	}
+	fprintf(err, "pvspin sim: unknown preset '%s'; valid presets: ", name);
+	for (int i = 0; i < NPRESETS; i++)
+		fprintf(err, "%s%s", i ? ", " : "", presets[i].name);
+	fprintf(err, "\n");
+	return -1;
+}
+
+void sim_presets_list(FILE *f)
+{
+	for (int i = 0; i < NPRESETS; i++)
+		fprintf(f, "%-16s %s\n", presets[i].name, presets[i].summary);
+}
+
+void sim_keys_help(FILE *f)
+{
+	for (int i = 0; i < NKEYS; i++)
+		fprintf(f, "  %-15s %s\n", keys[i].name, keys[i].help);
+	fprintf(f, "  %-15s apply a preset first (INI files)\n", "preset");
+	fprintf(f, "  %-15s per-VM override of lock, ple, kick_yield, pv_unhalt, steal_time "
+		   "(N from 0)\n", "vmN.KEY");
+	fprintf(f, "  profiles:  %s\n  workloads: %s\n  locks:     %s\n  dists:     const, exp, pareto\n",
+		sim_profile_names(), sim_workload_names(), pvspin_kind_names());
+}
+
+/* ---- INI scenario files ---------------------------------------------------- */
+
+struct ini_ctx {
+	struct sim_config *c;
+	FILE *err;
+	const char *path;
+	int failed;
+};
+
+static int scenario_line(void *user, const char *section, const char *name, const char *value)
+{
+	struct ini_ctx *x = user;
+	if (section[0] && strcmp(section, "scenario") && strcmp(section, "sim")) {
+		fprintf(x->err, "%s: unknown section [%s]; valid: [scenario] or none\n",
+			x->path, section);
+		x->failed = 1;
+		return 0;
+	}
+	if (sim_config_set(x->c, name, value, x->err)) {
+		fprintf(x->err, "%s: in the line '%s = %s'\n", x->path, name, value);
+		x->failed = 1;
+		return 0;
+	}
+	return 1;
+}
+
+int sim_config_load_ini(struct sim_config *c, const char *path, FILE *err)
+{
+	struct ini_ctx x = { c, err, path, 0 };
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		fprintf(err, "pvspin sim: cannot open scenario file '%s': %s\n", path, strerror(errno));
+		return -1;
+	}
+	int rc = ini_parse_file(f, scenario_line, &x);
+	fclose(f);
+	if (x.failed)
+		return -1;
+	if (rc) {
+		fprintf(err, "%s:%d: not an INI 'key = value' line\n", path, rc);
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- validation, resolution, JSON -------------------------------------------- */
+
+int sim_config_check(const struct sim_config *c, FILE *err)
+{
+	long nv = (long)c->vms * c->vcpus;
+	if (nv > PVSPIN_MAX_CPUS) {
+		fprintf(err, "pvspin sim: vms x vcpus = %ld exceeds %d vCPU slots\n", nv,
+			PVSPIN_MAX_CPUS);
+		return -1;
+	}
+	if (c->dedicated && nv > c->pcpus) {
+		fprintf(err, "pvspin sim: dedicated=1 needs vms x vcpus (%ld) <= pcpus (%d)\n",
+			nv, c->pcpus);
+		return -1;
+	}
+	for (int i = c->vms; i < SIM_MAX_VMS; i++)
+		if (c->vm_lock[i] || c->vm_ple[i] >= 0 || c->vm_kick_yield[i] >= 0 ||
+		    c->vm_pv_unhalt[i] >= 0 || c->vm_steal_time[i] >= 0) {
+			fprintf(err, "pvspin sim: a vm%d.* key is set but there are only %d VMs "
+				     "(vm0 .. vm%d)\n", i, c->vms, c->vms - 1);
+			return -1;
+		}
+	const struct sim_profile *prof = sim_profile_find(c->profile);
+	bool want_ple = c->ple == 1;
+	for (int i = 0; i < c->vms && i < SIM_MAX_VMS; i++)
+		want_ple |= c->vm_ple[i] == 1;
+	if (prof && !prof->has_ple && want_ple) {
+		fprintf(err, "pvspin sim: profile %s has no Pause-Loop Exiting; set ple=0 or "
+			     "ple=default, or choose a profile with PLE\n", c->profile);
+		return -1;
+	}
+	if (c->nodes > c->pcpus) {
+		fprintf(err, "pvspin sim: nodes (%d) must not exceed pcpus (%d)\n", c->nodes,
+			c->pcpus);
+		return -1;
+	}
+	if (!sim_profile_find(c->profile) || !sim_workload_find(c->workload)) {
+		fprintf(err, "pvspin sim: unknown profile or workload\n");
+		return -1;
+	}
+	return 0;
+}
+
+void sim_config_resolve(struct sim_config *c)
+{
+	const struct sim_workload *w = sim_workload_find(c->workload);
+	if (!w)
+		return;
+	if (c->ncs_us < 0) c->ncs_us = w->ncs_us;
+	if (c->cs_us < 0) c->cs_us = w->cs_us;
+	if ((int)c->ncs_dist < 0) c->ncs_dist = w->ncs_dist;
+	if ((int)c->cs_dist < 0) c->cs_dist = w->cs_dist;
+	if (c->locks < 0) c->locks = w->locks;
+	if (c->hot < 0) c->hot = w->hot;
+	if (c->work < 0) c->work = w->work;
+}
+
+json_t *sim_config_json(const struct sim_config *in)
+{
+	struct sim_config cc = *in, *c = &cc;
+	json_t *o = json_object();
+	sim_config_resolve(c);
+	json_object_set_new(o, "preset", json_string(c->preset));
+	for (int i = 0; i < NKEYS; i++) {
+		const struct key *k = &keys[i];
+		const char *base = (const char *)c;
+		json_t *v = NULL;
+		switch (k->type) {
+		case K_INT: v = json_integer(*(const int *)(base + k->off)); break;
+		case K_LONG: v = json_integer(*(const long *)(base + k->off)); break;
+		case K_U64: v = json_integer((json_int_t)*(const uint64_t *)(base + k->off)); break;
+		case K_DOUBLE: v = json_real(*(const double *)(base + k->off)); break;
+		case K_BOOL: v = json_boolean(*(const int *)(base + k->off)); break;
+		case K_TRI: {
+			int t = *(const int *)(base + k->off);
+			v = t < 0 ? json_string("default") : json_boolean(t);
+			break;
+		}
+		case K_STR: v = json_string(base + k->off); break;
+		case K_KIND: v = json_string(pvspin_kind_name(*(const pvspin_kind_t *)(base + k->off))); break;
+		case K_DIST: v = json_string(sim_dist_name(*(const enum sim_dist *)(base + k->off))); break;
+		}
+		json_object_set_new(o, k->name, v);
+	}
+	for (int i = 0; i < SIM_MAX_VMS; i++) {
+		char name[32];
+		if (c->vm_lock[i]) {
+			snprintf(name, sizeof(name), "vm%d.lock", i);
+			json_object_set_new(o, name, json_string(pvspin_kind_name(c->vm_lock[i])));
+		}
+		static const char *const sub[] = { "ple", "kick_yield", "pv_unhalt", "steal_time" };
+		const int *vals[] = { c->vm_ple, c->vm_kick_yield, c->vm_pv_unhalt, c->vm_steal_time };
+		for (int k = 0; k < 4; k++)
+			if (vals[k][i] >= 0) {
+				snprintf(name, sizeof(name), "vm%d.%s", i, sub[k]);
+				json_object_set_new(o, name, json_boolean(vals[k][i]));
+			}
+	}
+	return o;
+}

@@ -1,0 +1,1686 @@
+/*
+ * sim_core.c - the discrete-event engine of `pvspin sim` (DESIGN.md 6).
+ *
+ * Each simulated vCPU runs the guest workload, and inside it pvspin's own
+ * lock code (src/lock, compiled with -DPVSPIN_PLATFORM_SIM), as a ucontext
+ * coroutine on one host thread.  Every platform operation of the lock code
+ * (sim_platform.h) is a point where the vCPU's simulated time advances and
+ * where the engine may switch to another vCPU.  The engine always runs the
+ * earliest pending event (a binary heap ordered by time, then by insertion
+ * sequence), so causality holds and a run is a pure function of its
+ * configuration.
+ *
+ * Time model.  A RUNNING vCPU has one "stint": it will resume its coroutine
+ * after `left` ns of running time (an instruction's cost, a compute burst,
+ * or a spin bound).  Preemption stops the clock of the stint (left shrinks
+ * by the time run); the next sched-in restarts it.  A vCPU that holds no
+ * pCPU does not advance, whatever it is doing: lock-holder and lock-waiter
+ * preemption arise by themselves.
+ *
+ * Memory model.  Each 64-byte line has a version (bumped per write), the
+ * last writer, the nodes holding copies and a "busy until" time: writes and
+ * RMWs to a line serialise (each takes the line exclusively for its cost),
+ * reads of a line written by another CPU pay a transfer (same node / other
+ * node).  An operation takes effect when it completes, at its issuer's new
+ * time.  Values are sequentially consistent (one host thread).
+ *
+ * Spinning.  pvspin_plat_wait32() parks the vCPU on the line; a write of
+ * the line after which the predicate holds wakes it (it then re-reads the
+ * word, paying the transfer); otherwise it resumes after max_loops x PAUSE
+ * of running time.  PLE exits fire when a vCPU has spun (running) for the
+ * current PLE window.
+ *
+ * Host scheduler (after Linux CFS/EEVDF as used by KVM hosts): per-pCPU run
+ * queues ordered by virtual runtime, a base slice, wake-up placement on an
+ * idle pCPU (same node first), wake-up preemption, idle pulling, pinning for
+ * dedicated pCPUs, directed yield (kvm_vcpu_yield_to: the target runs on its
+ * pCPU now, the yielder gives up its own if anybody waits there), halt with
+ * KVM halt polling, kick with the pv_unhalted flag (a kick before the halt is
+ * not lost).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+
+#include "sim.h"
+#include "pvspin/spinlock.h"
+#include "pvspin/tunables.h"
+#include "pvspin/stats.h"
+#include "lock/qnode.h"
+
+#define SIM_STACK_SIZE (64 * 1024)
+
+/* ---- state ------------------------------------------------------------ */
+
+enum vsched { VS_RUNNING, VS_READY, VS_HALTED, VS_POLLING, VS_DONE };
+enum vact { VA_EXEC, VA_SPIN, VA_HALT };
+static const char *const vsched_names[] = { "running", "ready(preempted)", "halted",
+					    "halt-polling", "done" };
+static const char *const vact_names[] = { "executing", "spinning", "halted" };
+
+struct line;
+
+struct vcpu {
+	int id;                      /* global slot = index into S.vcpus */
+	int vm, idx;                 /* VM and index inside it */
+	ucontext_t ctx;
+	void *stack;
+	enum vsched sched;
+	enum vact act;
+	int pcpu;                    /* current, or last / home pCPU */
+	int pinned;                  /* pCPU or -1 */
+	int rq_pos;                  /* index in its pCPU's rq, -1 if none */
+	sim_time_t left;             /* running ns until the coroutine resumes */
+	sim_time_t stint_start;      /* when `left` started counting down */
+	uint64_t gen, ple_gen;       /* event generations (lazy cancellation) */
+	sim_time_t wake_extra;       /* extra sched-in delay (wake-up IPI) */
+	/* spin-wait */
+	const void *spin_addr;
+	bool spin_ptr;
+	bool (*pred)(uint32_t, uint32_t);
+	uint32_t arg;
+	struct line *spin_line;
+	struct vcpu *wnext, *wprev;
+	sim_time_t spin_run;         /* running ns of the current park */
+	bool spin_hit;               /* the watched line got a satisfying write */
+	sim_time_t ple_acc, ple_window;
+	/* halt */
+	bool pv_unhalted;
+	/* host accounting */
+	int64_t vruntime;
+	sim_time_t run_ns, ready_ns, ready_since, spin_ns;
+	/* workload */
+	gsl_rng *rng;
+	long ops, quota;
+	int want_lock, holds;
+	sim_time_t done_at;
+};
+
+struct pcpu {
+	int id, node;
+	struct vcpu *curr;
+	struct vcpu **rq;
+	int nrq, cap;
+	sim_time_t curr_since;
+	sim_time_t slice_len;        /* slice of the current vCPU */
+	int64_t min_vr;
+	uint64_t slice_gen;
+	bool slice_armed;
+	sim_time_t busy_ns;
+};
+
+struct sim_lock {
+	pvspin_lock_t word __attribute__((aligned(64)));
+	int holder;                  /* vCPU slot in the critical section, -1 */
+	int tmp_preempted;           /* scratch for sampling */
+	uint64_t ops;
+} __attribute__((aligned(64)));
+
+struct vm {
+	int id, first, n;
+	pvspin_kind_t lock;          /* per-VM features (config + overrides) */
+	bool ple, kick_yield, pv_unhalt, steal_time;
+	struct sim_lock *locks;
+	int nlocks;
+	int last_boosted;
+	uint64_t events[PVSPIN_EV_COUNT];
+	double *lat;                 /* lock wait samples, ns */
+	size_t nlat, caplat;
+	long ops;
+	sim_time_t done_at;
+	int ndone;
+};
+
+struct line {
+	uintptr_t tag;               /* address >> 6 */
+	uint32_t version;
+	int writer;
+	bool excl;                   /* only the writer holds it */
+	uint64_t nodes_mask;
+	sim_time_t busy_until;
+	struct vcpu *watchers;
+	uint32_t seen[];             /* per vCPU: version it holds (0: none) */
+};
+
+enum ev_type { EV_RESUME, EV_PLE, EV_SLICE, EV_POLL_END, EV_TICK, EV_END };
+
+struct event {
+	sim_time_t t;
+	uint64_t seq;
+	uint64_t gen;
+	uint32_t type, id;
+};
+
+static struct sim {
+	const struct sim_config *cfg;
+	const struct sim_profile *prof;
+	const struct sim_workload *wl;
+	sim_time_t now, end, slice, poll, sample;
+	bool ple;
+	int nv, np;
+	struct vcpu *vcpus;
+	struct pcpu *pcpus;
+	struct vm *vms;
+	ucontext_t main_ctx;
+	struct vcpu *cur;
+	struct event *heap;
+	size_t nheap, capheap;
+	uint64_t seq;
+	gsl_rng *host_rng;           /* host noise: slice phase and jitter */
+	struct line **lines;
+	size_t nlines, caplines;
+	enum sim_stop stop;
+	char *report;
+	uint64_t events;
+	int ndone;
+	/* host totals */
+	uint64_t halts, kicks, ple_exits, dyields, kicks_lost;
+	uint64_t kick_ready, kick_yields;   /* kicked target runnable-not-running;
+					       boosts that ran it */
+	sim_time_t lhp_ns, lwp_ns;
+} S;
+
+/* ---- helpers ------------------------------------------------------------ */
+
+static void oom(void)
+{
+	fprintf(stderr, "pvspin-sim: out of memory\n");
+	exit(1);
+}
+
+static void *xcalloc(size_t n, size_t sz)
+{
+	void *p = calloc(n ? n : 1, sz);
+	if (!p)
+		oom();
+	return p;
+}
+
+/* Append to the stop report (printf-style). */
+static void report_add(const char *fmt, ...)
+{
+	va_list ap;
+	char *s = NULL, *n = NULL;
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		oom();
+	va_end(ap);
+	if (asprintf(&n, "%s%s", S.report ? S.report : "", s) < 0)
+		oom();
+	free(S.report);
+	free(s);
+	S.report = n;
+}
+
+/* ---- event heap --------------------------------------------------------- */
+
+static bool ev_less(const struct event *a, const struct event *b)
+{
+	return a->t < b->t || (a->t == b->t && a->seq < b->seq);
+}
+
+static void heap_push(sim_time_t t, enum ev_type type, uint32_t id, uint64_t gen)
+{
+	if (S.nheap == S.capheap) {
+		S.capheap = S.capheap ? 2 * S.capheap : 1024;
+		S.heap = realloc(S.heap, S.capheap * sizeof(*S.heap));
+		if (!S.heap)
+			oom();
+	}
+	struct event e = { t, S.seq++, gen, type, id };
+	size_t i = S.nheap++;
+	while (i) {
+		size_t p = (i - 1) / 2;
+		if (!ev_less(&e, &S.heap[p]))
+			break;
+		S.heap[i] = S.heap[p];
+		i = p;
+	}
+	S.heap[i] = e;
+}
+
+static struct event heap_pop(void)
+{
+	struct event top = S.heap[0], last = S.heap[--S.nheap];
+	size_t i = 0, n = S.nheap;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= n)
+			break;
+		if (c + 1 < n && ev_less(&S.heap[c + 1], &S.heap[c]))
+			c++;
+		if (!ev_less(&S.heap[c], &last))
+			break;
+		S.heap[i] = S.heap[c];
+		i = c;
+	}
+	if (n)
+		S.heap[i] = last;
+	return top;
+}
+
+static sim_time_t heap_min_t(void)
+{
+	return S.nheap ? S.heap[0].t : SIM_T_INF;
+}
+
+/* ---- cache lines -------------------------------------------------------- */
+
+static size_t line_hash(uintptr_t tag, size_t cap)
+{
+	return (size_t)((tag * 0x9E3779B97F4A7C15ull) >> 20) & (cap - 1);
+}
+
+static struct line *line_of(const void *p)
+{
+	uintptr_t tag = (uintptr_t)p >> 6;
+	if (2 * (S.nlines + 1) > S.caplines) {
+		size_t ncap = S.caplines ? 2 * S.caplines : 4096;
+		struct line **nl = xcalloc(ncap, sizeof(*nl));
+		for (size_t i = 0; i < S.caplines; i++) {
+			if (!S.lines[i])
+				continue;
+			size_t j = line_hash(S.lines[i]->tag, ncap);
+			while (nl[j])
+				j = (j + 1) & (ncap - 1);
+			nl[j] = S.lines[i];
+		}
+		free(S.lines);
+		S.lines = nl;
+		S.caplines = ncap;
+	}
+	size_t j = line_hash(tag, S.caplines);
+	while (S.lines[j]) {
+		if (S.lines[j]->tag == tag)
+			return S.lines[j];
+		j = (j + 1) & (S.caplines - 1);
+	}
+	struct line *l = xcalloc(1, sizeof(*l) + (size_t)S.nv * sizeof(uint32_t));
+	l->tag = tag;
+	l->writer = -1;
+	S.lines[j] = l;
+	S.nlines++;
+	return l;
+}
+
+/* ---- stints and events of one vCPU -------------------------------------- */
+
+/* Move v's running-time countdown forward to t. */
+static void account_stint(struct vcpu *v, sim_time_t t)
+{
+	if (t <= v->stint_start)
+		return;
+	sim_time_t d = t - v->stint_start;
+	if (v->left != SIM_T_INF)
+		v->left = d >= v->left ? 0 : v->left - d;
+	if (v->act == VA_SPIN) {
+		v->spin_run += d;
+		v->ple_acc += d;
+		v->spin_ns += d;
+	}
+	v->stint_start = t;
+}
+
+/* Schedule the events of a RUNNING vCPU from its stint. */
+static void arm(struct vcpu *v)
+{
+	v->gen++;
+	v->ple_gen++;
+	switch (v->act) {
+	case VA_EXEC:
+		heap_push(v->stint_start + v->left, EV_RESUME, (uint32_t)v->id, v->gen);
+		break;
+	case VA_HALT:
+		heap_push(v->stint_start, EV_RESUME, (uint32_t)v->id, v->gen);
+		break;
+	case VA_SPIN:
+		if (v->spin_hit) {
+			heap_push(v->stint_start, EV_RESUME, (uint32_t)v->id, v->gen);
+			break;
+		}
+		if (v->left != SIM_T_INF)
+			heap_push(v->stint_start + v->left, EV_RESUME, (uint32_t)v->id, v->gen);
+		if (S.vms[v->vm].ple) {
+			sim_time_t rest = v->ple_acc >= v->ple_window ? 0 : v->ple_window - v->ple_acc;
+			heap_push(v->stint_start + rest, EV_PLE, (uint32_t)v->id, v->ple_gen);
+		}
+		break;
+	}
+}
+
+/* The current coroutine gives control back until its stint ends (or, if it
+ * is not RUNNING, until it is scheduled in and its stint ends). */
+static void vcpu_yield(struct vcpu *v)
+{
+	if (v->sched == VS_RUNNING) {
+		if (v->stint_start < S.now)
+			v->stint_start = S.now;
+		/* Fast path: nothing else happens before our next step. */
+		if (v->act == VA_EXEC && !S.stop &&
+		    v->stint_start + v->left < heap_min_t()) {
+			S.now = v->stint_start + v->left;
+			v->stint_start = S.now;
+			v->left = 0;
+			S.events++;
+			return;
+		}
+		arm(v);
+	}
+	swapcontext(&v->ctx, &S.main_ctx);
+}
+
+/* Charge `ns` of running time to the current vCPU. */
+static void vcpu_delay(struct vcpu *v, sim_time_t ns)
+{
+	v->act = VA_EXEC;
+	v->left = ns;
+	vcpu_yield(v);
+}
+
+/* Stop the run from inside a coroutine: never returns. */
+static void vcpu_stop(struct vcpu *v, enum sim_stop why)
+{
+	S.stop = why;
+	v->gen++;
+	v->ple_gen++;
+	swapcontext(&v->ctx, &S.main_ctx);
+	abort(); /* never resumed */
+}
+
+/* ---- host scheduler ----------------------------------------------------- */
+
+static int64_t curr_vr(struct pcpu *p, sim_time_t t)
+{
+	return p->curr->vruntime + (int64_t)(t - p->curr_since);
+}
+
+static void update_min_vr(struct pcpu *p, sim_time_t t)
+{
+	int64_t m = INT64_MAX;
+	if (p->curr)
+		m = curr_vr(p, t);
+	for (int i = 0; i < p->nrq; i++)
+		if (p->rq[i]->vruntime < m)
+			m = p->rq[i]->vruntime;
+	if (m != INT64_MAX && m > p->min_vr)
+		p->min_vr = m;
+}
+
+static void rq_add(struct pcpu *p, struct vcpu *v)
+{
+	if (p->nrq == p->cap) {
+		p->cap = p->cap ? 2 * p->cap : 4;
+		p->rq = realloc(p->rq, (size_t)p->cap * sizeof(*p->rq));
+		if (!p->rq)
+			oom();
+	}
+	v->rq_pos = p->nrq;
+	p->rq[p->nrq++] = v;
+	v->pcpu = p->id;
+}
+
+static void rq_del(struct pcpu *p, struct vcpu *v)
+{
+	int i = v->rq_pos;
+	/* keep the order (determinism does not need it, readability does) */
+	memmove(&p->rq[i], &p->rq[i + 1], (size_t)(p->nrq - i - 1) * sizeof(*p->rq));
+	p->nrq--;
+	for (int k = i; k < p->nrq; k++)
+		p->rq[k]->rq_pos = k;
+	v->rq_pos = -1;
+}
+
+/* Smallest vruntime in p's run queue, skipping `skip`; ties: lowest id. */
+static struct vcpu *rq_pick(struct pcpu *p, struct vcpu *skip)
+{
+	struct vcpu *best = NULL;
+	for (int i = 0; i < p->nrq; i++) {
+		struct vcpu *v = p->rq[i];
+		if (v == skip)
+			continue;
+		if (!best || v->vruntime < best->vruntime ||
+		    (v->vruntime == best->vruntime && v->id < best->id))
+			best = v;
+	}
+	return best;
+}
+
+/* Length of the next slice on a pCPU: the base slice, ended at a scheduler
+ * tick of that pCPU (ticks are not synchronised across pCPUs), i.e. the base
+ * slice +- half a tick (HZ=1000), drawn from the host's random stream. */
+static sim_time_t slice_len(const struct pcpu *p)
+{
+	const sim_time_t tick = 1000000;
+	sim_time_t j = (sim_time_t)gsl_rng_uniform_int(S.host_rng, tick);
+	sim_time_t base = S.slice;
+	/* CFS: sched_latency shared by the runnable tasks, at least the
+	 * minimum granularity (kernel/sched/fair.c sched_slice()) */
+	if (S.prof->sched_latency_ns && S.cfg->slice_us < 0) {
+		sim_time_t share = S.prof->sched_latency_ns / (sim_time_t)(p->nrq + 1);
+		if (share > base)
+			base = share;
+	}
+	return base > tick / 2 ? base - tick / 2 + j : base + j / 8;
+}
+
+static void slice_arm(struct pcpu *p, sim_time_t t)
+{
+	if (!p->curr || !p->nrq || p->slice_armed)
+		return;
+	sim_time_t at = p->curr_since + p->slice_len;
+	if (at < t)
+		at = t;
+	p->slice_gen++;
+	p->slice_armed = true;
+	heap_push(at, EV_SLICE, (uint32_t)p->id, p->slice_gen);
+}
+
+/* Take p's current vCPU off at time t into state `to`. */
+static void sched_out(struct pcpu *p, sim_time_t t, enum vsched to)
+{
+	struct vcpu *v = p->curr;
+	sim_time_t dt = t - p->curr_since;
+	v->run_ns += dt;
+	v->vruntime += (int64_t)dt;
+	p->busy_ns += dt;
+	account_stint(v, t);
+	v->gen++;
+	v->ple_gen++;
+	p->curr = NULL;
+	p->slice_armed = false;
+	p->slice_gen++;
+	v->sched = to;
+	if (to == VS_READY) {
+		rq_add(p, v);
+		v->ready_since = t;
+	}
+	update_min_vr(p, t);
+}
+
+/* Put v (READY in p's rq, or waking) on p at time t. */
+static void sched_in(struct pcpu *p, struct vcpu *v, sim_time_t t)
+{
+	if (v->rq_pos >= 0)
+		rq_del(&S.pcpus[v->pcpu], v);
+	if (v->sched == VS_READY)
+		v->ready_ns += t - v->ready_since;
+	v->sched = VS_RUNNING;
+	v->pcpu = p->id;
+	p->curr = v;
+	p->curr_since = t;
+	p->slice_len = slice_len(p);
+	v->stint_start = t + S.prof->ctx_switch_ns + v->wake_extra;
+	v->wake_extra = 0;
+	v->ple_window = S.prof->ple_window_ns;   /* KVM: shrink (reset) on sched-in */
+	v->ple_acc = 0;
+	arm(v);
+	slice_arm(p, t);
+}
+
+/* Move v's vruntime from pCPU `from`'s timeline to `to`'s. */
+static void migrate_vr(struct vcpu *v, struct pcpu *from, struct pcpu *to)
+{
+	if (from != to)
+		v->vruntime = v->vruntime - from->min_vr + to->min_vr;
+}
+
+/* Idle pull (CFS newidle balance): a READY, unpinned vCPU from the busiest
+ * run queue, same node first. */
+static struct vcpu *idle_pull(struct pcpu *p)
+{
+	struct pcpu *best = NULL;
+	for (int pass = 0; pass < 2 && !best; pass++) {
+		for (int k = 1; k < S.np; k++) {
+			struct pcpu *q = &S.pcpus[(p->id + k) % S.np];
+			if ((pass == 0) != (q->node == p->node))
+				continue;
+			int movable = 0;
+			for (int i = 0; i < q->nrq; i++)
+				movable += q->rq[i]->pinned < 0;
+			if (movable && (!best || q->nrq > best->nrq))
+				best = q;
+		}
+	}
+	if (!best)
+		return NULL;
+	struct vcpu *pick = NULL;
+	for (int i = 0; i < best->nrq; i++) {
+		struct vcpu *v = best->rq[i];
+		if (v->pinned < 0 && (!pick || v->ready_since < pick->ready_since))
+			pick = v;
+	}
+	rq_del(best, pick);
+	migrate_vr(pick, best, p);
+	return pick;
+}
+
+/* p has no current vCPU: run the next one, if any. */
+static void reschedule(struct pcpu *p, sim_time_t t)
+{
+	if (p->curr)
+		return;
+	struct vcpu *n = rq_pick(p, NULL);
+	if (!n)
+		n = idle_pull(p);
+	if (n)
+		sched_in(p, n, t);
+}
+
+/* Wake a HALTED vCPU at time t; `extra` ns of wake-up latency (IPI). */
+static void vcpu_wake(struct vcpu *v, sim_time_t t, sim_time_t extra)
+{
+	struct pcpu *from = &S.pcpus[v->pcpu], *p = from;
+	if (v->pinned >= 0) {
+		p = &S.pcpus[v->pinned];
+	} else if (p->curr) {
+		/* select an idle pCPU: same node first, then any */
+		struct pcpu *idle = NULL;
+		for (int pass = 0; pass < 2 && !idle; pass++)
+			for (int k = 1; k < S.np && !idle; k++) {
+				struct pcpu *q = &S.pcpus[(p->id + k) % S.np];
+				if (!q->curr && !q->nrq && (pass == 1 || q->node == p->node))
+					idle = q;
+			}
+		if (idle)
+			p = idle;
+	}
+	migrate_vr(v, from, p);
+	/* sleeper credit (place_entity): half of CFS's sched_latency, or half
+	 * a base slice under EEVDF */
+	int64_t credit = (int64_t)(S.prof->sched_latency_ns ? S.prof->sched_latency_ns
+							    : S.slice) / 2;
+	if (v->vruntime < p->min_vr - credit)
+		v->vruntime = p->min_vr - credit;
+	v->wake_extra = extra;
+	v->pcpu = p->id;
+	if (!p->curr) {
+		v->sched = VS_READY;
+		v->ready_since = t;
+		sched_in(p, v, t);
+		return;
+	}
+	if (p->curr->sched == VS_POLLING) {
+		/* the poller sees another runnable task and halts for real */
+		sched_out(p, t, VS_HALTED);
+		v->sched = VS_READY;
+		v->ready_since = t;
+		sched_in(p, v, t);
+		return;
+	}
+	v->sched = VS_READY;
+	v->ready_since = t;
+	rq_add(p, v);
+	if (v->vruntime + (int64_t)S.prof->wakeup_gran_ns < curr_vr(p, t)) {
+		sched_out(p, t, VS_READY);
+		sched_in(p, v, t);
+	} else {
+		slice_arm(p, t);
+	}
+}
+
+/* May `t` (READY on p) be picked now although p's current vCPU has not used
+ * its slice?  CFS/EEVDF honour a "next buddy" only if it is not ahead of
+ * the current one by more than the wake-up granularity (fairness first). */
+static bool buddy_eligible(struct vcpu *t, struct pcpu *p, sim_time_t now)
+{
+	return !p->curr || p->curr->sched == VS_POLLING ||
+	       t->vruntime <= curr_vr(p, now) + (int64_t)S.prof->wakeup_gran_ns;
+}
+
+/* Directed yield (kvm_vcpu_yield_to -> yield_to): `t` (READY) becomes the
+ * next buddy of its pCPU and runs now if that is fair; the yielder gives its
+ * own pCPU to another eligible vCPU waiting there.  Returns true if t runs. */
+static bool directed_yield(struct vcpu *y, struct vcpu *t, sim_time_t now)
+{
+	struct pcpu *pt = &S.pcpus[t->pcpu], *py = &S.pcpus[y->pcpu];
+	if (!buddy_eligible(t, pt, now))
+		return false;
+	S.dyields++;
+	S.vms[y->vm].last_boosted = t->idx;
+	if (pt == py) {
+		sched_out(py, now, VS_READY);
+		sched_in(py, t, now);
+		return true;
+	}
+	if (pt->curr)
+		sched_out(pt, now, pt->curr->sched == VS_POLLING ? VS_HALTED : VS_READY);
+	sched_in(pt, t, now);
+	if (py->curr == y && py->nrq) {
+		struct vcpu *n = rq_pick(py, NULL);
+		if (buddy_eligible(n, py, now)) {
+			sched_out(py, now, VS_READY);
+			sched_in(py, n, now);
+		}
+	}
+	return true;
+}
+
+/* kvm_vcpu_on_spin: after a PLE exit, yield to a preempted vCPU of the same
+ * VM, round robin from the last boosted one.  A PLE exit from guest kernel
+ * mode only considers vCPUs preempted in kernel mode (yield_to_kernel_mode);
+ * here "kernel mode" is the lock code and the critical section, the
+ * non-critical section stands for user mode. */
+static void vcpu_on_spin(struct vcpu *v, sim_time_t now)
+{
+	struct vm *vm = &S.vms[v->vm];
+	for (int k = 1; k <= vm->n; k++) {
+		int i = (vm->last_boosted + k) % vm->n;
+		struct vcpu *t = &S.vcpus[vm->first + i];
+		if (t == v || t->sched != VS_READY || (t->want_lock < 0 && t->holds < 0))
+			continue;
+		if (directed_yield(v, t, now))
+			return;
+	}
+}
+
+/* ---- the platform backend (sim_platform.h) ------------------------------ */
+
+enum acc { ACC_READ, ACC_WRITE, ACC_RMW };
+
+static sim_time_t xfer_cost(const struct line *l, int node)
+{
+	if (!l->version)
+		return S.prof->xfer_local_ns;
+	return (l->nodes_mask & ~(1ull << node)) ? S.prof->xfer_remote_ns
+						 : S.prof->xfer_local_ns;
+}
+
+/* Charge a memory access and wait until it completes. */
+static struct line *mem_begin(const void *p, enum acc kind)
+{
+	struct vcpu *v = S.cur;
+	if (!v)
+		return NULL;
+	struct line *l = line_of(p);
+	int node = S.pcpus[v->pcpu].node;
+	sim_time_t start = S.now, cost;
+	if (kind == ACC_READ) {
+		cost = (l->version && l->seen[v->id] == l->version) ? S.prof->l1_ns
+								     : xfer_cost(l, node);
+	} else {
+		if (l->busy_until > start)
+			start = l->busy_until;
+		bool own = l->writer == v->id && l->excl;
+		cost = (kind == ACC_RMW ? S.prof->atomic_ns : S.prof->l1_ns) +
+		       (own ? 0 : xfer_cost(l, node));
+		l->busy_until = start + cost;
+	}
+	vcpu_delay(v, start + cost - S.now);
+	/* completion: the coherence state as of now */
+	node = S.pcpus[v->pcpu].node;
+	if (kind == ACC_READ) {
+		l->seen[v->id] = l->version;
+		if (l->writer != v->id)
+			l->excl = false;
+		l->nodes_mask |= 1ull << node;
+	} else {
+		l->version++;
+		l->writer = v->id;
+		l->excl = true;
+		l->nodes_mask = 1ull << node;
+		l->seen[v->id] = l->version;
+	}
+	return l;
+}
+
+static bool watcher_satisfied(const struct vcpu *w)
+{
+	if (w->spin_ptr)
+		return *(void *const *)w->spin_addr != NULL;
+	return w->pred(*(const uint32_t *)w->spin_addr, w->arg);
+}
+
+/* A write took effect on line l: wake the spinners whose wait is over. */
+static void mem_written(struct line *l)
+{
+	if (!l)
+		return;
+	for (struct vcpu *w = l->watchers; w; w = w->wnext) {
+		if (w->spin_hit || !watcher_satisfied(w))
+			continue;
+		if (w->sched == VS_RUNNING) {
+			account_stint(w, S.now);
+			w->spin_hit = true;
+			arm(w);
+		} else {
+			w->spin_hit = true;
+		}
+	}
+}
+
+#define SIM_DEFINE_WIDTH(W, T)                                                  \
+	T pvspin_plat_load##W(const T *p, int mo)                               \
+	{ (void)mo; mem_begin(p, ACC_READ); return *p; }                        \
+	void pvspin_plat_store##W(T *p, T v, int mo)                            \
+	{ (void)mo; struct line *l = mem_begin(p, ACC_WRITE); *p = v;           \
+	  mem_written(l); }                                                     \
+	bool pvspin_plat_cmpxchg##W(T *p, T *old, T nv, int mo)                 \
+	{ (void)mo; struct line *l = mem_begin(p, ACC_RMW);                     \
+	  if (*p != *old) { *old = *p; return false; }                          \
+	  *p = nv; mem_written(l); return true; }                               \
+	T pvspin_plat_xchg##W(T *p, T v, int mo)                                \
+	{ (void)mo; struct line *l = mem_begin(p, ACC_RMW); T o = *p; *p = v;   \
+	  mem_written(l); return o; }
+
+SIM_DEFINE_WIDTH(8, uint8_t)
+SIM_DEFINE_WIDTH(16, uint16_t)
+SIM_DEFINE_WIDTH(32, uint32_t)
+#undef SIM_DEFINE_WIDTH
+
+void *pvspin_plat_loadptr(void *const *p, int mo)
+{
+	(void)mo;
+	mem_begin(p, ACC_READ);
+	return *p;
+}
+
+void pvspin_plat_storeptr(void **p, void *v, int mo)
+{
+	(void)mo;
+	struct line *l = mem_begin(p, ACC_WRITE);
+	*p = v;
+	mem_written(l);
+}
+
+bool pvspin_plat_cmpxchgptr(void **p, void **old, void *nv, int mo)
+{
+	(void)mo;
+	struct line *l = mem_begin(p, ACC_RMW);
+	if (*p != *old) {
+		*old = *p;
+		return false;
+	}
+	*p = nv;
+	mem_written(l);
+	return true;
+}
+
+#define SIM_DEFINE_FETCH(NAME, OP)                                              \
+	uint32_t pvspin_plat_fetch_##NAME##32(uint32_t *p, uint32_t v, int mo)  \
+	{ (void)mo; struct line *l = mem_begin(p, ACC_RMW); uint32_t o = *p;    \
+	  *p = o OP v; mem_written(l); return o; }
+SIM_DEFINE_FETCH(add, +)
+SIM_DEFINE_FETCH(or, |)
+SIM_DEFINE_FETCH(and, &)
+#undef SIM_DEFINE_FETCH
+
+void pvspin_plat_cpu_relax(void)
+{
+	if (S.cur)
+		vcpu_delay(S.cur, S.prof->pause_ns);
+}
+
+static void watch(struct vcpu *v, struct line *l)
+{
+	v->spin_line = l;
+	v->wprev = NULL;
+	v->wnext = l->watchers;
+	if (l->watchers)
+		l->watchers->wprev = v;
+	l->watchers = v;
+}
+
+static void unwatch(struct vcpu *v)
+{
+	struct line *l = v->spin_line;
+	if (v->wprev)
+		v->wprev->wnext = v->wnext;
+	else
+		l->watchers = v->wnext;
+	if (v->wnext)
+		v->wnext->wprev = v->wprev;
+	v->spin_line = NULL;
+	v->wnext = v->wprev = NULL;
+}
+
+/* Park the current vCPU on `addr` for at most `bound` running ns. */
+static sim_time_t spin_park(struct vcpu *v, const void *addr, bool is_ptr,
+			    bool (*pred)(uint32_t, uint32_t), uint32_t arg, sim_time_t bound)
+{
+	v->act = VA_SPIN;
+	v->left = bound;
+	v->spin_run = 0;
+	v->spin_hit = false;
+	v->spin_addr = addr;
+	v->spin_ptr = is_ptr;
+	v->pred = pred;
+	v->arg = arg;
+	watch(v, line_of(addr));
+	vcpu_yield(v);
+	unwatch(v);
+	v->act = VA_EXEC;
+	v->left = 0;
+	return v->spin_run;
+}
+
+bool pvspin_plat_wait32(const uint32_t *p, bool (*done)(uint32_t, uint32_t),
+			uint32_t arg, uint32_t max_loops, uint32_t *val, uint32_t *spent)
+{
+	struct vcpu *v = S.cur;
+	sim_time_t pause = S.prof->pause_ns, bound, total = 0;
+	if (!v) {
+		*val = *p;
+		if (spent)
+			*spent = 0;
+		return done(*val, arg);
+	}
+	bound = max_loops ? (sim_time_t)max_loops * pause : SIM_T_INF;
+	for (;;) {
+		uint32_t x = pvspin_plat_load32(p, PVSPIN_ACQUIRE);
+		if (done(x, arg)) {
+			*val = x;
+			if (spent)
+				*spent = (uint32_t)(total / pause);
+			return true;
+		}
+		if (max_loops && total >= bound) {
+			*val = x;
+			if (spent)
+				*spent = max_loops;
+			return false;
+		}
+		total += spin_park(v, p, false, done, arg,
+				   max_loops ? bound - total : SIM_T_INF);
+	}
+}
+
+void *pvspin_plat_waitptr(void *const *p)
+{
+	struct vcpu *v = S.cur;
+	for (;;) {
+		void *x = pvspin_plat_loadptr(p, PVSPIN_ACQUIRE);
+		if (x || !v)
+			return x;
+		spin_park(v, p, true, NULL, 0, SIM_T_INF);
+	}
+}
+
+int pvspin_plat_cpu(void)
+{
+	return S.cur ? S.cur->id : -1;
+}
+
+void pvspin_plat_pv_wait(uint8_t *ptr, uint8_t val)
+{
+	struct vcpu *v = S.cur;
+	if (!v || !S.vms[v->vm].pv_unhalt)
+		return;                   /* no PV_UNHALT: pv_wait is a no-op */
+	if (pvspin_plat_load8(ptr, PVSPIN_RELAXED) != val)
+		return;
+	vcpu_delay(v, S.prof->vmexit_ns); /* the HLT exit */
+	if (v->pv_unhalted) {             /* the kick came first: not lost */
+		v->pv_unhalted = false;
+		return;
+	}
+	S.halts++;
+	struct pcpu *p = &S.pcpus[v->pcpu];
+	v->act = VA_HALT;
+	if (S.poll && !p->nrq) {
+		/* KVM halt polling: keep the pCPU while nobody else wants it */
+		v->sched = VS_POLLING;
+		v->gen++;
+		v->ple_gen++;
+		heap_push(S.now + S.poll, EV_POLL_END, (uint32_t)v->id, v->gen);
+	} else {
+		sched_out(p, S.now, VS_HALTED);
+		reschedule(p, S.now);
+	}
+	swapcontext(&v->ctx, &S.main_ctx);
+	v->pv_unhalted = false;
+	v->act = VA_EXEC;
+	v->left = 0;
+}
+
+void pvspin_plat_pv_kick(int cpu)
+{
+	struct vcpu *y = S.cur, *t;
+	if (!y || !S.vms[y->vm].pv_unhalt || cpu < 0 || cpu >= S.nv)
+		return;
+	vcpu_delay(y, S.prof->hypercall_ns); /* KVM_HC_KICK_CPU exit */
+	S.kicks++;
+	if (S.cfg->lose_kicks) {             /* TEST ONLY: a broken kick */
+		S.kicks_lost++;
+		return;
+	}
+	t = &S.vcpus[cpu];
+	t->pv_unhalted = true;
+	if (t->sched == VS_HALTED) {
+		vcpu_wake(t, S.now, S.prof->ipi_ns);
+	} else if (t->sched == VS_POLLING) {
+		t->sched = VS_RUNNING;
+		t->stint_start = S.now + S.prof->l1_ns;
+		arm(t);
+	}
+	/* seed 001: yield to the kicked vCPU if it is ready (not running) */
+	if (t != y && t->sched == VS_READY) {
+		S.kick_ready++;
+		if (S.vms[y->vm].kick_yield && t->vm == y->vm && directed_yield(y, t, S.now))
+			S.kick_yields++;
+	}
+	vcpu_delay(y, 0);
+}
+
+bool pvspin_plat_vcpu_is_preempted(int cpu)
+{
+	struct vcpu *v = S.cur;
+	if (v)
+		vcpu_delay(v, S.prof->xfer_local_ns); /* read the steal-time area */
+	if (!(v ? S.vms[v->vm].steal_time : S.cfg->steal_time) || cpu < 0 || cpu >= S.nv)
+		return false;
+	return S.vcpus[cpu].sched == VS_READY;
+}
+
+void pvspin_plat_event(int ev)
+{
+	if (S.cur && ev >= 0 && ev < PVSPIN_EV_COUNT)
+		S.vms[S.cur->vm].events[ev]++;
+}
+
+/* The lock code's default kind (kind.c): the simulated guests use explicit
+ * kinds, so this only has to exist. */
+pvspin_kind_t pvspin_default_kind(void)
+{
+	return S.cfg ? S.cfg->lock : PVSPIN_KIND_QSPINLOCK;
+}
+
+int pvspin_set_default_kind(pvspin_kind_t kind)
+{
+	(void)kind;
+	errno = EBUSY;
+	return -1;
+}
+
+/* Misuse reported by the lock code stops the run with a report. */
+static void sim_misuse(const char *what, const void *lock, uint32_t word)
+{
+	report_add("MISUSE: %s (lock %p, word 0x%08x) by vCPU %d at %.9f s\n", what, lock,
+		   word, S.cur ? S.cur->id : -1, S.now / 1e9);
+	if (S.cur)
+		vcpu_stop(S.cur, SIM_STOP_MISUSE);
+	S.stop = SIM_STOP_MISUSE;
+}
+
+/* ---- the guest workload ----------------------------------------------- */
+
+static double draw_us(gsl_rng *r, enum sim_dist d, double mean)
+{
+	switch (d) {
+	case SIM_DIST_EXP:
+		return gsl_ran_exponential(r, mean);
+	case SIM_DIST_PARETO: {
+		/* heavy tail: Pareto, shape 2.5, scaled to the mean */
+		const double a = 2.5;
+		return gsl_ran_pareto(r, a, mean * (a - 1) / a);
+	}
+	default:
+		return mean;
+	}
+}
+
+static sim_time_t us_to_ns(double us)
+{
+	return us <= 0 ? 0 : (sim_time_t)(us * 1000.0 + 0.5);
+}
+
+/* Compute (not lock-related) running time: ends any spin for PLE. */
+static void vcpu_compute(struct vcpu *v, sim_time_t ns)
+{
+	v->ple_acc = 0;
+	vcpu_delay(v, ns);
+}
+
+static void lat_add(struct vm *vm, double ns)
+{
+	if (vm->nlat == vm->caplat) {
+		vm->caplat = vm->caplat ? 2 * vm->caplat : 4096;
+		vm->lat = realloc(vm->lat, vm->caplat * sizeof(double));
+		if (!vm->lat)
+			oom();
+	}
+	vm->lat[vm->nlat++] = ns;
+}
+
+static void vcpu_finish(struct vcpu *v)
+{
+	struct vm *vm = &S.vms[v->vm];
+	struct pcpu *p = &S.pcpus[v->pcpu];
+	v->done_at = S.now;
+	if (++vm->ndone == vm->n)
+		vm->done_at = S.now;
+	sched_out(p, S.now, VS_DONE);
+	reschedule(p, S.now);
+	if (++S.ndone == S.nv)
+		S.stop = SIM_STOP_DONE;
+	for (;;)
+		swapcontext(&v->ctx, &S.main_ctx);
+}
+
+static void vcpu_main(int id)
+{
+	struct vcpu *v = &S.vcpus[id];
+	struct vm *vm = &S.vms[v->vm];
+	const struct sim_config *c = S.cfg;
+
+	for (;;) {
+		if (v->quota && v->ops >= v->quota)
+			break;
+		vcpu_compute(v, us_to_ns(draw_us(v->rng, c->ncs_dist, c->ncs_us)));
+		int li = 0;
+		if (vm->nlocks > 1 && gsl_rng_uniform(v->rng) >= c->hot)
+			li = 1 + (int)gsl_rng_uniform_int(v->rng, (unsigned long)vm->nlocks - 1);
+		struct sim_lock *L = &vm->locks[li];
+		sim_time_t t0 = S.now;
+		bool got = true;
+		v->want_lock = li;
+		if (c->broken_lock)
+			got = pvspin_kind_trylock(vm->lock, &L->word);
+		else
+			pvspin_kind_lock(vm->lock, &L->word);
+		v->want_lock = -1;
+		lat_add(vm, (double)(S.now - t0));
+		if (L->holder >= 0) {
+			report_add("INVARIANT BROKEN: two holders of vm%d lock %d: vCPU %d holds it "
+				   "and vCPU %d entered at %.9f s\n", v->vm, li, L->holder, v->id,
+				   S.now / 1e9);
+			vcpu_stop(v, SIM_STOP_TWO_HOLDERS);
+		}
+		L->holder = v->id;
+		v->holds = li;
+		vcpu_compute(v, us_to_ns(draw_us(v->rng, c->cs_dist, c->cs_us)));
+		L->holder = -1;
+		v->holds = -1;
+		if (got)
+			pvspin_kind_unlock(vm->lock, &L->word);
+		L->ops++;
+		v->ops++;
+		vm->ops++;
+	}
+	vcpu_finish(v);
+}
+
+static sim_guest_fn guest_fn;
+
+void sim_set_guest(sim_guest_fn fn)
+{
+	guest_fn = fn;
+}
+
+void sim_guest_compute(uint64_t ns)
+{
+	if (S.cur)
+		vcpu_compute(S.cur, ns);
+}
+
+uint64_t sim_guest_now(void)
+{
+	return S.now;
+}
+
+static void vcpu_entry(int id)
+{
+	if (guest_fn) {
+		struct vcpu *v = &S.vcpus[id];
+		guest_fn(v->vm, v->idx, v->id);
+		vcpu_finish(v);
+	}
+	vcpu_main(id);
+}
+
+/* ---- periodic sampling: LHP / LWP, deadlock ---------------------------- */
+
+static bool vcpu_stuck(const struct vcpu *v)
+{
+	switch (v->sched) {
+	case VS_DONE:
+		return true;
+	case VS_HALTED:
+	case VS_POLLING:
+		return !v->pv_unhalted;
+	default:
+		return v->act == VA_SPIN && v->left == SIM_T_INF && !v->spin_hit &&
+		       !watcher_satisfied(v);
+	}
+}
+
+static void deadlock_report(void);
+
+static void tick(void)
+{
+	sim_time_t period = S.sample;
+	for (int i = 0; i < S.cfg->vms; i++)
+		for (int k = 0; k < S.vms[i].nlocks; k++)
+			S.vms[i].locks[k].tmp_preempted = 0;
+	for (int i = 0; i < S.nv; i++) {
+		struct vcpu *v = &S.vcpus[i];
+		if (v->want_lock >= 0 && v->sched == VS_READY)
+			S.vms[v->vm].locks[v->want_lock].tmp_preempted++;
+	}
+	bool stuck = true;
+	for (int i = 0; i < S.nv; i++) {
+		struct vcpu *v = &S.vcpus[i];
+		if (stuck && !vcpu_stuck(v))
+			stuck = false;
+		if (v->sched != VS_RUNNING || v->act != VA_SPIN || v->want_lock < 0)
+			continue;
+		struct sim_lock *L = &S.vms[v->vm].locks[v->want_lock];
+		if (L->holder >= 0) {
+			if (S.vcpus[L->holder].sched != VS_RUNNING)
+				S.lhp_ns += period;
+		} else if (L->tmp_preempted) {
+			S.lwp_ns += period;
+		}
+	}
+	if (stuck && S.ndone < S.nv) {
+		S.stop = SIM_STOP_DEADLOCK;
+		deadlock_report();
+		return;
+	}
+	heap_push(S.now + period, EV_TICK, 0, 0);
+}
+
+/* ---- reports ------------------------------------------------------------ */
+
+static void lock_report(int vmi, int li)
+{
+	struct vm *vm = &S.vms[vmi];
+	struct sim_lock *L = &vm->locks[li];
+	uint32_t w = L->word.val;
+	bool queued = vm->lock == PVSPIN_KIND_QSPINLOCK ||
+		      vm->lock == PVSPIN_KIND_PVQSPINLOCK;
+	report_add("  vm%d lock %d @%p: word 0x%08x", vmi, li, (void *)&L->word, w);
+	if (queued) {
+		uint32_t tail = w & _Q_TAIL_MASK;
+		report_add(" (locked %u, pending %u, tail ", w & _Q_LOCKED_MASK,
+			   (w & _Q_PENDING_MASK) >> _Q_PENDING_OFFSET);
+		if (tail)
+			report_add("cpu %u idx %u)", (tail >> _Q_TAIL_CPU_OFFSET) - 1,
+				   (tail & _Q_TAIL_IDX_MASK) >> _Q_TAIL_IDX_OFFSET);
+		else
+			report_add("none)");
+	} else if (vm->lock == PVSPIN_KIND_TICKET) {
+		report_add(" (owner %u, next %u)", w & 0xffffu, w >> 16);
+	}
+	report_add(", holder %d\n", L->holder);
+	if (!queued || !(w & _Q_TAIL_MASK))
+		return;
+	/* Walk the MCS queue: from the tail node back through the nodes whose
+	 * next pointer names it (links only go forward), head first. */
+	struct pvspin_qnode *chain[PVSPIN_MAX_NODES * 512];
+	int n = 0;
+	struct pvspin_qnode *node = decode_tail(w & _Q_TAIL_MASK);
+	while (node && n < (int)(sizeof(chain) / sizeof(chain[0]))) {
+		chain[n++] = node;
+		struct pvspin_qnode *prev = NULL;
+		for (int i = 0; i < S.nv && !prev; i++)
+			for (int k = 0; k < PVSPIN_MAX_NODES; k++)
+				if (pvspin_qnodes[S.vcpus[i].id][k].next == node) {
+					prev = &pvspin_qnodes[S.vcpus[i].id][k];
+					break;
+				}
+		node = prev;
+	}
+	report_add("    queue (head first):");
+	for (int i = n - 1; i >= 0; i--) {
+		struct pvspin_qnode *q = chain[i];
+		int cpu = (int)((q - &pvspin_qnodes[0][0]) / PVSPIN_MAX_NODES);
+		int idx = (int)((q - &pvspin_qnodes[0][0]) % PVSPIN_MAX_NODES);
+		report_add(" [vCPU %d node %d: locked %u state %u]", cpu, idx, q->locked,
+			   q->state);
+	}
+	report_add("\n");
+}
+
+static void deadlock_report(void)
+{
+	report_add("DEADLOCK at %.9f s: every vCPU is halted or spinning on a word that "
+		   "nothing will change\n", S.now / 1e9);
+	report_add("locks:\n");
+	for (int i = 0; i < S.cfg->vms; i++)
+		for (int k = 0; k < S.vms[i].nlocks; k++) {
+			struct sim_lock *L = &S.vms[i].locks[k];
+			if (L->word.val || L->holder >= 0)
+				lock_report(i, k);
+		}
+	report_add("vCPUs:\n");
+	for (int i = 0; i < S.nv; i++) {
+		struct vcpu *v = &S.vcpus[i];
+		report_add("  vCPU %d (vm%d #%d) pcpu %d: %s, %s", v->id, v->vm, v->idx, v->pcpu,
+			   vsched_names[v->sched], vact_names[v->act]);
+		if (v->act == VA_SPIN && v->spin_addr)
+			report_add(" on %p (word 0x%08x)", v->spin_addr,
+				   v->spin_ptr ? 0u : *(const uint32_t *)v->spin_addr);
+		if (v->want_lock >= 0)
+			report_add(", waits for lock %d", v->want_lock);
+		if (v->holds >= 0)
+			report_add(", holds lock %d", v->holds);
+		report_add(", pv_unhalted %d, ops %ld\n", v->pv_unhalted, v->ops);
+	}
+	if (S.kicks_lost)
+		report_add("note: %llu kicks were dropped (lose_kicks=1, test only)\n",
+			   (unsigned long long)S.kicks_lost);
+}
+
+/* ---- set-up, main loop, results ------------------------------------------ */
+
+static uint64_t mix64(uint64_t x)
+{
+	x += 0x9E3779B97F4A7C15ull;
+	x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+	x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+	return x ^ (x >> 31);
+}
+
+static int setup(const struct sim_config *c)
+{
+	memset(&S, 0, sizeof(S));
+	S.cfg = c;
+	S.prof = sim_profile_find(c->profile);
+	if (!S.prof) {
+		fprintf(stderr, "pvspin-sim: unknown profile '%s'\n", c->profile);
+		return -1;
+	}
+	S.slice = c->slice_us >= 0 ? us_to_ns(c->slice_us) : S.prof->slice_ns;
+	S.poll = c->halt_poll_us >= 0 ? us_to_ns(c->halt_poll_us) : S.prof->halt_poll_ns;
+	S.ple = c->ple < 0 ? S.prof->has_ple : c->ple;
+	S.sample = us_to_ns(c->sample_us);
+	if (!S.sample)
+		S.sample = 10000;
+	S.end = (sim_time_t)(c->seconds * 1e9 + 0.5);
+	S.nv = c->vms * c->vcpus;
+	S.np = c->pcpus;
+	S.vcpus = xcalloc((size_t)S.nv, sizeof(*S.vcpus));
+	S.pcpus = xcalloc((size_t)S.np, sizeof(*S.pcpus));
+	S.vms = xcalloc((size_t)c->vms, sizeof(*S.vms));
+
+	/* the lock code's tunables are process-wide: set all of them per run */
+	pvspin_tunable_set(PVSPIN_TUNE_SPIN_THRESHOLD, c->spin_threshold);
+	pvspin_tunable_set(PVSPIN_TUNE_PENDING_LOOPS, c->pending_loops);
+	pvspin_tunable_set(PVSPIN_TUNE_TAS_BACKOFF_MAX, c->tas_backoff_max);
+	pvspin_tunable_set(PVSPIN_TUNE_EARLY_HALT_PREEMPTED, (uint32_t)c->early_halt_preempted);
+	memset(pvspin_qnodes, 0, sizeof(pvspin_qnodes));
+
+	for (int p = 0; p < S.np; p++) {
+		S.pcpus[p].id = p;
+		S.pcpus[p].node = (int)((long)p * c->nodes / S.np);
+	}
+	for (int m = 0; m < c->vms; m++) {
+		struct vm *vm = &S.vms[m];
+		vm->id = m;
+		vm->first = m * c->vcpus;
+		vm->n = c->vcpus;
+		vm->nlocks = c->locks;
+		vm->lock = c->vm_lock[m] ? c->vm_lock[m] : c->lock;
+		vm->ple = c->vm_ple[m] >= 0 ? c->vm_ple[m] : S.ple;
+		vm->kick_yield = c->vm_kick_yield[m] >= 0 ? c->vm_kick_yield[m] : c->kick_yield;
+		vm->pv_unhalt = c->vm_pv_unhalt[m] >= 0 ? c->vm_pv_unhalt[m] : c->pv_unhalt;
+		vm->steal_time = c->vm_steal_time[m] >= 0 ? c->vm_steal_time[m] : c->steal_time;
+		vm->last_boosted = -1 + c->vcpus; /* first boost goes to #0 */
+		vm->locks = aligned_alloc(64, (size_t)c->locks * sizeof(struct sim_lock));
+		if (!vm->locks)
+			oom();
+		memset(vm->locks, 0, (size_t)c->locks * sizeof(struct sim_lock));
+		for (int k = 0; k < c->locks; k++)
+			vm->locks[k].holder = -1;
+	}
+	for (int i = 0; i < S.nv; i++) {
+		struct vcpu *v = &S.vcpus[i];
+		v->id = i;
+		v->vm = i / c->vcpus;
+		v->idx = i % c->vcpus;
+		v->rq_pos = -1;
+		v->want_lock = v->holds = -1;
+		v->quota = c->work;
+		v->pinned = -1;
+		if (c->dedicated) {
+			v->pinned = i;
+			v->pcpu = i;
+		} else {
+			/* VM m's vCPU j starts on pCPU j (mod pCPUs): VMs overlap */
+			v->pcpu = v->idx % S.np;
+		}
+		v->rng = gsl_rng_alloc(gsl_rng_mt19937);
+		if (!v->rng)
+			oom();
+		gsl_rng_set(v->rng, (unsigned long)mix64(c->seed * 1000003ull + (uint64_t)i));
+		v->stack = mmap(NULL, SIM_STACK_SIZE, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+		if (v->stack == MAP_FAILED)
+			oom();
+		getcontext(&v->ctx);
+		v->ctx.uc_stack.ss_sp = v->stack;
+		v->ctx.uc_stack.ss_size = SIM_STACK_SIZE;
+		v->ctx.uc_link = &S.main_ctx;
+		makecontext(&v->ctx, (void (*)(void))vcpu_entry, 1, i);
+		pvspin_qnodes[i][0].count = 0;
+		/* every vCPU starts runnable on its pCPU */
+		v->act = VA_EXEC;
+		v->left = 0;
+		v->sched = VS_READY;
+		v->ready_since = 0;
+		rq_add(&S.pcpus[v->pcpu], v);
+	}
+	S.host_rng = gsl_rng_alloc(gsl_rng_mt19937);
+	if (!S.host_rng)
+		oom();
+	gsl_rng_set(S.host_rng, (unsigned long)mix64(c->seed ^ 0x5EED0F1057ull));
+	for (int p = 0; p < S.np; p++) {
+		reschedule(&S.pcpus[p], 0);
+		/* the VMs did not start in lock-step: a random phase of the
+		 * first slice on every pCPU */
+		if (S.pcpus[p].curr)
+			S.pcpus[p].slice_len = (sim_time_t)gsl_rng_uniform_int(
+				S.host_rng, (unsigned long)S.slice) + 1;
+		S.pcpus[p].slice_armed = false;
+		slice_arm(&S.pcpus[p], 0);
+	}
+	heap_push(S.sample, EV_TICK, 0, 0);
+	heap_push(S.end, EV_END, 0, 0);
+	return 0;
+}
+
+/* Lock arrays of finished runs, freed only at exit (see teardown()). */
+struct retired {
+	struct retired *next;
+	void *mem;
+};
+static struct retired *retired_locks;
+
+static void free_retired_locks(void)
+{
+	while (retired_locks) {
+		struct retired *r = retired_locks;
+		retired_locks = r->next;
+		free(r->mem);
+		free(r);
+	}
+}
+
+static void retire_locks(void *mem)
+{
+	static bool registered;
+	struct retired *r = xcalloc(1, sizeof(*r));
+	if (!registered) {
+		atexit(free_retired_locks);
+		registered = true;
+	}
+	r->mem = mem;
+	r->next = retired_locks;
+	retired_locks = r;
+}
+
+static void teardown(void)
+{
+	for (int i = 0; i < S.nv; i++) {
+		munmap(S.vcpus[i].stack, SIM_STACK_SIZE);
+		gsl_rng_free(S.vcpus[i].rng);
+	}
+	/* The lock arrays are not freed before exit: the PV lock hash of
+	 * src/lock/pvqspinlock.c is static and may still name a lock of a run
+	 * that was cut off mid-acquisition; not reusing a lock address keeps a
+	 * later run in this process from finding such a stale entry.  They are
+	 * freed at exit. */
+	for (int m = 0; m < S.cfg->vms; m++) {
+		free(S.vms[m].lat);
+		retire_locks(S.vms[m].locks);
+	}
+	for (size_t i = 0; i < S.caplines; i++)
+		free(S.lines[i]);
+	for (int p = 0; p < S.np; p++)
+		free(S.pcpus[p].rq);
+	free(S.lines);
+	free(S.heap);
+	gsl_rng_free(S.host_rng);
+	free(S.vcpus);
+	free(S.pcpus);
+	free(S.vms);
+	free(S.report);
+	pvspin_set_misuse_handler(NULL);
+	memset(&S, 0, sizeof(S));
+}
+
+static void run_loop(void)
+{
+	while (!S.stop && S.nheap) {
+		struct event e = heap_pop();
+		struct vcpu *v = NULL;
+		if (e.type == EV_RESUME || e.type == EV_PLE || e.type == EV_POLL_END) {
+			v = &S.vcpus[e.id];
+			if ((e.type == EV_PLE ? v->ple_gen : v->gen) != e.gen)
+				continue;
+		}
+		S.now = e.t;
+		S.events++;
+		switch (e.type) {
+		case EV_RESUME:
+			account_stint(v, S.now);
+			v->gen++;
+			v->ple_gen++;
+			S.cur = v;
+			swapcontext(&S.main_ctx, &v->ctx);
+			S.cur = NULL;
+			break;
+		case EV_PLE:
+			/* Pause-loop exit: the window grows x2, the host tries a
+			 * directed yield to a preempted vCPU of the VM. */
+			account_stint(v, S.now);
+			S.ple_exits++;
+			v->ple_acc = 0;
+			v->ple_window = v->ple_window * 2 > S.prof->ple_window_max_ns
+				? S.prof->ple_window_max_ns : v->ple_window * 2;
+			v->stint_start = S.now + S.prof->vmexit_ns;
+			vcpu_on_spin(v, S.now);
+			if (v->sched == VS_RUNNING)
+				arm(v);
+			break;
+		case EV_SLICE: {
+			struct pcpu *p = &S.pcpus[e.id];
+			if (p->slice_gen != e.gen)
+				break;
+			p->slice_armed = false;
+			if (!p->curr) {
+				reschedule(p, S.now);
+				break;
+			}
+			struct vcpu *n = rq_pick(p, NULL);
+			if (!n)
+				break;
+			if (n->vruntime < curr_vr(p, S.now) ||
+			    p->curr->sched == VS_POLLING) {
+				sched_out(p, S.now, p->curr->sched == VS_POLLING ? VS_HALTED
+										: VS_READY);
+				sched_in(p, n, S.now);
+			} else {
+				p->slice_gen++;
+				p->slice_armed = true;
+				heap_push(S.now + slice_len(p), EV_SLICE, (uint32_t)p->id, p->slice_gen);
+			}
+			break;
+		}
+		case EV_POLL_END: {
+			struct pcpu *p = &S.pcpus[v->pcpu];
+			if (v->sched != VS_POLLING || p->curr != v)
+				break;
+			sched_out(p, S.now, VS_HALTED);
+			reschedule(p, S.now);
+			break;
+		}
+		case EV_TICK:
+			tick();
+			break;
+		case EV_END:
+			S.stop = SIM_STOP_END;
+			break;
+		}
+	}
+	if (!S.stop) {
+		/* no event left at all: only possible when nothing can run */
+		S.stop = SIM_STOP_DEADLOCK;
+		deadlock_report();
+	}
+}
+
+static json_t *latency_json(struct vm *vm)
+{
+	json_t *o = json_object();
+	if (!vm->nlat) {
+		json_object_set_new(o, "count", json_integer(0));
+		return o;
+	}
+	gsl_sort(vm->lat, 1, vm->nlat);
+	double mean = gsl_stats_mean(vm->lat, 1, vm->nlat);
+	json_object_set_new(o, "count", json_integer((json_int_t)vm->nlat));
+	json_object_set_new(o, "mean", json_real(round(mean)));
+	static const struct { const char *k; double q; } qs[] = {
+		{ "p50", 0.5 }, { "p90", 0.9 }, { "p99", 0.99 }, { "p999", 0.999 } };
+	for (size_t i = 0; i < sizeof(qs) / sizeof(qs[0]); i++)
+		json_object_set_new(o, qs[i].k, json_real(round(
+			gsl_stats_quantile_from_sorted_data(vm->lat, 1, vm->nlat, qs[i].q))));
+	json_object_set_new(o, "max", json_real(vm->lat[vm->nlat - 1]));
+	return o;
+}
+
+static const char *stop_name(enum sim_stop s)
+{
+	switch (s) {
+	case SIM_STOP_END: return "end";
+	case SIM_STOP_DONE: return "done";
+	case SIM_STOP_DEADLOCK: return "deadlock";
+	case SIM_STOP_TWO_HOLDERS: return "two_holders";
+	case SIM_STOP_MISUSE: return "misuse";
+	default: return "none";
+	}
+}
+
+/* Close the open accounting intervals at the end of the run. */
+static void finalize_accounting(void)
+{
+	for (int p = 0; p < S.np; p++) {
+		struct pcpu *pc = &S.pcpus[p];
+		if (!pc->curr)
+			continue;
+		sim_time_t dt = S.now - pc->curr_since;
+		pc->curr->run_ns += dt;
+		pc->busy_ns += dt;
+		pc->curr_since = S.now;
+		account_stint(pc->curr, S.now);
+	}
+	for (int i = 0; i < S.nv; i++)
+		if (S.vcpus[i].sched == VS_READY) {
+			S.vcpus[i].ready_ns += S.now - S.vcpus[i].ready_since;
+			S.vcpus[i].ready_since = S.now;
+		}
+}
+
+static json_t *results_json(double wall)
+{
+	const struct sim_config *c = S.cfg;
+	json_t *root = json_object(), *vms = json_array(), *host = json_object();
+	json_object_set_new(root, "config", sim_config_json(c));
+	json_object_set_new(root, "workload_model",
+			    json_string(S.wl ? S.wl->approximates : ""));
+	json_object_set_new(root, "stop", json_string(stop_name(S.stop)));
+	json_object_set_new(root, "sim_seconds", json_real(S.now / 1e9));
+	sim_time_t run_tot = 0, ready_tot = 0, spin_tot = 0;
+	for (int m = 0; m < c->vms; m++) {
+		struct vm *vm = &S.vms[m];
+		json_t *o = json_object(), *per = json_array(), *ev = json_object();
+		double sum = 0, sq = 0;
+		sim_time_t vm_spin = 0, vm_run = 0;
+		for (int i = 0; i < vm->n; i++) {
+			struct vcpu *v = &S.vcpus[vm->first + i];
+			sum += (double)v->ops;
+			sq += (double)v->ops * (double)v->ops;
+			json_array_append_new(per, json_integer(v->ops));
+			vm_spin += v->spin_ns;
+			vm_run += v->run_ns;
+			run_tot += v->run_ns;
+			ready_tot += v->ready_ns;
+			spin_tot += v->spin_ns;
+		}
+		double span = vm->done_at ? vm->done_at / 1e9 : S.now / 1e9;
+		json_object_set_new(o, "lock", json_string(pvspin_kind_name(vm->lock)));
+		json_object_set_new(o, "ops", json_integer(vm->ops));
+		json_object_set_new(o, "ops_per_s", json_real(span > 0 ? round(vm->ops / span) : 0));
+		json_object_set_new(o, "completion_s",
+				    vm->done_at ? json_real(vm->done_at / 1e9) : json_null());
+		json_object_set_new(o, "latency_ns", latency_json(vm));
+		json_object_set_new(o, "jain", json_real(sq > 0 ? sum * sum / (vm->n * sq) : 1.0));
+		json_object_set_new(o, "spin_pct",
+				    json_real(vm_run ? 100.0 * vm_spin / vm_run : 0));
+		/* share of the VM's vCPU time on a pCPU (halted, preempted and
+		 * idle-after-done time are the rest) */
+		json_object_set_new(o, "cpu_pct", json_real(S.now ? 100.0 * vm_run /
+							     ((double)S.now * vm->n) : 0));
+		for (int e = 0; e < PVSPIN_EV_COUNT; e++)
+			json_object_set_new(ev, pvspin_event_name(e), json_integer(vm->events[e]));
+		json_object_set_new(o, "lock_events", ev);
+		json_object_set_new(o, "vcpu_ops", per);
+		json_t *runs = json_array();
+		for (int i = 0; i < vm->n; i++)
+			json_array_append_new(runs, json_integer(
+				(json_int_t)S.vcpus[vm->first + i].run_ns));
+		json_object_set_new(o, "vcpu_run_ns", runs);
+		json_array_append_new(vms, o);
+	}
+	json_object_set_new(root, "vms", vms);
+	json_object_set_new(host, "halts", json_integer((json_int_t)S.halts));
+	json_object_set_new(host, "kicks", json_integer((json_int_t)S.kicks));
+	json_object_set_new(host, "ple_exits", json_integer((json_int_t)S.ple_exits));
+	json_object_set_new(host, "directed_yields", json_integer((json_int_t)S.dyields));
+	json_object_set_new(host, "kicks_to_ready", json_integer((json_int_t)S.kick_ready));
+	json_object_set_new(host, "kick_yields", json_integer((json_int_t)S.kick_yields));
+	json_object_set_new(host, "lhp_ns", json_integer((json_int_t)S.lhp_ns));
+	json_object_set_new(host, "lwp_ns", json_integer((json_int_t)S.lwp_ns));
+	json_object_set_new(host, "steal_pct", json_real(run_tot + ready_tot
+		? 100.0 * ready_tot / (run_tot + ready_tot) : 0));
+	json_object_set_new(host, "spin_ns", json_integer((json_int_t)spin_tot));
+	sim_time_t busy = 0;
+	for (int p = 0; p < S.np; p++)
+		busy += S.pcpus[p].busy_ns;
+	json_object_set_new(host, "pcpu_busy_pct",
+			    json_real(S.now ? 100.0 * busy / ((double)S.now * S.np) : 0));
+	json_object_set_new(root, "host", host);
+	json_object_set_new(root, "events", json_integer((json_int_t)S.events));
+	json_object_set_new(root, "events_per_s", json_real(wall > 0 ? round(S.events / wall) : 0));
+	json_object_set_new(root, "wall_seconds", json_real(wall));
+	return root;
+}
+
+int sim_run(const struct sim_config *c, struct sim_result *out)
+{
+	static struct sim_config rc;   /* S.cfg points here during the run */
+	struct timespec t0, t1;
+	memset(out, 0, sizeof(*out));
+	rc = *c;
+	sim_config_resolve(&rc);
+	c = &rc;
+	if (sim_config_check(c, stderr))
+		return -1;
+	if (setup(c))
+		return -1;
+	S.wl = sim_workload_find(c->workload);
+	pvspin_set_misuse_handler(sim_misuse);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	run_loop();
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	double wall = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	out->stop = S.stop;
+	finalize_accounting();
+	out->json = results_json(wall);
+	if (S.report) {
+		out->report = strdup(S.report);
+		json_object_set_new(out->json, "report", json_string(S.report));
+	}
+	int ret = (S.stop == SIM_STOP_END || S.stop == SIM_STOP_DONE) ? 0 : 1;
+	teardown();
+	return ret;
+}

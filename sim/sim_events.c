@@ -1,0 +1,29 @@
+/*
+ * sim_events.c - names of the lock events (pvspin/stats.h) for the
+ * simulator build, which does not link src/platform/native.c.  The names
+ * are the kernel's (kernel/locking/lock_events_list.h), as natively.
+ */
+#include "pvspin/stats.h"
+
+static const char *const event_names[PVSPIN_EV_COUNT] = {
+	[PVSPIN_EV_PV_WAIT_NODE] = "pv_wait_node",
+	[PVSPIN_EV_PV_WAIT_HEAD] = "pv_wait_head",
+	[PVSPIN_EV_PV_WAIT_AGAIN] = "pv_wait_again",
+	[PVSPIN_EV_PV_WAIT_EARLY] = "pv_wait_early",
+	[PVSPIN_EV_PV_KICK_UNLOCK] = "pv_kick_unlock",
+	[PVSPIN_EV_PV_KICK_WAKE] = "pv_kick_wake",
+	[PVSPIN_EV_PV_SPURIOUS_WAKEUP] = "pv_spurious_wakeup",
+	[PVSPIN_EV_PV_LOCK_STEALING] = "pv_lock_stealing",
+	[PVSPIN_EV_PV_HASH_HOPS] = "pv_hash_hops",
+	[PVSPIN_EV_LOCK_PENDING] = "lock_pending",
+	[PVSPIN_EV_LOCK_SLOWPATH] = "lock_slowpath",
+	[PVSPIN_EV_LOCK_NO_NODE] = "lock_no_node",
+};
+
+/** Kernel-style name of lock event `ev`, "?" if out of range. */
+const char *pvspin_event_name(int ev)
+{
+	if ((unsigned)ev >= PVSPIN_EV_COUNT)
+		return "?";
+	return event_names[ev];
+}

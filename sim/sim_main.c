@@ -1,0 +1,352 @@
+/*
+ * sim_main.c - the `pvspin-sim` command (run as `pvspin sim ...`).
+ *
+ *   pvspin sim [--preset NAME] [FILE] [--set KEY=VALUE ...] [--seed N]
+ *              [--json FILE|-]
+ *   pvspin sim --list | --keys
+ *   pvspin sim --fuzz N [--seed S] [--json FILE|-]
+ *
+ * FILE is a scenario: an INI file of KEY = VALUE lines (inih), or a .json
+ * file whose "config" object (e.g. the JSON output of an earlier run) or
+ * top-level object holds the keys (jansson).  Order of application: preset,
+ * FILE, each --set in order, --seed.  Exit status: 0 success, 1 the run
+ * stopped on a deadlock / broken invariant / lock misuse (report on
+ * stderr), 2 bad usage.
+ */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_rng.h>
+
+#include "sim.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: pvspin sim [--preset NAME] [FILE] [--set KEY=VALUE ...] [--seed N]\n"
+		"                  [--json FILE|-]\n"
+		"       pvspin sim --list        presets, one per line\n"
+		"       pvspin sim --keys        configuration keys\n"
+		"       pvspin sim --fuzz N [--seed S]   N random small runs, report broken invariants\n"
+		"FILE: INI scenario (KEY = VALUE lines) or a .json file with a \"config\" object.\n"
+		"Without --json a summary is printed; --json - writes the JSON document to stdout.\n");
+}
+
+static int load_json_scenario(struct sim_config *c, const char *path)
+{
+	json_error_t e;
+	json_t *root = json_load_file(path, 0, &e), *cfg;
+	const char *k;
+	json_t *v;
+	if (!root) {
+		fprintf(stderr, "%s:%d: %s\n", path, e.line, e.text);
+		return -1;
+	}
+	cfg = json_object_get(root, "config");
+	if (!cfg)
+		cfg = root;
+	if (!json_is_object(cfg)) {
+		fprintf(stderr, "pvspin sim: %s: expected a JSON object\n", path);
+		json_decref(root);
+		return -1;
+	}
+	/* a preset first (it resets the other keys) */
+	json_t *p = json_object_get(cfg, "preset");
+	if (json_is_string(p) && json_string_value(p)[0] &&
+	    sim_config_preset(c, json_string_value(p), stderr)) {
+		json_decref(root);
+		return -1;
+	}
+	json_object_foreach(cfg, k, v) {
+		char buf[64];
+		const char *s = buf;
+		if (!strcmp(k, "preset"))
+			continue;
+		if (json_is_string(v))
+			s = json_string_value(v);
+		else if (json_is_true(v))
+			s = "1";
+		else if (json_is_false(v))
+			s = "0";
+		else if (json_is_integer(v))
+			snprintf(buf, sizeof(buf), "%lld", (long long)json_integer_value(v));
+		else if (json_is_real(v))
+			snprintf(buf, sizeof(buf), "%.17g", json_real_value(v));
+		else {
+			fprintf(stderr, "pvspin sim: %s: key '%s' has an unusable value\n", path, k);
+			json_decref(root);
+			return -1;
+		}
+		if (sim_config_set(c, k, s, stderr)) {
+			json_decref(root);
+			return -1;
+		}
+	}
+	json_decref(root);
+	return 0;
+}
+
+static void print_summary(FILE *f, json_t *j)
+{
+	json_t *cfg = json_object_get(j, "config"), *host = json_object_get(j, "host");
+	json_t *vms = json_object_get(j, "vms"), *vm;
+	size_t i;
+	fprintf(f, "pvspin sim: preset %s, lock %s, %lld VM(s) x %lld vCPUs on %lld pCPUs, "
+		   "profile %s, workload %s, stop %s at %.6f s\n",
+		json_string_value(json_object_get(cfg, "preset"))[0]
+			? json_string_value(json_object_get(cfg, "preset")) : "-",
+		json_string_value(json_object_get(cfg, "lock")),
+		json_integer_value(json_object_get(cfg, "vms")),
+		json_integer_value(json_object_get(cfg, "vcpus")),
+		json_integer_value(json_object_get(cfg, "pcpus")),
+		json_string_value(json_object_get(cfg, "profile")),
+		json_string_value(json_object_get(cfg, "workload")),
+		json_string_value(json_object_get(j, "stop")),
+		json_real_value(json_object_get(j, "sim_seconds")));
+	json_array_foreach(vms, i, vm) {
+		json_t *lat = json_object_get(vm, "latency_ns"), *c = json_object_get(vm, "completion_s");
+		fprintf(f, "  vm%zu (%s): ops %lld, ops/s %.0f, completion %s%.6f s, wait p50 %.0f ns "
+			   "p99 %.0f ns, jain %.3f, cpu %.1f%%, spin %.1f%%\n", i,
+			json_string_value(json_object_get(vm, "lock")),
+			json_integer_value(json_object_get(vm, "ops")),
+			json_real_value(json_object_get(vm, "ops_per_s")),
+			json_is_null(c) ? "(not done) " : "", json_is_null(c) ? 0.0 : json_real_value(c),
+			json_real_value(json_object_get(lat, "p50")),
+			json_real_value(json_object_get(lat, "p99")),
+			json_real_value(json_object_get(vm, "jain")),
+			json_real_value(json_object_get(vm, "cpu_pct")),
+			json_real_value(json_object_get(vm, "spin_pct")));
+	}
+	fprintf(f, "  host: halts %lld, kicks %lld, ple_exits %lld, directed_yields %lld, "
+		   "lhp %.3f ms, lwp %.3f ms, steal %.1f%%, busy %.1f%%\n",
+		json_integer_value(json_object_get(host, "halts")),
+		json_integer_value(json_object_get(host, "kicks")),
+		json_integer_value(json_object_get(host, "ple_exits")),
+		json_integer_value(json_object_get(host, "directed_yields")),
+		json_integer_value(json_object_get(host, "lhp_ns")) / 1e6,
+		json_integer_value(json_object_get(host, "lwp_ns")) / 1e6,
+		json_real_value(json_object_get(host, "steal_pct")),
+		json_real_value(json_object_get(host, "pcpu_busy_pct")));
+	fprintf(f, "  events %lld in %.3f s wall (%.0f events/s)\n",
+		json_integer_value(json_object_get(j, "events")),
+		json_real_value(json_object_get(j, "wall_seconds")),
+		json_real_value(json_object_get(j, "events_per_s")));
+}
+
+static int write_json(json_t *j, const char *path)
+{
+	int flags = JSON_INDENT(2) | JSON_REAL_PRECISION(12);
+	if (!strcmp(path, "-")) {
+		if (json_dumpf(j, stdout, flags))
+			return -1;
+		fputc('\n', stdout);
+		return 0;
+	}
+	if (json_dump_file(j, path, flags)) {
+		fprintf(stderr, "pvspin sim: cannot write %s\n", path);
+		return -1;
+	}
+	return 0;
+}
+
+/* One random small configuration for --fuzz. */
+static void fuzz_config(struct sim_config *c, gsl_rng *r, char *cmd, size_t n)
+{
+	static const char *const locks[] = { "qspinlock", "pvqspinlock", "tas", "ticket" };
+	static const char *const wls[] = { "kcbench", "ebizzy", "spawn", "messaging" };
+	static const char *const profs[] = { "intel-xeon", "amd-epyc", "loongarch-3c5000" };
+	char set[24][48];
+	int k = 0;
+	int vms = 1 + (int)gsl_rng_uniform_int(r, 3);
+	int vcpus = 1 + (int)gsl_rng_uniform_int(r, 8);
+	int pcpus = 1 + (int)gsl_rng_uniform_int(r, 8);
+	int dedicated = vms * vcpus <= pcpus && gsl_rng_uniform(r) < 0.3;
+	snprintf(set[k++], 48, "vms=%d", vms);
+	snprintf(set[k++], 48, "vcpus=%d", vcpus);
+	snprintf(set[k++], 48, "pcpus=%d", pcpus);
+	snprintf(set[k++], 48, "nodes=%d", pcpus > 1 ? 1 + (int)gsl_rng_uniform_int(r, 2) : 1);
+	snprintf(set[k++], 48, "lock=%s", locks[gsl_rng_uniform_int(r, 4)]);
+	snprintf(set[k++], 48, "workload=%s", wls[gsl_rng_uniform_int(r, 4)]);
+	snprintf(set[k++], 48, "profile=%s", profs[gsl_rng_uniform_int(r, 3)]);
+	snprintf(set[k++], 48, "ple=%s", gsl_rng_uniform(r) < 0.5 ? "0" : "default");
+	if (gsl_rng_uniform(r) < 0.3)   /* mixed VMs: another lock in VM 0 */
+		snprintf(set[k++], 48, "vm0.lock=%s", locks[gsl_rng_uniform_int(r, 4)]);
+	snprintf(set[k++], 48, "kick_yield=%d", (int)gsl_rng_uniform_int(r, 2));
+	snprintf(set[k++], 48, "pv_unhalt=%d", gsl_rng_uniform(r) < 0.8);
+	snprintf(set[k++], 48, "dedicated=%d", dedicated);
+	snprintf(set[k++], 48, "spin_threshold=%d", 1 << (4 + (int)gsl_rng_uniform_int(r, 12)));
+	snprintf(set[k++], 48, "halt_poll_us=%d", gsl_rng_uniform(r) < 0.5 ? 0 : 200);
+	snprintf(set[k++], 48, "work=%d", gsl_rng_uniform(r) < 0.5 ? 0 : 50);
+	snprintf(set[k++], 48, "seconds=0.005");
+	snprintf(set[k++], 48, "seed=%lu", gsl_rng_get(r));
+	sim_config_defaults(c);
+	size_t used = 0;
+	cmd[0] = 0;
+	for (int i = 0; i < k; i++) {
+		char *eq = strchr(set[i], '=');
+		used += (size_t)snprintf(cmd + used, used < n ? n - used : 0, " --set %s", set[i]);
+		*eq = 0;
+		sim_config_set(c, set[i], eq + 1, stderr);
+		*eq = '=';
+	}
+}
+
+static int run_fuzz(long n, uint64_t seed, const char *json_path)
+{
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	long failures = 0;
+	json_t *fails = json_array();
+	gsl_rng_set(r, (unsigned long)seed);
+	for (long i = 0; i < n; i++) {
+		struct sim_config c;
+		struct sim_result res;
+		char cmd[1024];
+		fuzz_config(&c, r, cmd, sizeof(cmd));
+		int rc = sim_run(&c, &res);
+		if (rc < 0) {
+			failures++;
+			fprintf(stderr, "FUZZ CONFIG ERROR %ld/%ld (a bug of --fuzz itself):%s\n",
+				i + 1, n, cmd);
+			continue;
+		}
+		if (rc != 0) {
+			failures++;
+			fprintf(stderr, "FUZZ FAILURE %ld/%ld (fuzz seed %llu): %s\n"
+					"  reproduce: pvspin sim%s\n%s", i + 1, n,
+				(unsigned long long)seed,
+				json_string_value(json_object_get(res.json, "stop")), cmd,
+				res.report ? res.report : "");
+			json_t *f = json_object();
+			json_object_set_new(f, "run", json_integer(i + 1));
+			json_object_set_new(f, "reproduce", json_string(cmd + 1));
+			json_object_set_new(f, "report", json_string(res.report ? res.report : ""));
+			json_array_append_new(fails, f);
+		}
+		json_decref(res.json);
+		free(res.report);
+	}
+	gsl_rng_free(r);
+	printf("pvspin sim --fuzz: %ld runs, %ld broken (seed %llu): %s\n", n, failures,
+	       (unsigned long long)seed, failures ? "FAILURE" : "SUCCESS");
+	if (json_path) {
+		json_t *j = json_object();
+		json_object_set_new(j, "runs", json_integer(n));
+		json_object_set_new(j, "seed", json_integer((json_int_t)seed));
+		json_object_set_new(j, "failures", fails);
+		write_json(j, json_path);
+		json_decref(j);
+	} else {
+		json_decref(fails);
+	}
+	return failures ? 1 : 0;
+}
+
+static int sim_main(int argc, char **argv, char **sets)
+{
+	static const struct option opts[] = {
+		{ "preset", required_argument, NULL, 'p' },
+		{ "set", required_argument, NULL, 's' },
+		{ "seed", required_argument, NULL, 'S' },
+		{ "json", required_argument, NULL, 'j' },
+		{ "list", no_argument, NULL, 'l' },
+		{ "keys", no_argument, NULL, 'k' },
+		{ "fuzz", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *preset = NULL, *json_path = NULL, *seed_s = NULL;
+	int nsets = 0, c;
+	long fuzz = -1;
+	struct sim_config cfg;
+
+	while ((c = getopt_long(argc, argv, "p:s:S:j:lkf:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'p': preset = optarg; break;
+		case 's': sets[nsets++] = optarg; break;
+		case 'S': seed_s = optarg; break;
+		case 'j': json_path = optarg; break;
+		case 'l': sim_presets_list(stdout); return 0;
+		case 'k': sim_keys_help(stdout); return 0;
+		case 'f': {
+			char *end;
+			fuzz = strtol(optarg, &end, 10);
+			if (*end || fuzz < 1 || fuzz > 1000000) {
+				fprintf(stderr, "pvspin sim: --fuzz needs a run count from 1 to 1000000, "
+						"not '%s'\n", optarg);
+				return 2;
+			}
+			break;
+		}
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	sim_config_defaults(&cfg);
+	if (seed_s && sim_config_set(&cfg, "seed", seed_s, stderr))
+		return 2;
+	if (fuzz > 0)
+		return run_fuzz(fuzz, cfg.seed, json_path);
+	if (optind < argc - 1) {
+		fprintf(stderr, "pvspin sim: one scenario file at most ('%s' is extra)\n",
+			argv[optind + 1]);
+		return 2;
+	}
+	if (!preset && optind == argc && !nsets) {
+		usage(stderr);
+		return 2;
+	}
+	if (preset && sim_config_preset(&cfg, preset, stderr))
+		return 2;
+	if (optind < argc) {
+		const char *f = argv[optind];
+		size_t l = strlen(f);
+		int rc = (l > 5 && !strcmp(f + l - 5, ".json")) ? load_json_scenario(&cfg, f)
+								 : sim_config_load_ini(&cfg, f, stderr);
+		if (rc)
+			return 2;
+	}
+	for (int i = 0; i < nsets; i++) {
+		char *eq = strchr(sets[i], '=');
+		if (!eq) {
+			fprintf(stderr, "pvspin sim: --set needs KEY=VALUE, not '%s'\n", sets[i]);
+			return 2;
+		}
+		*eq = 0;
+		if (sim_config_set(&cfg, sets[i], eq + 1, stderr))
+			return 2;
+	}
+	if (seed_s && sim_config_set(&cfg, "seed", seed_s, stderr))
+		return 2;
+	if (sim_config_check(&cfg, stderr))
+		return 2;
+
+	struct sim_result res;
+	int rc = sim_run(&cfg, &res);
+	if (rc < 0)
+		return 2;
+	if (json_path) {
+		if (write_json(res.json, json_path))
+			rc = 1;
+	} else {
+		print_summary(stdout, res.json);
+	}
+	if (res.report)
+		fprintf(stderr, "%s", res.report);
+	json_decref(res.json);
+	free(res.report);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	char **sets = calloc((size_t)argc + 1, sizeof(char *));
+	if (!sets) {
+		fprintf(stderr, "pvspin sim: out of memory\n");
+		return 1;
+	}
+	int rc = sim_main(argc, argv, sets);
+	free(sets);
+	return rc;
+}

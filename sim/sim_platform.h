@@ -1,0 +1,92 @@
+/*
+ * sim_platform.h - simulator backend of the pvspin platform interface
+ * (include/pvspin/platform.h, selected by -DPVSPIN_PLATFORM_SIM).
+ *
+ * Same names and signatures as include/pvspin/platform_native.h, but every
+ * operation is an out-of-line call into the hypervisor simulator
+ * (sim/sim_core.c): the memory operation is performed on real memory (all
+ * simulated vCPUs are coroutines on ONE host thread, so plain accesses are
+ * exact and the simulated memory model is sequentially consistent), its cost
+ * is charged from the coherence model of the active cost profile, and the
+ * calling vCPU yields to the scheduler until the operation completes in
+ * simulated time.  Memory-order arguments are accepted and ignored.
+ *
+ * pvspin_plat_wait32()/waitptr() park the vCPU until the watched cache line
+ * is written (the predicate is re-evaluated on each write) or until
+ * max_loops x PAUSE of RUNNING time have passed: spinning is charged, not
+ * stepped.  Pause-loop exiting watches the same spin time.
+ *
+ * Called outside a simulated vCPU (set-up code on the host thread), the
+ * memory operations act on memory at no cost and pvspin_plat_cpu() is -1.
+ * Not thread-safe: the simulator is single-threaded by design.
+ */
+#ifndef PVSPIN_SIM_PLATFORM_H
+#define PVSPIN_SIM_PLATFORM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PVSPIN_SIM_DECLARE_WIDTH(W, T)                                        \
+	T pvspin_plat_load##W(const T *p, int mo);                            \
+	void pvspin_plat_store##W(T *p, T v, int mo);                         \
+	bool pvspin_plat_cmpxchg##W(T *p, T *old, T nv, int mo);              \
+	T pvspin_plat_xchg##W(T *p, T v, int mo);
+
+PVSPIN_SIM_DECLARE_WIDTH(8, uint8_t)
+PVSPIN_SIM_DECLARE_WIDTH(16, uint16_t)
+PVSPIN_SIM_DECLARE_WIDTH(32, uint32_t)
+#undef PVSPIN_SIM_DECLARE_WIDTH
+
+void *pvspin_plat_loadptr(void *const *p, int mo);
+void pvspin_plat_storeptr(void **p, void *v, int mo);
+bool pvspin_plat_cmpxchgptr(void **p, void **old, void *nv, int mo);
+
+uint32_t pvspin_plat_fetch_add32(uint32_t *p, uint32_t v, int mo);
+uint32_t pvspin_plat_fetch_or32(uint32_t *p, uint32_t v, int mo);
+uint32_t pvspin_plat_fetch_and32(uint32_t *p, uint32_t v, int mo);
+
+/** Compiler barrier (no simulated cost; there is no preemption between
+ *  platform operations in the simulator). */
+static inline void pvspin_plat_barrier(void)
+{ __atomic_signal_fence(__ATOMIC_SEQ_CST); }
+
+/** One PAUSE: charges the profile's PAUSE cost (ns) of running time. */
+void pvspin_plat_cpu_relax(void);
+
+/** See platform_native.h; here the spinner is parked until its cache line is
+ *  written or max_loops x PAUSE of running time have been charged;
+ *  *spent = running spin time / PAUSE cost. */
+bool pvspin_plat_wait32(const uint32_t *p, bool (*done)(uint32_t, uint32_t),
+			uint32_t arg, uint32_t max_loops, uint32_t *val, uint32_t *spent);
+
+/** Park until *p != NULL (or its line is written with a non-NULL value). */
+void *pvspin_plat_waitptr(void *const *p);
+
+/** The calling vCPU's globally unique slot (< PVSPIN_MAX_CPUS), -1 outside
+ *  a vCPU. */
+int pvspin_plat_cpu(void);
+
+/** Halt (a simulated HLT exit) while *ptr == val, unless a kick is pending
+ *  (consumed).  Without PV_UNHALT in the VM's features: returns at once. */
+void pvspin_plat_pv_wait(uint8_t *ptr, uint8_t val);
+
+/** KVM_HC_KICK_CPU: set the target's pending-kick flag, wake it if halted,
+ *  then (kick_yield) yield to it if it is runnable and not running. */
+void pvspin_plat_pv_kick(int cpu);
+
+/** The steal-time preempted flag of vCPU slot `cpu`: runnable but not on a
+ *  pCPU. */
+bool pvspin_plat_vcpu_is_preempted(int cpu);
+
+/** Count one lock event for the calling vCPU's VM. */
+void pvspin_plat_event(int ev);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PVSPIN_SIM_PLATFORM_H */

@@ -1,0 +1,146 @@
+/*
+ * sim_profile.c - cost profiles of the simulator: one per machine type.
+ *
+ * Every number is an estimate from a public source named beside it; where a
+ * source gives cycles, the value is converted at the profile's clock.  The
+ * profiles are fixed: presets never tune them (issue 4, "one cost profile
+ * per machine").  Host-scheduler numbers are Linux defaults; KVM numbers are
+ * the module parameter defaults (DESIGN.md section 4).
+ */
+#include <string.h>
+
+#include "sim.h"
+
+#define CYC(c, ghz) ((sim_time_t)((c) / (ghz) + 0.5))
+
+const struct sim_profile sim_profiles[] = {
+	{
+		.name = "intel-xeon",
+		.what = "2-socket Intel Xeon Skylake-SP class, 2.5 GHz (seed 001's 80-HT host)",
+		.ghz = 2.5,
+		/* PAUSE: ~140 cycles since Skylake (Intel 64 and IA-32
+		 * Architectures Optimization Reference Manual, 2.5.4 "Pause
+		 * Latency in Skylake Microarchitecture"). */
+		.pause_ns = CYC(140, 2.5),
+		/* L1 hit 4-5 cycles (same manual, Table 2-4). */
+		.l1_ns = 2,
+		/* LOCK CMPXCHG / XCHG ~18-20 cycles (Agner Fog, instruction
+		 * tables, Skylake-X). */
+		.atomic_ns = CYC(19, 2.5),
+		/* core-to-core line transfer on the mesh ~45-55 ns, across UPI
+		 * ~120-140 ns (AnandTech Xeon Scalable review, core-to-core
+		 * latency; Intel MLC c2c numbers). */
+		.xfer_local_ns = 50,
+		.xfer_remote_ns = 130,
+		/* VM exit + entry with KVM handling ~1-1.5 us (kvm-unit-tests
+		 * vmexit "vmcall"/"hlt" ~1200-1500 cycles + handler). */
+		.vmexit_ns = 1200,
+		.hypercall_ns = 1500,
+		/* Wake-up IPI + wake of an idle vCPU thread: a few us
+		 * (KVM posted-interrupt / IPI latency measurements, e.g. the
+		 * "KVM: X86: Implement PV IPIs" series). */
+		.ipi_ns = 2000,
+		/* host switch between vCPU threads incl. vcpu_put/load ~2-3 us
+		 * (lmbench lat_ctx ~1-2 us + VMCS switch). */
+		.ctx_switch_ns = 2500,
+		/* The seed-001 host (2019, Linux 5.x) runs CFS:
+		 * sched_latency 6 ms, min granularity 0.75 ms, wake-up
+		 * granularity 1 ms, each x (1 + ilog2(min(ncpus, 8))) = x4
+		 * (kernel/sched/fair.c, SCHED_TUNABLESCALING_LOG): a slice is
+		 * max(24 ms / nr_running, 3 ms). */
+		.slice_ns = 3000000,
+		.sched_latency_ns = 24000000,
+		.wakeup_gran_ns = 4000000,
+		/* VMX PLE: window 4096 cycles, gap 128, grow x2, shrink to the
+		 * base on sched-in (arch/x86/kvm/vmx/vmx.c module defaults);
+		 * the window max is effectively unbounded, capped here at 1 ms. */
+		.has_ple = true,
+		.ple_window_ns = CYC(4096, 2.5),
+		.ple_window_max_ns = 1000000,
+		/* halt_poll_ns default 200 us on x86 (virt/kvm/kvm_main.c). */
+		.halt_poll_ns = 200000,
+	},
+	{
+		.name = "amd-epyc",
+		.what = "2-socket AMD EPYC Zen 3/4 class, 2.45 GHz",
+		.ghz = 2.45,
+		/* PAUSE ~65 cycles on Zen 2 and later (Agner Fog, instruction
+		 * tables, Zen 2/3). */
+		.pause_ns = CYC(65, 2.45),
+		.l1_ns = 2,
+		/* LOCK CMPXCHG ~8-20 cycles (Agner Fog, Zen 3). */
+		.atomic_ns = CYC(15, 2.45),
+		/* core-to-core: same CCX ~20-30 ns, other CCX same socket
+		 * ~80-110 ns, other socket ~180-220 ns (AnandTech / Chips and
+		 * Cheese Milan and Genoa core-to-core latency).  One node here
+		 * is one socket: mostly cross-CCX. */
+		.xfer_local_ns = 90,
+		.xfer_remote_ns = 200,
+		.vmexit_ns = 1000,
+		.hypercall_ns = 1300,
+		.ipi_ns = 2000,
+		.ctx_switch_ns = 2500,
+		/* recent host (Linux >= 6.6): EEVDF base slice 0.75 ms x (1 +
+		 * ilog2(min(ncpus, 8))) = 3 ms (sysctl_sched_base_slice); wake-up
+		 * preemption modelled with a 1 ms granularity. */
+		.slice_ns = 3000000,
+		.wakeup_gran_ns = 1000000,
+		/* SVM pause filter: count 3000 PAUSEs, threshold 128 cycles,
+		 * grow x2, shrink on sched-in (arch/x86/kvm/svm/svm.c). */
+		.has_ple = true,
+		.ple_window_ns = 3000 * CYC(65, 2.45),
+		.ple_window_max_ns = 1000000,
+		.halt_poll_ns = 200000,
+	},
+	{
+		.name = "loongarch-3c5000",
+		.what = "2-socket Loongson 3C5000 (LA464), 2.2 GHz, 32 cores, 2 nodes, no PLE (seed 002)",
+		.ghz = 2.2,
+		/* LoongArch has no PAUSE: cpu_relax() is a compiler barrier
+		 * (arch/loongarch/include/asm/processor.h), so one spin loop is
+		 * a load + compare + branch, ~10 cycles. */
+		.pause_ns = CYC(10, 2.2),
+		.l1_ns = 2,
+		/* LL/SC or AM* atomic ~20-30 cycles (Loongson LA464 manual
+		 * estimates; Chips and Cheese "Loongson 3A5000" 2023). */
+		.atomic_ns = CYC(25, 2.2),
+		/* 3C5000: four 4-core clusters per chip on an internal HT
+		 * fabric; cross-core ~100-150 ns, cross-socket ~250 ns (Chips
+		 * and Cheese 3A5000 core-to-core latency, scaled for the 3C5000
+		 * multi-die package: an estimate). */
+		.xfer_local_ns = 120,
+		.xfer_remote_ns = 250,
+		/* LoongArch virtualization (LVZ) exit + entry ~2 us (estimate,
+		 * KVM LoongArch port discussions). */
+		.vmexit_ns = 2000,
+		.hypercall_ns = 2500,
+		.ipi_ns = 3000,
+		.ctx_switch_ns = 3000,
+		/* the seed-002 host (2024, LoongArch KVM needs Linux >= 6.7):
+		 * EEVDF, base slice 3 ms as above. */
+		.slice_ns = 3000000,
+		.wakeup_gran_ns = 1000000,
+		/* "there is no hw Pause Loop Exiting (PLE) supported on
+		 * LoongArch system" (seed 002). */
+		.has_ple = false,
+		.ple_window_ns = 0,
+		.ple_window_max_ns = 0,
+		/* generic halt_poll_ns default 200 us (virt/kvm/kvm_main.c). */
+		.halt_poll_ns = 200000,
+	},
+};
+
+const int sim_nprofiles = sizeof(sim_profiles) / sizeof(sim_profiles[0]);
+
+const struct sim_profile *sim_profile_find(const char *name)
+{
+	for (int i = 0; i < sim_nprofiles; i++)
+		if (!strcmp(sim_profiles[i].name, name))
+			return &sim_profiles[i];
+	return NULL;
+}
+
+const char *sim_profile_names(void)
+{
+	return "intel-xeon, amd-epyc, loongarch-3c5000";
+}

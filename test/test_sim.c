@@ -1,0 +1,309 @@
+/*
+ * test_sim.c - tests of the hypervisor simulator (sim/): determinism, the
+ * host scheduler's accounting, kick-before-halt, the deadlock report on a
+ * lock that loses kicks, and the two-holders check on a broken lock.
+ * Each run is a few simulated milliseconds (well under a second of wall
+ * time); no assertion depends on wall time.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "sim.h"
+#include "pvspin/spinlock.h"
+
+static void set(struct sim_config *c, const char *k, const char *v)
+{
+	assert_int_equal(sim_config_set(c, k, v, stderr), 0);
+}
+
+/* JSON of a run without the wall-clock-dependent members. */
+static char *run_json(const struct sim_config *c, int *rc, enum sim_stop *stop)
+{
+	struct sim_result r;
+	*rc = sim_run(c, &r);
+	assert_non_null(r.json);
+	json_object_del(r.json, "wall_seconds");
+	json_object_del(r.json, "events_per_s");
+	char *s = json_dumps(r.json, JSON_INDENT(1) | JSON_REAL_PRECISION(17));
+	if (stop)
+		*stop = r.stop;
+	json_decref(r.json);
+	free(r.report);
+	return s;
+}
+
+/* Same configuration and seed: identical JSON; another seed: different. */
+static void test_determinism(void **state)
+{
+	(void)state;
+	struct sim_config c;
+	int rc;
+	sim_config_defaults(&c);
+	set(&c, "vms", "2");
+	set(&c, "vcpus", "6");
+	set(&c, "pcpus", "4");
+	set(&c, "nodes", "2");
+	set(&c, "lock", "pvqspinlock");
+	set(&c, "workload", "ebizzy");
+	set(&c, "spin_threshold", "256");
+	set(&c, "kick_yield", "1");
+	set(&c, "seconds", "0.01");
+	char *a = run_json(&c, &rc, NULL);
+	assert_int_equal(rc, 0);
+	char *b = run_json(&c, &rc, NULL);
+	assert_string_equal(a, b);
+	set(&c, "seed", "2");
+	char *d = run_json(&c, &rc, NULL);
+	assert_string_not_equal(a, d);
+	free(a);
+	free(b);
+	free(d);
+}
+
+/* Two always-runnable vCPUs on one pCPU each get half the time (1%). */
+static void test_scheduler_fair_share(void **state)
+{
+	(void)state;
+	struct sim_config c;
+	struct sim_result r;
+	sim_config_defaults(&c);
+	set(&c, "vcpus", "2");
+	set(&c, "pcpus", "1");
+	set(&c, "ncs_us", "10000000");   /* never reaches a lock */
+	set(&c, "ncs_dist", "const");
+	set(&c, "work", "0");
+	set(&c, "seconds", "0.5");
+	assert_int_equal(sim_run(&c, &r), 0);
+	json_t *runs = json_object_get(json_array_get(json_object_get(r.json, "vms"), 0),
+				       "vcpu_run_ns");
+	double a = (double)json_integer_value(json_array_get(runs, 0));
+	double b = (double)json_integer_value(json_array_get(runs, 1));
+	print_message("run ns: %.0f %.0f\n", a, b);
+	assert_true(a + b > 0.99 * 0.5e9);
+	assert_true(a / (a + b) > 0.49 && a / (a + b) < 0.51);
+	json_decref(r.json);
+	free(r.report);
+}
+
+/* ---- a kick sent before the halt is not lost ---------------------------- */
+
+static uint8_t halt_word;      /* pv_wait(&halt_word, 0): never changes */
+static int woke;
+
+static void guest_kick_first(int vm, int idx, int slot)
+{
+	(void)vm;
+	if (idx == 0) {
+		pvspin_plat_pv_kick(slot + 1);          /* kick vCPU 1 first ... */
+	} else {
+		sim_guest_compute(50000);               /* ... it halts 50 us later */
+		pvspin_plat_pv_wait(&halt_word, 0);
+		woke = 1;
+	}
+}
+
+static void test_kick_before_halt(void **state)
+{
+	(void)state;
+	struct sim_config c;
+	enum sim_stop stop;
+	int rc;
+	sim_config_defaults(&c);
+	set(&c, "vcpus", "2");
+	set(&c, "pcpus", "2");
+	set(&c, "seconds", "0.01");
+	woke = 0;
+	sim_set_guest(guest_kick_first);
+	free(run_json(&c, &rc, &stop));
+	sim_set_guest(NULL);
+	assert_int_equal(rc, 0);
+	assert_int_equal(stop, SIM_STOP_DONE);
+	assert_int_equal(woke, 1);
+
+	/* and a halt nobody kicks is reported as a deadlock */
+	set(&c, "lose_kicks", "1");
+	woke = 0;
+	sim_set_guest(guest_kick_first);
+	free(run_json(&c, &rc, &stop));
+	sim_set_guest(NULL);
+	assert_int_equal(rc, 1);
+	assert_int_equal(stop, SIM_STOP_DEADLOCK);
+	assert_int_equal(woke, 0);
+}
+
+/* pvqspinlock built to lose its kicks: the run stops with a deadlock
+ * report naming the lock word, the queue and the vCPUs. */
+static void test_deadlock_report_lost_kicks(void **state)
+{
+	(void)state;
+	struct sim_config c;
+	struct sim_result r;
+	sim_config_defaults(&c);
+	set(&c, "vcpus", "4");
+	set(&c, "pcpus", "4");
+	set(&c, "lock", "pvqspinlock");
+	set(&c, "workload", "spawn");
+	set(&c, "cs_us", "5");
+	set(&c, "work", "200");           /* fixed work: the last vCPU finishes */
+	set(&c, "spin_threshold", "64");
+	set(&c, "lose_kicks", "1");
+	set(&c, "seconds", "0.05");
+	assert_int_equal(sim_run(&c, &r), 1);
+	assert_int_equal(r.stop, SIM_STOP_DEADLOCK);
+	assert_non_null(r.report);
+	assert_non_null(strstr(r.report, "DEADLOCK"));
+	assert_non_null(strstr(r.report, "word 0x"));
+	assert_non_null(strstr(r.report, "vCPU 0 (vm0 #0)"));
+	assert_non_null(strstr(r.report, "halted"));
+	assert_string_equal(json_string_value(json_object_get(r.json, "stop")), "deadlock");
+	json_decref(r.json);
+	free(r.report);
+
+	/* the same lock with working kicks completes */
+	set(&c, "lose_kicks", "0");
+	assert_int_equal(sim_run(&c, &r), 0);
+	json_decref(r.json);
+	free(r.report);
+}
+
+/* A lock that lets a second vCPU in: the two-holders check fires. */
+static void test_two_holders(void **state)
+{
+	(void)state;
+	struct sim_config c;
+	struct sim_result r;
+	sim_config_defaults(&c);
+	set(&c, "vcpus", "4");
+	set(&c, "pcpus", "4");
+	set(&c, "workload", "spawn");
+	set(&c, "broken_lock", "1");
+	set(&c, "seconds", "0.05");
+	assert_int_equal(sim_run(&c, &r), 1);
+	assert_int_equal(r.stop, SIM_STOP_TWO_HOLDERS);
+	assert_non_null(strstr(r.report, "two holders"));
+	json_decref(r.json);
+	free(r.report);
+}
+
+/* Lock misuse reported by the lock code stops the run with a report. */
+static pvspin_lock_t misused = PVSPIN_LOCK_INIT;
+
+static void guest_misuse(int vm, int idx, int slot)
+{
+	(void)vm;
+	(void)slot;
+	if (idx == 0)
+		pvspin_kind_unlock(PVSPIN_KIND_QSPINLOCK, &misused); /* never locked */
+}
+
+static void test_misuse_stops_run(void **state)
+{
+	(void)state;
+	struct sim_config c;
+	struct sim_result r;
+	sim_config_defaults(&c);
+	set(&c, "vcpus", "2");
+	set(&c, "pcpus", "2");
+	set(&c, "seconds", "0.01");
+	sim_set_guest(guest_misuse);
+	int rc = sim_run(&c, &r);
+	sim_set_guest(NULL);
+	assert_int_equal(rc, 1);
+	assert_int_equal(r.stop, SIM_STOP_MISUSE);
+	assert_non_null(strstr(r.report, "unlock of a lock that is not locked"));
+	json_decref(r.json);
+	free(r.report);
+}
+
+/* Every lock kind runs a contended small configuration cleanly. */
+static void test_all_kinds_clean(void **state)
+{
+	(void)state;
+	static const char *const kinds[] = { "qspinlock", "pvqspinlock", "tas", "ticket" };
+	for (size_t i = 0; i < 4; i++) {
+		struct sim_config c;
+		struct sim_result r;
+		sim_config_defaults(&c);
+		set(&c, "vms", "2");
+		set(&c, "vcpus", "4");
+		set(&c, "pcpus", "3");
+		set(&c, "lock", kinds[i]);
+		set(&c, "workload", "spawn");
+		set(&c, "spin_threshold", "128");
+		set(&c, "seconds", "0.01");
+		assert_int_equal(sim_run(&c, &r), 0);
+		json_t *vm0 = json_array_get(json_object_get(r.json, "vms"), 0);
+		assert_true(json_integer_value(json_object_get(vm0, "ops")) > 0);
+		json_decref(r.json);
+		free(r.report);
+	}
+}
+
+static void test_config_errors(void **state)
+{
+	(void)state;
+	struct sim_config c;
+	FILE *null = fopen("/dev/null", "w");
+	sim_config_defaults(&c);
+	assert_int_equal(sim_config_set(&c, "nope", "1", null), -1);
+	assert_int_equal(sim_config_set(&c, "vms", "0", null), -1);
+	assert_int_equal(sim_config_set(&c, "vms", "2x", null), -1);
+	assert_int_equal(sim_config_set(&c, "profile", "vax", null), -1);
+	assert_int_equal(sim_config_preset(&c, "nope", null), -1);
+	assert_int_equal(sim_config_preset(&c, "spawn-dedicated", null), 0);
+	assert_int_equal(sim_config_set(&c, "vms", "2", null), 0);
+	assert_int_equal(sim_config_check(&c, null), -1);   /* 240 dedicated > 120 */
+	fclose(null);
+}
+
+/* INI scenario files: the keys of --set, a preset first, per-VM keys. */
+static void test_ini_scenario(void **state)
+{
+	(void)state;
+	struct sim_config c;
+	char path[] = "/tmp/test_sim_XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	FILE *f = fdopen(fd, "w");
+	fprintf(f, "; a scenario\n[scenario]\npreset = kcbench-no-ple\nvms = 2\n"
+		   "vm1.lock = pvqspinlock\nseed = 9\n");
+	fclose(f);
+	sim_config_defaults(&c);
+	assert_int_equal(sim_config_load_ini(&c, path, stderr), 0);
+	assert_int_equal(c.vms, 2);
+	assert_int_equal(c.pcpus, 32);
+	assert_int_equal(c.lock, PVSPIN_KIND_QSPINLOCK);
+	assert_int_equal(c.vm_lock[1], PVSPIN_KIND_PVQSPINLOCK);
+	assert_int_equal(c.seed, 9);
+	assert_int_equal(sim_config_check(&c, stderr), 0);
+	f = fopen(path, "w");
+	fprintf(f, "vms = two\n");
+	fclose(f);
+	FILE *null = fopen("/dev/null", "w");
+	assert_int_equal(sim_config_load_ini(&c, path, null), -1);
+	fclose(null);
+	unlink(path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_determinism),
+		cmocka_unit_test(test_scheduler_fair_share),
+		cmocka_unit_test(test_kick_before_halt),
+		cmocka_unit_test(test_deadlock_report_lost_kicks),
+		cmocka_unit_test(test_two_holders),
+		cmocka_unit_test(test_misuse_stops_run),
+		cmocka_unit_test(test_all_kinds_clean),
+		cmocka_unit_test(test_config_errors),
+		cmocka_unit_test(test_ini_scenario),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

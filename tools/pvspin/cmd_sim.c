@@ -1,0 +1,62 @@
+/*
+ * cmd_sim.c - `pvspin sim ...`: run the hypervisor simulator.
+ *
+ * The simulator compiles the lock sources against its own platform backend,
+ * so it cannot live in this binary (the symbols would clash with the native
+ * library); it is the separate executable `pvspin-sim`.  This command execs
+ * it with the same arguments: first `pvspin-sim` in the directory of the
+ * running `pvspin` (readlink /proc/self/exe: the build tree or the install
+ * prefix), then `pvspin-sim` from PATH.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd.h"
+
+/**
+ * Exec pvspin-sim with argv[1..].  Returns only on failure: 2 with a
+ * message naming where it looked when pvspin-sim cannot be found or run.
+ */
+int pvspin_cmd_sim(int argc, char **argv)
+{
+	char self[PATH_MAX], path[PATH_MAX + 16];
+	char **args = calloc((size_t)argc + 1, sizeof(char *));
+	ssize_t n;
+
+	if (!args) {
+		fprintf(stderr, "pvspin sim: out of memory\n");
+		return 2;
+	}
+	args[0] = (char *)"pvspin-sim";
+	for (int i = 1; i < argc; i++)
+		args[i] = argv[i];
+	args[argc] = NULL;
+
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	path[0] = 0;
+	if (n > 0) {
+		self[n] = 0;
+		char *slash = strrchr(self, '/');
+		if (slash) {
+			*slash = 0;
+			snprintf(path, sizeof(path), "%s/pvspin-sim", self);
+			if (access(path, X_OK) == 0) {
+				execv(path, args);
+				fprintf(stderr, "pvspin sim: cannot run %s: %s\n", path, strerror(errno));
+				free(args);
+				return 2;
+			}
+		}
+	}
+	execvp("pvspin-sim", args);
+	fprintf(stderr, "pvspin sim: the simulator 'pvspin-sim' was not found %s%s%s nor in PATH "
+			"(%s); build it (target pvspin-sim) or install pvspin\n",
+		path[0] ? "at " : "", path, path[0] ? "" : "next to pvspin", strerror(errno));
+	free(args);
+	return 2;
+}
