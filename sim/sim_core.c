@@ -985,20 +985,6 @@ void pvspin_plat_event(int ev)
 		S.vms[S.cur->vm].events[ev]++;
 }
 
-/* The lock code's default kind (kind.c): the simulated guests use explicit
- * kinds, so this only has to exist. */
-pvspin_kind_t pvspin_default_kind(void)
-{
-	return S.cfg ? S.cfg->lock : PVSPIN_KIND_QSPINLOCK;
-}
-
-int pvspin_set_default_kind(pvspin_kind_t kind)
-{
-	(void)kind;
-	errno = EBUSY;
-	return -1;
-}
-
 /* Misuse reported by the lock code stops the run with a report. */
 static void sim_misuse(const char *what, const void *lock, uint32_t word)
 {

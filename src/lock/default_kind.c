@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "pvspin/lock.h"
+#include "pvspin/spinlock.h"
 #include "../policy/policy_default.h"
 
 static pvspin_kind_t default_kind = PVSPIN_KIND_NONE;
@@ -56,3 +57,11 @@ int pvspin_set_default_kind(pvspin_kind_t kind)
 	errno = EBUSY;
 	return -1;
 }
+
+/* ---- default-kind operations --------------------------------------- */
+
+void pvspin_lock(pvspin_lock_t *lock) { pvspin_kind_lock(pvspin_default_kind(), lock); }
+bool pvspin_trylock(pvspin_lock_t *lock) { return pvspin_kind_trylock(pvspin_default_kind(), lock); }
+void pvspin_unlock(pvspin_lock_t *lock) { pvspin_kind_unlock(pvspin_default_kind(), lock); }
+bool pvspin_is_locked(pvspin_lock_t *lock) { return pvspin_kind_is_locked(pvspin_default_kind(), lock); }
+bool pvspin_is_contended(pvspin_lock_t *lock) { return pvspin_kind_is_contended(pvspin_default_kind(), lock); }

@@ -132,11 +132,3 @@ bool pvspin_kind_is_contended(pvspin_kind_t kind, pvspin_lock_t *lock)
 	default: bad_kind(kind, lock); return false;
 	}
 }
-
-/* ---- default-kind operations --------------------------------------- */
-
-void pvspin_lock(pvspin_lock_t *lock) { pvspin_kind_lock(pvspin_default_kind(), lock); }
-bool pvspin_trylock(pvspin_lock_t *lock) { return pvspin_kind_trylock(pvspin_default_kind(), lock); }
-void pvspin_unlock(pvspin_lock_t *lock) { pvspin_kind_unlock(pvspin_default_kind(), lock); }
-bool pvspin_is_locked(pvspin_lock_t *lock) { return pvspin_kind_is_locked(pvspin_default_kind(), lock); }
-bool pvspin_is_contended(pvspin_lock_t *lock) { return pvspin_kind_is_contended(pvspin_default_kind(), lock); }

@@ -188,28 +188,6 @@ void pvspin_plat_event(int ev)
 
 /* ---- pvspin/stats.h ------------------------------------------------- */
 
-static const char *const event_names[PVSPIN_EV_COUNT] = {
-	[PVSPIN_EV_PV_WAIT_NODE] = "pv_wait_node",
-	[PVSPIN_EV_PV_WAIT_HEAD] = "pv_wait_head",
-	[PVSPIN_EV_PV_WAIT_AGAIN] = "pv_wait_again",
-	[PVSPIN_EV_PV_WAIT_EARLY] = "pv_wait_early",
-	[PVSPIN_EV_PV_KICK_UNLOCK] = "pv_kick_unlock",
-	[PVSPIN_EV_PV_KICK_WAKE] = "pv_kick_wake",
-	[PVSPIN_EV_PV_SPURIOUS_WAKEUP] = "pv_spurious_wakeup",
-	[PVSPIN_EV_PV_LOCK_STEALING] = "pv_lock_stealing",
-	[PVSPIN_EV_PV_HASH_HOPS] = "pv_hash_hops",
-	[PVSPIN_EV_LOCK_PENDING] = "lock_pending",
-	[PVSPIN_EV_LOCK_SLOWPATH] = "lock_slowpath",
-	[PVSPIN_EV_LOCK_NO_NODE] = "lock_no_node",
-};
-
-const char *pvspin_event_name(int ev)
-{
-	if ((unsigned)ev >= PVSPIN_EV_COUNT)
-		return "?";
-	return event_names[ev];
-}
-
 void pvspin_events_read(struct pvspin_events *out)
 {
 	for (int e = 0; e < PVSPIN_EV_COUNT; e++)

@@ -1,7 +1,7 @@
 /*
- * sim_events.c - names of the lock events (pvspin/stats.h) for the
- * simulator build, which does not link src/platform/native.c.  The names
- * are the kernel's (kernel/locking/lock_events_list.h), as natively.
+ * lock_events.c - names of the lock events (pvspin/stats.h), the kernel's
+ * (kernel/locking/lock_events_list.h).  Part of the lock layer, so the
+ * native library and the simulator share one table.
  */
 #include "pvspin/stats.h"
 
@@ -20,7 +20,6 @@ static const char *const event_names[PVSPIN_EV_COUNT] = {
 	[PVSPIN_EV_LOCK_NO_NODE] = "lock_no_node",
 };
 
-/** Kernel-style name of lock event `ev`, "?" if out of range. */
 const char *pvspin_event_name(int ev)
 {
 	if ((unsigned)ev >= PVSPIN_EV_COUNT)
