@@ -9,7 +9,8 @@
  * process, and pvqspinlock's halt is a FUTEX_*_PRIVATE wait.  A shared
  * spinlock is therefore a test-and-set lock with its own two word values:
  * 0x80000000 free, 0x80000001 locked (cmpxchg free -> locked to take,
- * store-release free to drop; never halts).  No private word of any kind
+ * store-release free to drop; never halts, but yields the CPU every
+ * 1024 PAUSE loops of waiting).  No private word of any kind
  * ever holds one of these two values (qspinlock/pvqspinlock: bit 31 is the
  * top of the tail CPU, unused below 8192 slots, PVSPIN_MAX_CPUS is 4096;
  * tas: 0 or 1; ticket: next - owner would be 32767 or 32768 waiters), so
@@ -19,6 +20,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <sched.h>
 
 #include "preload.h"
 #include "pvspin/platform.h"
@@ -26,6 +28,8 @@
 
 #define PSHARED_FREE 0x80000000u
 #define PSHARED_LOCKED 0x80000001u
+/* PAUSE loops between two sched_yield() of a shared-spinlock waiter */
+#define PSHARED_SPINS_BEFORE_YIELD 1024
 
 _Static_assert(sizeof(pthread_spinlock_t) == sizeof(pvspin_lock_t), "spinlock size");
 _Static_assert(PVSPIN_MAX_CPUS < 8192, "bit 31 must be free in queued words");
@@ -54,8 +58,13 @@ static void pshared_lock(uint32_t *w)
 		if (__atomic_compare_exchange_n(w, &v, PSHARED_LOCKED, false, __ATOMIC_ACQUIRE,
 						__ATOMIC_RELAXED))
 			return;
-		while (__atomic_load_n(w, __ATOMIC_RELAXED) == PSHARED_LOCKED)
+		/* spin, and yield the CPU now and then: the holder may be
+		 * another process waiting for this CPU (overcommit) */
+		for (unsigned n = 1; __atomic_load_n(w, __ATOMIC_RELAXED) == PSHARED_LOCKED; n++) {
 			pvspin_plat_cpu_relax();
+			if (n % PSHARED_SPINS_BEFORE_YIELD == 0)
+				sched_yield();
+		}
 	}
 }
 
