@@ -27,8 +27,9 @@
  * (robust, PI, PP, shared) through glibc (EOWNERDEAD is returned as glibc
  * does).  A condvar initialised PTHREAD_PROCESS_SHARED is glibc's own and
  * every call on it goes to glibc; waiting on it with an interposed
- * (private) mutex returns EINVAL.  Not a cancellation point (the wait is
- * a raw futex syscall): pthread_cancel acts when the wait returns.
+ * (private) mutex returns EINVAL.  The waits are cancellation points:
+ * asynchronous cancellation around the futex sleep only, with a cleanup
+ * that leaves the condvar and retakes the mutex (as POSIX requires).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -89,51 +90,78 @@ PVSPIN_EXPORT int pthread_cond_destroy(pthread_cond_t *c)
 	return 0;
 }
 
+/* What a cancelled waiter must undo (see cond_wait_common). */
+struct wait_ctx {
+	struct pcond *pc;
+	pthread_mutex_t *m;
+	const struct preload_real *r;
+	bool mutex_passthrough;
+	int count;
+};
+
+/* Leave the condvar and retake the mutex: the end of every wait, and the
+ * cancellation cleanup (POSIX: a waiter cancelled in pthread_cond_wait
+ * runs its cleanup handlers with the mutex held again). */
+static int wait_leave(struct wait_ctx *w)
+{
+	__atomic_fetch_sub(&w->pc->waiters, 1, __ATOMIC_RELEASE);
+	if (w->mutex_passthrough)
+		return w->r->mutex_lock(w->m);
+	preload_mutex_reacquire(w->m, w->count);
+	return 0;
+}
+
+static void wait_cancelled(void *arg)
+{
+	(void)wait_leave(arg);
+}
+
 static int cond_wait_common(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clock,
 			    const struct timespec *abstime)
 {
-	struct pcond *pc = pc_of(c);
-	const struct preload_real *r = NULL;
-	bool mutex_passthrough = preload_mutex_is_passthrough(m);
-	int count = 0, ret = 0;
+	struct wait_ctx w = { .pc = pc_of(c), .m = m, .r = NULL,
+			      .mutex_passthrough = preload_mutex_is_passthrough(m), .count = 0 };
+	volatile int ret = 0; /* survives the cleanup buffer's setjmp */
 
 	if (abstime && !preload_valid_timespec(abstime))
 		return EINVAL;
-	if (mutex_passthrough && !(r = preload_real()))
+	if (w.mutex_passthrough && !(w.r = preload_real()))
 		return EAGAIN;
 
-	__atomic_fetch_add(&pc->waiters, 1, __ATOMIC_SEQ_CST);
-	uint32_t seq = __atomic_load_n(&pc->seq, __ATOMIC_SEQ_CST);
-	if (mutex_passthrough) {
-		int e = r->mutex_unlock(m);
+	__atomic_fetch_add(&w.pc->waiters, 1, __ATOMIC_SEQ_CST);
+	uint32_t seq = __atomic_load_n(&w.pc->seq, __ATOMIC_SEQ_CST);
+	if (w.mutex_passthrough) {
+		int e = w.r->mutex_unlock(m);
 		if (e) {
-			__atomic_fetch_sub(&pc->waiters, 1, __ATOMIC_RELEASE);
+			__atomic_fetch_sub(&w.pc->waiters, 1, __ATOMIC_RELEASE);
 			return e;
 		}
 	} else {
-		count = preload_mutex_release_for_wait(m);
-		if (count < 0) {
-			__atomic_fetch_sub(&pc->waiters, 1, __ATOMIC_RELEASE);
-			return -count;
+		w.count = preload_mutex_release_for_wait(m);
+		if (w.count < 0) {
+			__atomic_fetch_sub(&w.pc->waiters, 1, __ATOMIC_RELEASE);
+			return -w.count;
 		}
 	}
 
-	while (__atomic_load_n(&pc->seq, __ATOMIC_ACQUIRE) == seq) {
-		if (preload_futex_wait(&pc->seq, seq, clock, abstime) == ETIMEDOUT) {
+	/* A cancellation point, as glibc's: cancellation is made
+	 * asynchronous only around the futex sleep (glibc did the same
+	 * before 2.34), and the cleanup leaves and retakes the mutex. */
+	pthread_cleanup_push(wait_cancelled, &w);
+	while (__atomic_load_n(&w.pc->seq, __ATOMIC_ACQUIRE) == seq) {
+		int oldtype, r;
+		pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, &oldtype);
+		r = preload_futex_wait(&w.pc->seq, seq, clock, abstime);
+		pthread_setcanceltype(oldtype, NULL);
+		if (r == ETIMEDOUT) {
 			ret = ETIMEDOUT;
 			break;
 		}
 	}
-	__atomic_fetch_sub(&pc->waiters, 1, __ATOMIC_RELEASE);
+	pthread_cleanup_pop(0);
 
-	if (mutex_passthrough) {
-		int e = r->mutex_lock(m);
-		if (e)
-			ret = e;
-	} else {
-		preload_mutex_reacquire(m, count);
-	}
-	return ret;
+	int e = wait_leave(&w);
+	return e ? e : ret;
 }
 
 PVSPIN_EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)

@@ -4,7 +4,8 @@
  * initialised BEFORE the preloaded interposer (ld.so runs the constructors
  * of a program's dependencies before those of LD_PRELOAD libraries loaded
  * ahead of them), so this is "a lock call before the interposer's
- * constructor".  The checks' result is read by `test_preload_helper ctor`.
+ * constructor", for interposed objects and for pass-through ones (whose
+ * glibc functions are looked up right then).  The checks' result is read by `test_preload_helper ctor`.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -40,6 +41,24 @@ __attribute__((constructor)) static void ctor(void)
 	bad |= pthread_mutex_lock(&errchk) != EDEADLK;
 	bad |= pthread_mutex_unlock(&errchk) != 0;
 	bad |= pthread_cond_signal(&cond) != 0;
+	/* pass-through objects: glibc's functions are looked up now, from
+	 * inside this constructor, before the interposer's own */
+	pthread_mutexattr_t ra;
+	pthread_mutex_t robust;
+	pthread_mutexattr_init(&ra);
+	pthread_mutexattr_setrobust(&ra, PTHREAD_MUTEX_ROBUST);
+	bad |= pthread_mutex_init(&robust, &ra) != 0;
+	bad |= pthread_mutex_lock(&robust) != 0;
+	bad |= pthread_mutex_trylock(&robust) != EBUSY;
+	bad |= pthread_mutex_unlock(&robust) != 0;
+	bad |= pthread_mutex_destroy(&robust) != 0;
+	pthread_condattr_t ca;
+	pthread_cond_t shared;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setpshared(&ca, PTHREAD_PROCESS_SHARED);
+	bad |= pthread_cond_init(&shared, &ca) != 0;
+	bad |= pthread_cond_broadcast(&shared) != 0;
+	bad |= pthread_cond_destroy(&shared) != 0;
 	bad |= pthread_cond_broadcast(&cond) != 0;
 	result = bad ? 1 : 0;
 }

@@ -407,6 +407,48 @@ static void cond_pshared_passthrough(void **state)
 	pthread_mutex_unlock(&priv);
 }
 
+static pthread_mutex_t cancel_m = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cancel_c = PTHREAD_COND_INITIALIZER;
+static int cancel_waiting;
+
+static void unlock_cleanup(void *m) { pthread_mutex_unlock(m); }
+
+static void *cancel_waiter(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&cancel_m);
+	pthread_cleanup_push(unlock_cleanup, &cancel_m);
+	cancel_waiting = 1;
+	for (;;)
+		pthread_cond_wait(&cancel_c, &cancel_m);
+	pthread_cleanup_pop(1);
+	return NULL;
+}
+
+/* pthread_cond_wait is a cancellation point; the cleanup runs with the
+ * mutex held again (it unlocks it here, so main can take it after). */
+static void cond_cancel(void **state)
+{
+	(void)state;
+	pthread_t t;
+	void *ret;
+	pthread_create(&t, NULL, cancel_waiter, NULL);
+	for (;;) {
+		pthread_mutex_lock(&cancel_m);
+		int w = cancel_waiting;
+		pthread_mutex_unlock(&cancel_m);
+		if (w)
+			break;
+		usleep(1000);
+	}
+	assert_int_equal(pthread_cancel(t), 0);
+	assert_int_equal(pthread_join(t, &ret), 0);
+	assert_ptr_equal(ret, PTHREAD_CANCELED);
+	assert_int_equal(pthread_mutex_trylock(&cancel_m), 0);
+	assert_int_equal(pthread_mutex_unlock(&cancel_m), 0);
+	assert_int_equal(pthread_cond_destroy(&cancel_c), 0);
+}
+
 static void spinlocks(void **state)
 {
 	(void)state;
@@ -447,6 +489,7 @@ int main(void)
 		cmocka_unit_test(cond_errors),
 		cmocka_unit_test(cond_monotonic_attr),
 		cmocka_unit_test(cond_pshared_passthrough),
+		cmocka_unit_test(cond_cancel),
 		cmocka_unit_test(spinlocks),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
