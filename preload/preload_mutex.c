@@ -34,6 +34,13 @@
  * destroy: EBUSY while locked; afterwards __kind is -1 like glibc's, so a
  * later use is glibc's EINVAL.
  *
+ * Waiting: an untimed locker runs the kind's lock (pvqspinlock halts after
+ * SPIN_THRESHOLD; the other kinds spin until they get the lock, like the
+ * kernel locks they are).  With PVSPIN_MUTEX_SPIN_LIMIT=N (N > 0), an
+ * untimed locker of the kinds other than pvqspinlock instead takes the
+ * timed path below with N spin loops and no deadline: it never enters the
+ * kind's queue and sleeps instead of spinning on.
+ *
  * Timed locks: pvspin locks have no timeout, so a timed locker spins
  * briefly with trylock, then counts itself in timed_waiters and sleeps on
  * the futex `seq` with the absolute deadline (FUTEX_WAIT_BITSET, on the
@@ -46,6 +53,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "preload.h"
@@ -81,19 +89,6 @@ static inline int type_of(struct pmutex *pm)
 	return __atomic_load_n(&pm->kind, __ATOMIC_RELAXED) & TYPE_MASK;
 }
 
-static inline void word_lock(struct pmutex *pm)
-{
-	pvspin_kind_t k = preload_kind();
-	if (__builtin_expect(preload_stats_on != 0, 0) && preload_stats_enabled()) {
-		bool contended = !pvspin_kind_trylock(k, &pm->word);
-		if (contended)
-			pvspin_kind_lock(k, &pm->word);
-		preload_count_acquire(contended);
-		return;
-	}
-	pvspin_kind_lock(k, &pm->word);
-}
-
 static inline bool word_trylock(struct pmutex *pm)
 {
 	bool ok = pvspin_kind_trylock(preload_kind(), &pm->word);
@@ -112,21 +107,18 @@ static inline void word_unlock(struct pmutex *pm)
 	}
 }
 
-/* Timed acquisition of the word (see the file comment).  0 or ETIMEDOUT,
- * EINVAL for a bad abstime when the lock is not free. */
-static int word_timedlock(struct pmutex *pm, clockid_t clock, const struct timespec *abstime)
+/* Spin-then-sleep acquisition of the word (see the file comment): up to
+ * `spins` PAUSE loops retrying trylock, then sleep on `seq` until
+ * `abstime` on `clock` (NULL: no deadline).  0 or ETIMEDOUT.  The caller
+ * has already tried once and checked abstime. */
+static int word_wait(struct pmutex *pm, uint32_t spins, clockid_t clock,
+		     const struct timespec *abstime)
 {
-	if (word_trylock(pm))
-		return 0;
-	if (!preload_valid_timespec(abstime))
-		return EINVAL;
-	if (abstime->tv_sec < 0)
-		return ETIMEDOUT;
 	pvspin_kind_t k = preload_kind();
-	for (int i = 0; i < TIMED_SPIN_LOOPS; i++) {
+	for (uint32_t i = 0; i < spins; i++) {
 		pvspin_plat_cpu_relax();
-		if (!pvspin_kind_is_locked(k, &pm->word) && word_trylock(pm))
-			return 0;
+		if (!pvspin_kind_is_locked(k, &pm->word) && pvspin_kind_trylock(k, &pm->word))
+			goto taken;
 	}
 	int ret;
 	__atomic_fetch_add(&pm->timed_waiters, 1, __ATOMIC_SEQ_CST);
@@ -142,9 +134,64 @@ static int word_timedlock(struct pmutex *pm, clockid_t clock, const struct times
 		}
 	}
 	__atomic_fetch_sub(&pm->timed_waiters, 1, __ATOMIC_RELAXED);
-	if (ret == 0 && preload_stats_on > 0)
+	if (ret)
+		return ret;
+taken:
+	if (__builtin_expect(preload_stats_on != 0, 0) && preload_stats_enabled())
 		preload_count_acquire(true);
-	return ret;
+	return 0;
+}
+
+/* PVSPIN_MUTEX_SPIN_LIMIT: 0 (default) = waiters run the kind's lock;
+ * N = waiters of the kinds that do not halt by themselves (all but
+ * pvqspinlock) retry trylock for N PAUSE loops, then sleep. */
+static int64_t mutex_spin_limit = -1;
+
+static uint32_t spin_limit(void)
+{
+	int64_t v = __atomic_load_n(&mutex_spin_limit, __ATOMIC_RELAXED);
+	if (__builtin_expect(v < 0, 0)) {
+		const char *s = getenv("PVSPIN_MUTEX_SPIN_LIMIT");
+		char *end = NULL;
+		unsigned long n = s && *s ? strtoul(s, &end, 10) : 0;
+		if (s && *s && (*end || n > UINT32_MAX))
+			n = 0; /* pvspin run validates; a bad value means "off" */
+		v = preload_kind() == PVSPIN_KIND_PVQSPINLOCK ? 0 : (int64_t)n;
+		__atomic_store_n(&mutex_spin_limit, v, __ATOMIC_RELAXED);
+	}
+	return (uint32_t)v;
+}
+
+static inline void word_lock(struct pmutex *pm)
+{
+	pvspin_kind_t k = preload_kind();
+	uint32_t limit = spin_limit();
+	if (__builtin_expect(limit != 0, 0)) {
+		if (!word_trylock(pm))
+			(void)word_wait(pm, limit, CLOCK_REALTIME, NULL);
+		return;
+	}
+	if (__builtin_expect(preload_stats_on != 0, 0) && preload_stats_enabled()) {
+		bool contended = !pvspin_kind_trylock(k, &pm->word);
+		if (contended)
+			pvspin_kind_lock(k, &pm->word);
+		preload_count_acquire(contended);
+		return;
+	}
+	pvspin_kind_lock(k, &pm->word);
+}
+
+/* Timed acquisition: 0, ETIMEDOUT, or EINVAL for a bad abstime when the
+ * lock is not free (glibc's order of checks). */
+static int word_timedlock(struct pmutex *pm, clockid_t clock, const struct timespec *abstime)
+{
+	if (word_trylock(pm))
+		return 0;
+	if (!preload_valid_timespec(abstime))
+		return EINVAL;
+	if (abstime->tv_sec < 0)
+		return ETIMEDOUT;
+	return word_wait(pm, TIMED_SPIN_LOOPS, clock, abstime);
 }
 
 /* ---- the wrappers ------------------------------------------------------ */

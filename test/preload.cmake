@@ -80,6 +80,22 @@ foreach(k ${PVSPIN_PRELOAD_KINDS})
        --thread-locks=8 --time=0 --events=80 run)
 endforeach()
 
+# PVSPIN_MUTEX_SPIN_LIMIT (pvspin run --spin-limit): the kinds that do not
+# halt spin then sleep; full sizes at 4x overcommit, and the semantics
+foreach(k qspinlock tas ticket)
+  preload_test(preload_spinlimit_prodcons_${k} 120 ${_check}
+    -- ${_pvspin} run --lock ${k} --spin-limit 32768 -- ${_helper} prodcons 4 4 5000)
+  preload_test(preload_spinlimit_counter_${k} 120 ${_check}
+    -- ${_pvspin} run --lock ${k} --spin-limit 1000 -- ${_helper} counter 8 5000)
+endforeach()
+add_test(NAME preload_spinlimit_semantics COMMAND test_preload_semantics)
+set_tests_properties(preload_spinlimit_semantics PROPERTIES TIMEOUT 60 LABELS preload
+  ENVIRONMENT "LD_PRELOAD=${_lib};PVSPIN_LOCK=ticket;PVSPIN_MUTEX_SPIN_LIMIT=100")
+preload_test(preload_spinlimit_sysbench_threads 120 ${_check}
+  --expect "total number of events:              800"
+  -- ${_pvspin} run --lock qspinlock --spin-limit 32768 -- sysbench threads --threads=8
+     --thread-yields=100 --thread-locks=8 --time=0 --events=800 run)
+
 # another library's constructor locks before the interposer is initialised
 preload_test(preload_ctor 60 ${_check} --min-acquisitions 1000
   -- ${_pvspin} run --stats -- ${_helper} ctor)
@@ -111,6 +127,7 @@ file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/preload_run_errors.sh
 \"$p\" run --lock nosuch -- true; r=$?; [ $r -eq 2 ] || { echo \"bad kind: exit $r\"; exit 1; }
 PVSPIN_PRELOAD_LIB=/nonexistent \"$p\" run -- true; r=$?; [ $r -eq 1 ] || { echo \"no lib: exit $r\"; exit 1; }
 \"$p\" run; r=$?; [ $r -eq 2 ] || { echo \"no program: exit $r\"; exit 1; }
+\"$p\" run --spin-limit -5 -- true; r=$?; [ $r -eq 2 ] || { echo \"bad spin limit: exit $r\"; exit 1; }
 \"$p\" run -- true || { echo \"true: exit $?\"; exit 1; }
 echo run-errors-ok
 ")

@@ -1,6 +1,6 @@
 /*
  * cmd_run.c - `pvspin run [--lock KIND] [--policy NAME] [--stats] --
- * PROGRAM ARGS...`: run an unmodified program with its pthread mutexes,
+ * PROGRAM ARGS...` (also --spin-limit N): run an unmodified program with its pthread mutexes,
  * condition variables and spinlocks on pvspin locks, through the
  * LD_PRELOAD interposer libpvspin-preload.so (preload/, docs/preload.md).
  *
@@ -39,13 +39,16 @@
 static void run_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: pvspin run [--lock KIND] [--policy NAME] [--stats] -- PROGRAM [ARGS...]\n"
+		"usage: pvspin run [--lock KIND] [--policy NAME] [--stats] [--spin-limit N] -- PROGRAM [ARGS...]\n"
 		"Run PROGRAM with its pthread mutexes, condition variables and spinlocks on\n"
 		"pvspin locks (LD_PRELOAD=" PRELOAD_NAME ").\n\n"
 		"  -l, --lock KIND     lock kind: %s\n"
 		"                      (default: $PVSPIN_LOCK, else the policy's pick)\n"
 		"  -p, --policy NAME   selection policy that picks the kind (sets PVSPIN_POLICY)\n"
 		"  -s, --stats         print lock counters at exit (PVSPIN_STATS=1)\n"
+		"  -S, --spin-limit N  mutex waiters of kinds other than pvqspinlock spin at\n"
+		"                      most N PAUSE loops, then sleep (PVSPIN_MUTEX_SPIN_LIMIT;\n"
+		"                      default 0: they spin until they get the lock)\n"
 		"  -h, --help          this text\n\n"
 		"The interposer is looked up in $PVSPIN_PRELOAD_LIB, next to pvspin (build or\n"
 		"install tree), then in " PVSPIN_INSTALL_FULL_LIBDIR ".\n",
@@ -117,21 +120,34 @@ int pvspin_cmd_run(int argc, char **argv)
 		{ "lock", required_argument, NULL, 'l' },
 		{ "policy", required_argument, NULL, 'p' },
 		{ "stats", no_argument, NULL, 's' },
+		{ "spin-limit", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *lock = NULL, *policy = NULL;
+	const char *lock = NULL, *policy = NULL, *spin_limit = NULL;
 	bool stats = false;
 	int c;
 
 	optind = 1;
 	/* '+': stop at the first non-option, the program's own options
 	 * are not ours even without "--". */
-	while ((c = getopt_long(argc, argv, "+l:p:sh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+l:p:sS:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'l': lock = optarg; break;
 		case 'p': policy = optarg; break;
 		case 's': stats = true; break;
+		case 'S': {
+			char *end;
+			errno = 0;
+			unsigned long n = strtoul(optarg, &end, 10);
+			if (!*optarg || *end || errno || n > 0xffffffffUL || optarg[0] == '-') {
+				fprintf(stderr, "pvspin run: --spin-limit needs a number of PAUSE loops"
+					" from 0 to 4294967295, not '%s'\n", optarg);
+				return 2;
+			}
+			spin_limit = optarg;
+			break;
+		}
 		case 'h': run_usage(stdout); return 0;
 		default: run_usage(stderr); return 2;
 		}
@@ -186,6 +202,8 @@ int pvspin_cmd_run(int argc, char **argv)
 	setenv("PVSPIN_LOCK", pvspin_kind_name(kind), 1);
 	if (stats)
 		setenv("PVSPIN_STATS", "1", 1);
+	if (spin_limit)
+		setenv("PVSPIN_MUTEX_SPIN_LIMIT", spin_limit, 1);
 
 	fflush(NULL);
 	execvp(prog[0], prog);
