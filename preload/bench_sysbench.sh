@@ -6,7 +6,8 @@
 # pvspin kind through `pvspin run`.  Prints a Markdown table of events/s
 # (events / sysbench's total time: an event in progress when --time runs
 # out still finishes, which with a collapsing lock can take much longer
-# than --time).
+# than --time).  The "+limit" columns run the kind with
+# `pvspin run --spin-limit 32768` (mutex waiters spin, then sleep).
 #
 # usage: preload/bench_sysbench.sh PVSPIN_BINARY [SECONDS] [YIELDS]
 set -eu
@@ -15,14 +16,19 @@ secs=${2:-5}
 yields=${3:-100}
 locks=8
 ncpu=$(nproc)
-kinds="glibc qspinlock pvqspinlock tas ticket"
+limit=32768
+kinds="glibc qspinlock pvqspinlock tas ticket qspinlock+limit tas+limit ticket+limit"
 
 run_one() { # kind threads -> "events total_time"
+	case "$1" in
+	*+limit) lim="--spin-limit $limit"; kind=${1%+limit} ;;
+	*) lim=""; kind=$1 ;;
+	esac
 	if [ "$1" = glibc ]; then
 		out=$(sysbench threads --threads="$2" --thread-yields="$yields" \
 			--thread-locks="$locks" --time="$secs" run)
 	else
-		out=$("$pvspin" run --lock "$1" -- sysbench threads --threads="$2" \
+		out=$("$pvspin" run --lock "$kind" $lim -- sysbench threads --threads="$2" \
 			--thread-yields="$yields" --thread-locks="$locks" --time="$secs" run)
 	fi
 	ev=$(printf '%s\n' "$out" | awk '/total number of events:/ {print $NF}')
@@ -45,4 +51,4 @@ for mult in 1 2 4; do
 	printf '\n'
 done
 echo
-echo "sysbench threads --thread-yields=$yields --thread-locks=$locks --time=$secs; events/s; $ncpu CPUs"
+echo "sysbench threads --thread-yields=$yields --thread-locks=$locks --time=$secs; events/s; $ncpu CPUs; +limit: pvspin run --spin-limit $limit"
