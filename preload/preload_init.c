@@ -123,12 +123,17 @@ static void print_stats(void)
 	struct pvspin_slot_stats sl;
 	pvspin_events_read(&ev);
 	pvspin_slots_read(&sl);
+	uint64_t any_event = 0;
+	for (int e = 0; e < PVSPIN_EV_COUNT; e++)
+		any_event |= ev.count[e];
+	if (!acq && !any_event && !sl.allocated)
+		return; /* no interposed lock taken (a shell, a helper): stay quiet */
 	char buf[512];
 	int n = snprintf(buf, sizeof(buf),
-		"pvspin: stats lock=%s acquisitions=%llu contended=%llu halts=%llu kicks=%llu"
+		"pvspin: stats pid=%ld lock=%s acquisitions=%llu contended=%llu halts=%llu kicks=%llu"
 		" (pv_wait_node=%llu pv_wait_head=%llu) slots_in_use=%u slots_allocated=%llu"
 		" slots_exhausted=%llu\n",
-		pvspin_kind_name(__atomic_load_n(&kind_fixed, __ATOMIC_ACQUIRE)),
+		(long)getpid(), pvspin_kind_name(__atomic_load_n(&kind_fixed, __ATOMIC_ACQUIRE)),
 		(unsigned long long)acq, (unsigned long long)con,
 		(unsigned long long)(ev.count[PVSPIN_EV_PV_WAIT_NODE] +
 				     ev.count[PVSPIN_EV_PV_WAIT_HEAD]),
