@@ -45,20 +45,33 @@
  * briefly with trylock, then counts itself in timed_waiters and sleeps on
  * the futex `seq` with the absolute deadline (FUTEX_WAIT_BITSET, on the
  * requested clock); every unlock that sees timed_waiters != 0 bumps seq
- * and wakes them all, and each retries trylock.  The unlock side is a
- * store, a full fence and a load (Dekker with the waiter's increment,
- * seq read and trylock), so a wakeup is never lost.
+ * and wakes them all, and each retries trylock.  This is a Dekker pattern
+ * (unlocker: release the word, read timed_waiters; sleeper: increment
+ * timed_waiters, read seq, trylock) and needs a StoreLoad fence on both
+ * sides.  The unlock fast path must stay cheap, so the fence is
+ * asymmetric, after the userspace RCU (liburcu) use of membarrier(2): the
+ * unlocker has only a compiler barrier, and the sleeper, after its
+ * increment, calls membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED), which
+ * runs a full fence on every CPU running a thread of this process.  Then
+ * either the unlocker's load comes after that fence and sees the
+ * increment, or its store came before it and the sleeper's trylock sees
+ * the free lock: no lost wakeup.  Where membarrier is not available (old
+ * kernel, seccomp; or PVSPIN_PRELOAD_NO_MEMBARRIER=1), sleepers wake every
+ * 1 ms to retry: a missed wakeup then costs at most 1 ms.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
 #include <stddef.h>
+#include <linux/membarrier.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "preload.h"
 #include "pvspin/platform.h"
-#include "pvspin/spinlock.h"
+#include "preload_kind_ops.h"
 
 struct pmutex {
 	pvspin_lock_t word;
@@ -91,20 +104,67 @@ static inline int type_of(struct pmutex *pm)
 
 static inline bool word_trylock(struct pmutex *pm)
 {
-	bool ok = pvspin_kind_trylock(preload_kind(), &pm->word);
+	bool ok = preload_kind_trylock(preload_kind(), &pm->word);
 	if (ok && __builtin_expect(preload_stats_on != 0, 0) && preload_stats_enabled())
 		preload_count_acquire(false);
 	return ok;
 }
 
+/* Asymmetric fence for the sleeping waiters (see the file comment):
+ * 0 not known yet, 1 membarrier(PRIVATE_EXPEDITED) registered, 2 not
+ * available (or PVSPIN_PRELOAD_NO_MEMBARRIER=1): sleepers poll. */
+static int membarrier_state;
+
+static bool membarrier_ready(void)
+{
+	int st = __atomic_load_n(&membarrier_state, __ATOMIC_ACQUIRE);
+	if (__builtin_expect(st == 0, 0)) {
+		const char *off = getenv("PVSPIN_PRELOAD_NO_MEMBARRIER");
+		long q = (off && *off && strcmp(off, "0") != 0)
+				 ? -1 : syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+		st = 2;
+		if (q > 0 && (q & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
+		    syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0)
+			st = 1;
+		__atomic_store_n(&membarrier_state, st, __ATOMIC_RELEASE);
+	}
+	return st == 1;
+}
+
 static inline void word_unlock(struct pmutex *pm)
 {
-	pvspin_kind_unlock(preload_kind(), &pm->word);
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	preload_kind_unlock(preload_kind(), &pm->word);
+	/* No CPU fence here: the sleeper's membarrier() supplies it.  Only
+	 * the compiler must keep the store before the load. */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (__builtin_expect(__atomic_load_n(&pm->timed_waiters, __ATOMIC_RELAXED) != 0, 0)) {
 		__atomic_fetch_add(&pm->seq, 1, __ATOMIC_SEQ_CST);
 		preload_futex_wake(&pm->seq, INT_MAX);
 	}
+}
+
+/* Without membarrier a sleeper may miss a wake: it sleeps at most this
+ * long before it retries trylock. */
+#define POLL_SLICE_NS 1000000L
+
+/* Sleep on `seq` while it is `s`: until `abstime` (NULL: none), and with
+ * `poll` at most POLL_SLICE_NS.  Returns ETIMEDOUT only at `abstime`. */
+static int sleep_on_seq(struct pmutex *pm, uint32_t s, bool poll, clockid_t clock,
+			const struct timespec *abstime)
+{
+	if (!poll)
+		return preload_futex_wait(&pm->seq, s, clock, abstime) == ETIMEDOUT ? ETIMEDOUT : 0;
+	struct timespec slice;
+	clock_gettime(clock, &slice);
+	slice.tv_nsec += POLL_SLICE_NS;
+	if (slice.tv_nsec >= 1000000000L) {
+		slice.tv_sec++;
+		slice.tv_nsec -= 1000000000L;
+	}
+	bool last = abstime && (abstime->tv_sec < slice.tv_sec ||
+				(abstime->tv_sec == slice.tv_sec && abstime->tv_nsec <= slice.tv_nsec));
+	int r = preload_futex_wait(&pm->seq, s, clock, last ? abstime : &slice);
+	return r == ETIMEDOUT && last ? ETIMEDOUT : 0;
 }
 
 /* Spin-then-sleep acquisition of the word (see the file comment): up to
@@ -117,19 +177,22 @@ static int word_wait(struct pmutex *pm, uint32_t spins, clockid_t clock,
 	pvspin_kind_t k = preload_kind();
 	for (uint32_t i = 0; i < spins; i++) {
 		pvspin_plat_cpu_relax();
-		if (!pvspin_kind_is_locked(k, &pm->word) && pvspin_kind_trylock(k, &pm->word))
+		if (!preload_kind_is_locked(k, &pm->word) && preload_kind_trylock(k, &pm->word))
 			goto taken;
 	}
 	int ret;
+	bool fenced = membarrier_ready();
 	__atomic_fetch_add(&pm->timed_waiters, 1, __ATOMIC_SEQ_CST);
+	if (fenced)
+		syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
 	for (;;) {
 		uint32_t s = __atomic_load_n(&pm->seq, __ATOMIC_SEQ_CST);
-		if (pvspin_kind_trylock(k, &pm->word)) {
+		if (preload_kind_trylock(k, &pm->word)) {
 			ret = 0;
 			break;
 		}
-		if (preload_futex_wait(&pm->seq, s, clock, abstime) == ETIMEDOUT) {
-			ret = pvspin_kind_trylock(k, &pm->word) ? 0 : ETIMEDOUT;
+		if (sleep_on_seq(pm, s, !fenced, clock, abstime) == ETIMEDOUT) {
+			ret = preload_kind_trylock(k, &pm->word) ? 0 : ETIMEDOUT;
 			break;
 		}
 	}
@@ -172,13 +235,13 @@ static inline void word_lock(struct pmutex *pm)
 		return;
 	}
 	if (__builtin_expect(preload_stats_on != 0, 0) && preload_stats_enabled()) {
-		bool contended = !pvspin_kind_trylock(k, &pm->word);
+		bool contended = !preload_kind_trylock(k, &pm->word);
 		if (contended)
-			pvspin_kind_lock(k, &pm->word);
+			preload_kind_lock(k, &pm->word);
 		preload_count_acquire(contended);
 		return;
 	}
-	pvspin_kind_lock(k, &pm->word);
+	preload_kind_lock(k, &pm->word);
 }
 
 /* Timed acquisition: 0, ETIMEDOUT, or EINVAL for a bad abstime when the
@@ -223,7 +286,7 @@ PVSPIN_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m)
 		return r ? r->mutex_destroy(m) : EAGAIN;
 	}
 	struct pmutex *pm = pm_of(m);
-	if (pvspin_kind_is_locked(preload_kind(), &pm->word))
+	if (preload_kind_is_locked(preload_kind(), &pm->word))
 		return EBUSY;
 	__atomic_store_n(&pm->kind, -1, __ATOMIC_RELAXED);
 	return 0;
@@ -356,7 +419,7 @@ PVSPIN_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 	int kind = __atomic_load_n(&pm->kind, __ATOMIC_RELAXED);
 	if (__builtin_expect(kind == PTHREAD_MUTEX_NORMAL, 1)) {
 		/* glibc: unlocking an unlocked normal mutex is harmless */
-		if (__builtin_expect(!pvspin_kind_is_locked(preload_kind(), &pm->word), 0))
+		if (__builtin_expect(!preload_kind_is_locked(preload_kind(), &pm->word), 0))
 			return 0;
 		word_unlock(pm);
 		return 0;
@@ -381,7 +444,7 @@ PVSPIN_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 		word_unlock(pm);
 		return 0;
 	default:
-		if (!pvspin_kind_is_locked(preload_kind(), &pm->word))
+		if (!preload_kind_is_locked(preload_kind(), &pm->word))
 			return 0;
 		word_unlock(pm);
 		return 0;
@@ -403,7 +466,7 @@ int preload_mutex_release_for_wait(pthread_mutex_t *m)
 		pm->count = 0;
 		__atomic_store_n(&pm->owner, 0, __ATOMIC_RELAXED);
 	}
-	if (pvspin_kind_is_locked(preload_kind(), &pm->word))
+	if (preload_kind_is_locked(preload_kind(), &pm->word))
 		word_unlock(pm);
 	return count;
 }

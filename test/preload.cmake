@@ -91,6 +91,12 @@ endforeach()
 add_test(NAME preload_spinlimit_semantics COMMAND test_preload_semantics)
 set_tests_properties(preload_spinlimit_semantics PROPERTIES TIMEOUT 60 LABELS preload
   ENVIRONMENT "LD_PRELOAD=${_lib};PVSPIN_LOCK=ticket;PVSPIN_MUTEX_SPIN_LIMIT=100")
+# the same without membarrier(2): sleepers poll every 1 ms
+add_test(NAME preload_nomembarrier_semantics COMMAND test_preload_semantics)
+set_tests_properties(preload_nomembarrier_semantics PROPERTIES TIMEOUT 60 LABELS preload
+  ENVIRONMENT "LD_PRELOAD=${_lib};PVSPIN_LOCK=qspinlock;PVSPIN_MUTEX_SPIN_LIMIT=100;PVSPIN_PRELOAD_NO_MEMBARRIER=1")
+preload_test(preload_nomembarrier_prodcons 120 env PVSPIN_PRELOAD_NO_MEMBARRIER=1 ${_check}
+  -- ${_pvspin} run --lock tas --spin-limit 100 -- ${_helper} prodcons 4 4 2000)
 preload_test(preload_spinlimit_sysbench_threads 120 ${_check}
   --expect "total number of events:              800"
   -- ${_pvspin} run --lock qspinlock --spin-limit 32768 -- sysbench threads --threads=8
