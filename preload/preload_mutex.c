@@ -131,6 +131,18 @@ static bool membarrier_ready(void)
 	return st == 1;
 }
 
+/* Run the asymmetric fence.  False if it could not be had: the
+ * registration belongs to the address space, and a fork child (new mm)
+ * may have to register again; if even that fails, the caller polls. */
+static bool membarrier_fence(void)
+{
+	if (syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0)
+		return true;
+	return errno == EPERM &&
+	       syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0 &&
+	       syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0;
+}
+
 static inline void word_unlock(struct pmutex *pm)
 {
 	preload_kind_unlock(preload_kind(), &pm->word);
@@ -181,10 +193,8 @@ static int word_wait(struct pmutex *pm, uint32_t spins, clockid_t clock,
 			goto taken;
 	}
 	int ret;
-	bool fenced = membarrier_ready();
 	__atomic_fetch_add(&pm->timed_waiters, 1, __ATOMIC_SEQ_CST);
-	if (fenced)
-		syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+	bool fenced = membarrier_ready() && membarrier_fence();
 	for (;;) {
 		uint32_t s = __atomic_load_n(&pm->seq, __ATOMIC_SEQ_CST);
 		if (preload_kind_trylock(k, &pm->word)) {
