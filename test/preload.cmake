@@ -91,6 +91,9 @@ endforeach()
 add_test(NAME preload_spinlimit_semantics COMMAND test_preload_semantics)
 set_tests_properties(preload_spinlimit_semantics PROPERTIES TIMEOUT 60 LABELS preload
   ENVIRONMENT "LD_PRELOAD=${_lib};PVSPIN_LOCK=ticket;PVSPIN_MUTEX_SPIN_LIMIT=100")
+# sleepers in a fork child (membarrier registration per address space)
+preload_test(preload_spinlimit_fork 60 ${_check}
+  -- ${_pvspin} run --lock tas --spin-limit 10 -- ${_helper} fork)
 # the same without membarrier(2): sleepers poll every 1 ms
 add_test(NAME preload_nomembarrier_semantics COMMAND test_preload_semantics)
 set_tests_properties(preload_nomembarrier_semantics PROPERTIES TIMEOUT 60 LABELS preload
