@@ -1,0 +1,134 @@
+/*
+ * preload.h - internals of libpvspin-preload.so, the LD_PRELOAD interposer
+ * that runs an unmodified program's pthread mutexes, condition variables
+ * and spinlocks on pvspin locks (docs/preload.md).  Private to preload/.
+ *
+ * Design source: the interposition approach of LiTL (Guiroux et al.,
+ * "Multicore locks: the case is not closed yet", USENIX ATC 2016) and the
+ * glibc object layouts of sysdeps/nptl/bits/struct_mutex.h and
+ * thread-shared-types.h (struct __pthread_mutex_s, struct
+ * __pthread_cond_s), read to know which bytes a static initializer sets.
+ * Every object is used IN PLACE: no side table, no allocation, so an
+ * object is valid from its static initializer on, even before this
+ * library's constructor ran.
+ *
+ * Everything here is hidden (-fvisibility=hidden plus the version script
+ * preload.map); only the pthread_* wrappers are exported.
+ */
+#ifndef PVSPIN_PRELOAD_H
+#define PVSPIN_PRELOAD_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "pvspin/lock.h"
+
+#define PVSPIN_EXPORT __attribute__((visibility("default")))
+
+/* ---- the lock kind ----------------------------------------------------- */
+
+/**
+ * The kind every interposed mutex and private spinlock uses, fixed at the
+ * first call: PVSPIN_LOCK if set (an unknown name is reported with the
+ * valid names and the process exits with status 2, as the library does),
+ * else the policy's pick (pvspin_default_kind()).  Called re-entrantly
+ * while it resolves (a policy that takes an interposed lock), the nested
+ * call fixes tas for the whole process, so one kind is used from a lock's
+ * first use to its last.  Thread-safe; async-signal-safe once fixed.
+ */
+pvspin_kind_t preload_kind(void);
+
+/* ---- counters (PVSPIN_STATS=1) ------------------------------------------ */
+
+/** Non-zero when PVSPIN_STATS=1 asked for the counters (read lazily). */
+extern int preload_stats_on;
+/** Resolve preload_stats_on from the environment (first use). */
+int preload_stats_enabled(void);
+
+/** Count one acquisition; `contended`: the first try failed.  Only called
+ *  when preload_stats_on; per-thread-slot counters, no shared line. */
+void preload_count_acquire(bool contended);
+
+/* ---- the real (glibc) functions, for objects passed through ----------- */
+
+/** The glibc functions the wrappers forward to.  Resolved with
+ *  dlvsym(RTLD_NEXT, name, glibc version) (dlsym as fallback) in the
+ *  constructor, or at the first pass-through call if that comes first. */
+struct preload_real {
+	int (*mutex_init)(pthread_mutex_t *, const pthread_mutexattr_t *);
+	int (*mutex_destroy)(pthread_mutex_t *);
+	int (*mutex_lock)(pthread_mutex_t *);
+	int (*mutex_trylock)(pthread_mutex_t *);
+	int (*mutex_timedlock)(pthread_mutex_t *, const struct timespec *);
+	int (*mutex_clocklock)(pthread_mutex_t *, clockid_t, const struct timespec *);
+	int (*mutex_unlock)(pthread_mutex_t *);
+	int (*cond_init)(pthread_cond_t *, const pthread_condattr_t *);
+	int (*cond_destroy)(pthread_cond_t *);
+	int (*cond_wait)(pthread_cond_t *, pthread_mutex_t *);
+	int (*cond_timedwait)(pthread_cond_t *, pthread_mutex_t *, const struct timespec *);
+	int (*cond_clockwait)(pthread_cond_t *, pthread_mutex_t *, clockid_t,
+			      const struct timespec *);
+	int (*cond_signal)(pthread_cond_t *);
+	int (*cond_broadcast)(pthread_cond_t *);
+};
+
+/**
+ * The resolved table, or NULL when it cannot be had now: this thread is
+ * inside the resolution itself (dlsym calling an interposed malloc that
+ * locks a pass-through mutex).  The callers then return EAGAIN for that
+ * one call rather than recurse.  Thread-safe.
+ */
+const struct preload_real *preload_real(void);
+
+/* ---- mutex internals shared with the condvar ---------------------------- */
+
+/** glibc's __kind bits that make a mutex pass-through: robust (0x10),
+ *  priority inheritance (0x20), priority protect (0x40), process-shared
+ *  (0x80).  A destroyed mutex has __kind -1: passed through as well, so
+ *  glibc reports EINVAL exactly as without the interposer. */
+#define PRELOAD_MUTEX_PASSTHROUGH_BITS 0xf0
+
+/** Is `m` handled by glibc (see PRELOAD_MUTEX_PASSTHROUGH_BITS)? */
+static inline bool preload_mutex_is_passthrough(const pthread_mutex_t *m)
+{
+	return (__atomic_load_n(&m->__data.__kind, __ATOMIC_RELAXED) &
+		PRELOAD_MUTEX_PASSTHROUGH_BITS) != 0;
+}
+
+/**
+ * For pthread_cond_*wait on an interposed mutex: release it completely
+ * (all recursion levels) and return the count to give back to
+ * preload_mutex_reacquire(), or -EPERM if this thread may not release it
+ * (error-checking or recursive mutex not owned by the caller).
+ */
+int preload_mutex_release_for_wait(pthread_mutex_t *m);
+/** Take `m` again after a wait and restore the recursion count. */
+void preload_mutex_reacquire(pthread_mutex_t *m, int count);
+
+/* ---- futex helpers ------------------------------------------------------ */
+
+/**
+ * FUTEX_WAIT_BITSET_PRIVATE on `word` while it holds `val`, until `abstime`
+ * on `clock` (CLOCK_REALTIME or CLOCK_MONOTONIC; NULL: no timeout).
+ * Returns 0 (woken, value changed, or spurious), ETIMEDOUT, or EINTR.
+ */
+int preload_futex_wait(uint32_t *word, uint32_t val, clockid_t clock,
+		       const struct timespec *abstime);
+/** FUTEX_WAKE_PRIVATE up to `n` waiters on `word`. */
+void preload_futex_wake(uint32_t *word, int n);
+
+/** glibc's valid_nanoseconds(): 0 <= tv_nsec < 1e9. */
+static inline bool preload_valid_timespec(const struct timespec *ts)
+{
+	return ts->tv_nsec >= 0 && ts->tv_nsec < 1000000000L;
+}
+
+/** Clocks a timed wait accepts (glibc futex_abstimed_supported_clockid). */
+static inline bool preload_valid_clock(clockid_t c)
+{
+	return c == CLOCK_REALTIME || c == CLOCK_MONOTONIC;
+}
+
+#endif /* PVSPIN_PRELOAD_H */

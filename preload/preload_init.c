@@ -1,0 +1,266 @@
+/*
+ * preload_init.c - libpvspin-preload.so's process-wide state: the lock
+ * kind, the glibc functions for pass-through objects, futex helpers, and
+ * the PVSPIN_STATS=1 counters printed at exit.
+ *
+ * Nothing here must be initialised before a wrapper can run: another
+ * library's constructor may lock a mutex before ours ran (the library
+ * constructors run dependencies-first, and a preloaded library comes late
+ * in that order).  So the kind and the stats switch are resolved at first
+ * use, and the constructor only resolves the glibc functions early (so
+ * that dlsym, which may allocate, runs outside any wrapper).
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "preload.h"
+#include "pvspin/platform.h"
+#include "pvspin/spinlock.h"
+#include "pvspin/stats.h"
+
+/* ---- the kind ---------------------------------------------------------- */
+
+static pvspin_kind_t kind_fixed = PVSPIN_KIND_NONE;
+static _Thread_local int kind_resolving;
+
+pvspin_kind_t preload_kind(void)
+{
+	pvspin_kind_t k = __atomic_load_n(&kind_fixed, __ATOMIC_ACQUIRE);
+	if (__builtin_expect(k != PVSPIN_KIND_NONE, 1))
+		return k;
+	pvspin_kind_t none = PVSPIN_KIND_NONE;
+	if (kind_resolving) {
+		/* Re-entered from the policy: fix tas for everyone, so the
+		 * lock taken here and every later one agree on the kind. */
+		k = PVSPIN_KIND_TAS;
+	} else {
+		kind_resolving = 1;
+		k = pvspin_default_kind(); /* PVSPIN_LOCK, else the policy */
+		kind_resolving = 0;
+	}
+	if (!__atomic_compare_exchange_n(&kind_fixed, &none, k, false,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		k = none; /* first resolver wins */
+	return k;
+}
+
+/* ---- counters ------------------------------------------------------------ */
+
+int preload_stats_on = -1; /* -1: not read yet */
+
+int preload_stats_enabled(void)
+{
+	int on = __atomic_load_n(&preload_stats_on, __ATOMIC_RELAXED);
+	if (on < 0) {
+		const char *s = getenv("PVSPIN_STATS");
+		on = s && *s && strcmp(s, "0") != 0;
+		__atomic_store_n(&preload_stats_on, on, __ATOMIC_RELAXED);
+	}
+	return on;
+}
+
+/* One line per thread slot (a slot has one owner at a time; it passes to
+ * a new thread through the slot bitmap's release/acquire), so counting is
+ * a plain relaxed load+store on a line no other thread writes. */
+struct acq_counts {
+	uint64_t acquisitions;
+	uint64_t contended;
+} __attribute__((aligned(64)));
+
+static struct acq_counts slot_counts[PVSPIN_MAX_CPUS];
+static uint64_t slotless_acquisitions, slotless_contended;
+
+void preload_count_acquire(bool contended)
+{
+	int cpu = pvspin_plat_cpu();
+	if (cpu < 0) {
+		__atomic_fetch_add(&slotless_acquisitions, 1, __ATOMIC_RELAXED);
+		if (contended)
+			__atomic_fetch_add(&slotless_contended, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	struct acq_counts *c = &slot_counts[cpu];
+	__atomic_store_n(&c->acquisitions,
+			 __atomic_load_n(&c->acquisitions, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
+	if (contended)
+		__atomic_store_n(&c->contended,
+				 __atomic_load_n(&c->contended, __ATOMIC_RELAXED) + 1,
+				 __ATOMIC_RELAXED);
+}
+
+/* Is this copy of the library the one the program's calls reach?  When it
+ * is loaded twice under two paths (LD_PRELOAD naming both), the first in
+ * the lookup order wins every call; the other stays silent at exit. */
+static bool this_copy_is_active(void)
+{
+	Dl_info mine, used;
+	void *p = dlsym(RTLD_DEFAULT, "pthread_mutex_lock");
+	if (!p || !dladdr(p, &used) || !dladdr((void *)&preload_kind, &mine))
+		return true;
+	return used.dli_fbase == mine.dli_fbase;
+}
+
+static bool active_copy = true;
+
+static void print_stats(void)
+{
+	uint64_t acq = __atomic_load_n(&slotless_acquisitions, __ATOMIC_RELAXED);
+	uint64_t con = __atomic_load_n(&slotless_contended, __ATOMIC_RELAXED);
+	for (int s = 0; s < PVSPIN_MAX_CPUS; s++) {
+		acq += __atomic_load_n(&slot_counts[s].acquisitions, __ATOMIC_RELAXED);
+		con += __atomic_load_n(&slot_counts[s].contended, __ATOMIC_RELAXED);
+	}
+	struct pvspin_events ev;
+	struct pvspin_slot_stats sl;
+	pvspin_events_read(&ev);
+	pvspin_slots_read(&sl);
+	uint64_t any_event = 0;
+	for (int e = 0; e < PVSPIN_EV_COUNT; e++)
+		any_event |= ev.count[e];
+	if (!acq && !any_event && !sl.allocated)
+		return; /* no interposed lock taken (a shell, a helper): stay quiet */
+	char buf[512];
+	int n = snprintf(buf, sizeof(buf),
+		"pvspin: stats pid=%ld lock=%s acquisitions=%llu contended=%llu halts=%llu kicks=%llu"
+		" (pv_wait_node=%llu pv_wait_head=%llu) slots_in_use=%u slots_allocated=%llu"
+		" slots_exhausted=%llu\n",
+		(long)getpid(), pvspin_kind_name(__atomic_load_n(&kind_fixed, __ATOMIC_ACQUIRE)),
+		(unsigned long long)acq, (unsigned long long)con,
+		(unsigned long long)(ev.count[PVSPIN_EV_PV_WAIT_NODE] +
+				     ev.count[PVSPIN_EV_PV_WAIT_HEAD]),
+		(unsigned long long)ev.count[PVSPIN_EV_PV_KICK_UNLOCK],
+		(unsigned long long)ev.count[PVSPIN_EV_PV_WAIT_NODE],
+		(unsigned long long)ev.count[PVSPIN_EV_PV_WAIT_HEAD],
+		sl.in_use, (unsigned long long)sl.allocated,
+		(unsigned long long)sl.exhausted);
+	if (n > 0) {
+		ssize_t r = write(STDERR_FILENO, buf, (size_t)n < sizeof(buf) ? (size_t)n
+									     : sizeof(buf) - 1);
+		(void)r;
+	}
+}
+
+/* ---- the glibc functions --------------------------------------------------- */
+
+static struct preload_real real_table;
+static int real_state; /* 0 unresolved, 1 resolving, 2 resolved */
+static _Thread_local int real_resolving_here;
+
+/* The versions are x86_64's (the only ones glibc 2.34+ still has as
+ * defaults for these names plus the 2.3.2 condvar); dlvsym picks exactly
+ * the implementation a program linked today calls, never the pre-2.3.2
+ * compatibility condvar that plain dlsym returned on some glibcs.  Where
+ * a version does not exist (other architectures) dlsym's default is
+ * right. */
+static void *real_sym(const char *name, const char *version)
+{
+	void *p = version ? dlvsym(RTLD_NEXT, name, version) : NULL;
+	if (!p)
+		p = dlsym(RTLD_NEXT, name);
+	return p;
+}
+
+static void real_resolve(void)
+{
+	struct preload_real *r = &real_table;
+	r->mutex_init = real_sym("pthread_mutex_init", "GLIBC_2.2.5");
+	r->mutex_destroy = real_sym("pthread_mutex_destroy", "GLIBC_2.2.5");
+	r->mutex_lock = real_sym("pthread_mutex_lock", "GLIBC_2.2.5");
+	r->mutex_trylock = real_sym("pthread_mutex_trylock", "GLIBC_2.2.5");
+	r->mutex_timedlock = real_sym("pthread_mutex_timedlock", "GLIBC_2.2.5");
+	r->mutex_clocklock = real_sym("pthread_mutex_clocklock", "GLIBC_2.30");
+	r->mutex_unlock = real_sym("pthread_mutex_unlock", "GLIBC_2.2.5");
+	r->cond_init = real_sym("pthread_cond_init", "GLIBC_2.3.2");
+	r->cond_destroy = real_sym("pthread_cond_destroy", "GLIBC_2.3.2");
+	r->cond_wait = real_sym("pthread_cond_wait", "GLIBC_2.3.2");
+	r->cond_timedwait = real_sym("pthread_cond_timedwait", "GLIBC_2.3.2");
+	r->cond_clockwait = real_sym("pthread_cond_clockwait", "GLIBC_2.30");
+	r->cond_signal = real_sym("pthread_cond_signal", "GLIBC_2.3.2");
+	r->cond_broadcast = real_sym("pthread_cond_broadcast", "GLIBC_2.3.2");
+	if (!r->mutex_init || !r->mutex_destroy || !r->mutex_lock || !r->mutex_trylock ||
+	    !r->mutex_timedlock || !r->mutex_unlock || !r->cond_init || !r->cond_destroy ||
+	    !r->cond_wait || !r->cond_timedwait || !r->cond_signal || !r->cond_broadcast) {
+		static const char msg[] =
+			"pvspin-preload: cannot find glibc's pthread functions (dlsym RTLD_NEXT)\n";
+		ssize_t w = write(STDERR_FILENO, msg, sizeof(msg) - 1);
+		(void)w;
+		abort();
+	}
+}
+
+const struct preload_real *preload_real(void)
+{
+	if (__builtin_expect(__atomic_load_n(&real_state, __ATOMIC_ACQUIRE) == 2, 1))
+		return &real_table;
+	if (real_resolving_here)
+		return NULL; /* dlsym -> malloc -> a pass-through lock: no recursion */
+	int expect = 0;
+	if (__atomic_compare_exchange_n(&real_state, &expect, 1, false,
+					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		real_resolving_here = 1;
+		real_resolve();
+		real_resolving_here = 0;
+		__atomic_store_n(&real_state, 2, __ATOMIC_RELEASE);
+		return &real_table;
+	}
+	while (__atomic_load_n(&real_state, __ATOMIC_ACQUIRE) != 2)
+		sched_yield();
+	return &real_table;
+}
+
+/* ---- futex --------------------------------------------------------------- */
+
+int preload_futex_wait(uint32_t *word, uint32_t val, clockid_t clock,
+		       const struct timespec *abstime)
+{
+	long r;
+	if (abstime) {
+		if (abstime->tv_sec < 0)
+			return ETIMEDOUT;
+		int op = FUTEX_WAIT_BITSET_PRIVATE;
+		if (clock == CLOCK_REALTIME)
+			op |= FUTEX_CLOCK_REALTIME;
+		r = syscall(SYS_futex, word, op, val, abstime, NULL, FUTEX_BITSET_MATCH_ANY);
+	} else {
+		r = syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
+	}
+	if (r == 0)
+		return 0;
+	if (errno == ETIMEDOUT)
+		return ETIMEDOUT;
+	if (errno == EINTR)
+		return EINTR;
+	return 0; /* EAGAIN: the word changed already */
+}
+
+void preload_futex_wake(uint32_t *word, int n)
+{
+	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
+}
+
+/* ---- constructor and destructor ------------------------------------------- */
+
+__attribute__((constructor)) static void preload_init(void)
+{
+	int saved = errno;
+	active_copy = this_copy_is_active();
+	(void)preload_real();
+	(void)preload_kind();
+	(void)preload_stats_enabled();
+	errno = saved;
+}
+
+__attribute__((destructor)) static void preload_fini(void)
+{
+	if (active_copy && preload_stats_enabled())
+		print_stats();
+}

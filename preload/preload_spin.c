@@ -1,0 +1,119 @@
+/*
+ * preload_spin.c - pthread_spin_* in place: pthread_spinlock_t is 4 bytes,
+ * exactly a pvspin_lock_t, and a private spinlock is a pvspin lock of the
+ * process's kind (0 = unlocked, so zeroed memory is a valid spinlock, as
+ * with glibc).
+ *
+ * PTHREAD_PROCESS_SHARED spinlocks must work between processes, where the
+ * kinds that queue cannot: an MCS node and a thread slot belong to one
+ * process, and pvqspinlock's halt is a FUTEX_*_PRIVATE wait.  A shared
+ * spinlock is therefore a test-and-set lock with its own two word values:
+ * 0x80000000 free, 0x80000001 locked (cmpxchg free -> locked to take,
+ * store-release free to drop; never halts, but yields the CPU every
+ * 1024 PAUSE loops of waiting).  No private word of any kind
+ * ever holds one of these two values (qspinlock/pvqspinlock: bit 31 is the
+ * top of the tail CPU, unused below 8192 slots, PVSPIN_MAX_CPUS is 4096;
+ * tas: 0 or 1; ticket: next - owner would be 32767 or 32768 waiters), so
+ * one load tells which kind of spinlock a word is.  Every process using a
+ * shared spinlock must run under the interposer (a glibc process would see
+ * the free value as locked).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+
+#include "preload.h"
+#include "pvspin/platform.h"
+#include "preload_kind_ops.h"
+
+#define PSHARED_FREE 0x80000000u
+#define PSHARED_LOCKED 0x80000001u
+/* PAUSE loops between two sched_yield() of a shared-spinlock waiter */
+#define PSHARED_SPINS_BEFORE_YIELD 1024
+
+_Static_assert(sizeof(pthread_spinlock_t) == sizeof(pvspin_lock_t), "spinlock size");
+_Static_assert(PVSPIN_MAX_CPUS < 8192, "bit 31 must be free in queued words");
+
+static inline bool is_pshared(uint32_t v) { return (v & ~1u) == PSHARED_FREE; }
+
+static inline uint32_t *word_of(pthread_spinlock_t *l) { return (uint32_t *)(void *)l; }
+
+PVSPIN_EXPORT int pthread_spin_init(pthread_spinlock_t *l, int pshared)
+{
+	__atomic_store_n(word_of(l), pshared == PTHREAD_PROCESS_SHARED ? PSHARED_FREE : 0u,
+			 __ATOMIC_RELEASE);
+	return 0;
+}
+
+PVSPIN_EXPORT int pthread_spin_destroy(pthread_spinlock_t *l)
+{
+	(void)l;
+	return 0;
+}
+
+static void pshared_lock(uint32_t *w)
+{
+	for (;;) {
+		uint32_t v = PSHARED_FREE;
+		if (__atomic_compare_exchange_n(w, &v, PSHARED_LOCKED, false, __ATOMIC_ACQUIRE,
+						__ATOMIC_RELAXED))
+			return;
+		/* spin, and yield the CPU now and then: the holder may be
+		 * another process waiting for this CPU (overcommit) */
+		for (unsigned n = 1; __atomic_load_n(w, __ATOMIC_RELAXED) == PSHARED_LOCKED; n++) {
+			pvspin_plat_cpu_relax();
+			if (n % PSHARED_SPINS_BEFORE_YIELD == 0)
+				sched_yield();
+		}
+	}
+}
+
+PVSPIN_EXPORT int pthread_spin_lock(pthread_spinlock_t *l)
+{
+	uint32_t *w = word_of(l);
+	if (__builtin_expect(is_pshared(__atomic_load_n(w, __ATOMIC_RELAXED)), 0)) {
+		pshared_lock(w);
+		return 0;
+	}
+	pvspin_kind_t k = preload_kind();
+	pvspin_lock_t *pl = (pvspin_lock_t *)w;
+	if (__builtin_expect(preload_stats_on != 0, 0) && preload_stats_enabled()) {
+		bool contended = !preload_kind_trylock(k, pl);
+		if (contended)
+			preload_kind_lock(k, pl);
+		preload_count_acquire(contended);
+		return 0;
+	}
+	preload_kind_lock(k, pl);
+	return 0;
+}
+
+PVSPIN_EXPORT int pthread_spin_trylock(pthread_spinlock_t *l)
+{
+	uint32_t *w = word_of(l);
+	if (__builtin_expect(is_pshared(__atomic_load_n(w, __ATOMIC_RELAXED)), 0)) {
+		uint32_t v = PSHARED_FREE;
+		return __atomic_compare_exchange_n(w, &v, PSHARED_LOCKED, false, __ATOMIC_ACQUIRE,
+						   __ATOMIC_RELAXED) ? 0 : EBUSY;
+	}
+	if (!preload_kind_trylock(preload_kind(), (pvspin_lock_t *)w))
+		return EBUSY;
+	if (__builtin_expect(preload_stats_on != 0, 0) && preload_stats_enabled())
+		preload_count_acquire(false);
+	return 0;
+}
+
+PVSPIN_EXPORT int pthread_spin_unlock(pthread_spinlock_t *l)
+{
+	uint32_t *w = word_of(l);
+	if (__builtin_expect(is_pshared(__atomic_load_n(w, __ATOMIC_RELAXED)), 0)) {
+		__atomic_store_n(w, PSHARED_FREE, __ATOMIC_RELEASE);
+		return 0;
+	}
+	pvspin_kind_t k = preload_kind();
+	/* glibc stores 0 whatever the state: unlocking a free lock is harmless */
+	if (!preload_kind_is_locked(k, (pvspin_lock_t *)w))
+		return 0;
+	preload_kind_unlock(k, (pvspin_lock_t *)w);
+	return 0;
+}

@@ -1,0 +1,143 @@
+# Tests of libpvspin-preload.so and `pvspin run` (docs/preload.md).
+# None is labelled `sanitize`: the interposer is built without sanitizers
+# and a sanitizer runtime cannot sit behind an LD_PRELOAD pthread
+# interposer (it intercepts the same functions); in sanitizer builds these
+# tests are not even defined.
+if(NOT PVSPIN_SANITIZE STREQUAL "" OR NOT TARGET pvspin_preload OR NOT TARGET pvspin)
+  return()
+endif()
+
+set(PVSPIN_PRELOAD_KINDS qspinlock pvqspinlock tas ticket)
+set(_pvspin $<TARGET_FILE:pvspin>)
+set(_lib $<TARGET_FILE:pvspin_preload>)
+
+# A library whose constructor locks before the interposer's constructor.
+add_library(test_preload_ctor SHARED test_preload_ctor.c)
+target_link_libraries(test_preload_ctor PRIVATE Threads::Threads)
+
+add_executable(test_preload_helper test_preload_helper.c)
+target_link_libraries(test_preload_helper PRIVATE test_preload_ctor Threads::Threads)
+add_executable(test_preload_malloc test_preload_malloc.c)
+target_link_libraries(test_preload_malloc PRIVATE Threads::Threads)
+add_executable(test_preload_check test_preload_check.c)
+add_executable(test_preload_semantics test_preload_semantics.c)
+target_link_libraries(test_preload_semantics PRIVATE PkgConfig::CMOCKA Threads::Threads ${CMAKE_DL_LIBS})
+
+# A second copy of the interposer under another path (loaded twice).
+add_custom_command(OUTPUT ${CMAKE_CURRENT_BINARY_DIR}/preload-copy/libpvspin-preload.so
+  COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_CURRENT_BINARY_DIR}/preload-copy
+  COMMAND ${CMAKE_COMMAND} -E copy $<TARGET_FILE:pvspin_preload>
+          ${CMAKE_CURRENT_BINARY_DIR}/preload-copy/
+  DEPENDS pvspin_preload)
+add_custom_target(test_preload_copy ALL
+  DEPENDS ${CMAKE_CURRENT_BINARY_DIR}/preload-copy/libpvspin-preload.so)
+set(_lib_copy ${CMAKE_CURRENT_BINARY_DIR}/preload-copy/libpvspin-preload.so)
+
+set(_check $<TARGET_FILE:test_preload_check>)
+set(_helper $<TARGET_FILE:test_preload_helper>)
+
+function(preload_test name timeout)
+  add_test(NAME ${name} COMMAND ${ARGN})
+  set_tests_properties(${name} PROPERTIES TIMEOUT ${timeout} LABELS preload)
+endfunction()
+
+foreach(k ${PVSPIN_PRELOAD_KINDS})
+  # glibc semantics, in-process, with LD_PRELOAD set by ctest
+  add_test(NAME preload_semantics_${k} COMMAND test_preload_semantics)
+  set_tests_properties(preload_semantics_${k} PROPERTIES TIMEOUT 60 LABELS preload
+    ENVIRONMENT "LD_PRELOAD=${_lib};PVSPIN_LOCK=${k}")
+  # a normally linked program (glibc 2.34+ versioned references) reaches
+  # the wrappers: 3 acquisitions per round must be counted
+  preload_test(preload_count_${k} 60 ${_check} --min-acquisitions 30000 --stats-lines 1
+    -- ${_pvspin} run --lock ${k} --stats -- ${_helper} count 10000)
+  # The fair kinds collapse at 4x overcommit (lock waiter preemption: the
+  # next in line is often not running; a few hundred acquisitions/s here,
+  # about 20 producer/consumer items/s), so they get small sizes.
+  if(k STREQUAL "qspinlock" OR k STREQUAL "ticket")
+    set(_items 10)
+    set(_incs 200)
+  else()
+    set(_items 5000)
+    set(_incs 5000)
+  endif()
+  # mutual exclusion at 4x overcommit (8 threads on 2 cores)
+  preload_test(preload_counter_${k} 120 ${_check}
+    -- ${_pvspin} run --lock ${k} -- ${_helper} counter 8 ${_incs})
+  # condition variables: producer/consumer, counts and sum must match
+  preload_test(preload_prodcons_${k} 120 ${_check}
+    -- ${_pvspin} run --lock ${k} -- ${_helper} prodcons 4 4 ${_items})
+  # fork with other threads holding and queued on locks
+  preload_test(preload_fork_${k} 60 ${_check}
+    -- ${_pvspin} run --lock ${k} -- ${_helper} fork)
+  # Debian sysbench, 4x overcommit
+  preload_test(preload_sysbench_mutex_${k} 120 ${_check}
+    --expect "total number of events:              8"
+    -- ${_pvspin} run --lock ${k} -- sysbench mutex --threads=8 --mutex-num=64
+       --mutex-locks=2000 --mutex-loops=100 run)
+  preload_test(preload_sysbench_threads_${k} 120 ${_check}
+    --expect "total number of events:              80"
+    -- ${_pvspin} run --lock ${k} -- sysbench threads --threads=8 --thread-yields=10
+       --thread-locks=8 --time=0 --events=80 run)
+endforeach()
+
+# PVSPIN_MUTEX_SPIN_LIMIT (pvspin run --spin-limit): the kinds that do not
+# halt spin then sleep; full sizes at 4x overcommit, and the semantics
+foreach(k qspinlock tas ticket)
+  preload_test(preload_spinlimit_prodcons_${k} 120 ${_check}
+    -- ${_pvspin} run --lock ${k} --spin-limit 32768 -- ${_helper} prodcons 4 4 5000)
+  preload_test(preload_spinlimit_counter_${k} 120 ${_check}
+    -- ${_pvspin} run --lock ${k} --spin-limit 1000 -- ${_helper} counter 8 5000)
+endforeach()
+add_test(NAME preload_spinlimit_semantics COMMAND test_preload_semantics)
+set_tests_properties(preload_spinlimit_semantics PROPERTIES TIMEOUT 60 LABELS preload
+  ENVIRONMENT "LD_PRELOAD=${_lib};PVSPIN_LOCK=ticket;PVSPIN_MUTEX_SPIN_LIMIT=100")
+# sleepers in a fork child (membarrier registration per address space)
+preload_test(preload_spinlimit_fork 60 ${_check}
+  -- ${_pvspin} run --lock tas --spin-limit 10 -- ${_helper} fork)
+# the same without membarrier(2): sleepers poll every 1 ms
+add_test(NAME preload_nomembarrier_semantics COMMAND test_preload_semantics)
+set_tests_properties(preload_nomembarrier_semantics PROPERTIES TIMEOUT 60 LABELS preload
+  ENVIRONMENT "LD_PRELOAD=${_lib};PVSPIN_LOCK=qspinlock;PVSPIN_MUTEX_SPIN_LIMIT=100;PVSPIN_PRELOAD_NO_MEMBARRIER=1")
+preload_test(preload_nomembarrier_prodcons 120 env PVSPIN_PRELOAD_NO_MEMBARRIER=1 ${_check}
+  -- ${_pvspin} run --lock tas --spin-limit 100 -- ${_helper} prodcons 4 4 2000)
+preload_test(preload_spinlimit_sysbench_threads 120 ${_check}
+  --expect "total number of events:              800"
+  -- ${_pvspin} run --lock qspinlock --spin-limit 32768 -- sysbench threads --threads=8
+     --thread-yields=100 --thread-locks=8 --time=0 --events=800 run)
+
+# another library's constructor locks before the interposer is initialised
+preload_test(preload_ctor 60 ${_check} --min-acquisitions 1000
+  -- ${_pvspin} run --stats -- ${_helper} ctor)
+# a thread's exit returns its slot: 5000 threads > 4096 slots, none short
+preload_test(preload_thread_slots 120 ${_check} --min-slots-allocated 5000
+  --max-slots-in-use 2 --no-exhaustion
+  -- ${_pvspin} run --stats -- ${_helper} threads 5000)
+# the program's malloc locks mutexes, one of them robust (dlsym trap)
+preload_test(preload_malloc 60 ${_check} --min-acquisitions 8000
+  -- ${_pvspin} run --stats -- $<TARGET_FILE:test_preload_malloc>)
+# PTHREAD_PROCESS_SHARED spinlock between 4 processes (on 2 cores)
+foreach(k ${PVSPIN_PRELOAD_KINDS})
+  preload_test(preload_spinshared_${k} 120 ${_check}
+    -- ${_pvspin} run --lock ${k} -- ${_helper} spinshared 4 20000)
+endforeach()
+# loaded twice: by a nested `pvspin run`, by LD_PRELOAD naming it twice,
+# and by two copies under two paths; one stats line, counts still right
+preload_test(preload_twice_nested 60 ${_check} --stats-lines 1 --min-acquisitions 3000
+  -- ${_pvspin} run --stats -- ${_pvspin} run --stats -- ${_helper} count 1000)
+preload_test(preload_twice_same 60 ${_check} --stats-lines 1 --min-acquisitions 3000
+  -- env "LD_PRELOAD=${_lib}:${_lib}" PVSPIN_STATS=1 ${_helper} count 1000)
+preload_test(preload_twice_copies 60 ${_check} --stats-lines 1 --min-acquisitions 3000
+  -- env "LD_PRELOAD=${_lib}:${_lib_copy}" PVSPIN_STATS=1 ${_helper} count 1000)
+# `pvspin run` errors: missing program (127 like a shell), bad kind (2),
+# missing interposer (1), no program (2)
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/preload_run_errors.sh
+"p=\"$1\"
+\"$p\" run -- /nonexistent/prog; r=$?; [ $r -eq 127 ] || { echo \"missing program: exit $r\"; exit 1; }
+\"$p\" run --lock nosuch -- true; r=$?; [ $r -eq 2 ] || { echo \"bad kind: exit $r\"; exit 1; }
+PVSPIN_PRELOAD_LIB=/nonexistent \"$p\" run -- true; r=$?; [ $r -eq 1 ] || { echo \"no lib: exit $r\"; exit 1; }
+\"$p\" run; r=$?; [ $r -eq 2 ] || { echo \"no program: exit $r\"; exit 1; }
+\"$p\" run --spin-limit -5 -- true; r=$?; [ $r -eq 2 ] || { echo \"bad spin limit: exit $r\"; exit 1; }
+\"$p\" run -- true || { echo \"true: exit $?\"; exit 1; }
+echo run-errors-ok
+")
+preload_test(preload_run_errors 30 sh ${CMAKE_CURRENT_BINARY_DIR}/preload_run_errors.sh ${_pvspin})

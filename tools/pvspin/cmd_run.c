@@ -1,0 +1,213 @@
+/*
+ * cmd_run.c - `pvspin run [--lock KIND] [--policy NAME] [--stats] --
+ * PROGRAM ARGS...` (also --spin-limit N): run an unmodified program with its pthread mutexes,
+ * condition variables and spinlocks on pvspin locks, through the
+ * LD_PRELOAD interposer libpvspin-preload.so (preload/, docs/preload.md).
+ *
+ * The kind is resolved HERE (--lock, else --policy's pick, else
+ * PVSPIN_LOCK, else the PVSPIN_POLICY / default policy's pick) and handed
+ * to the program as PVSPIN_LOCK, so the program's process never runs the
+ * policy.  The library is looked up, in order: $PVSPIN_PRELOAD_LIB; the
+ * build tree (<dir of pvspin>/../preload/); the install tree (<dir of
+ * pvspin>/../<libdir>/); the configured install libdir.  LD_PRELOAD gets
+ * the library's absolute path prepended, unless it is already listed (so
+ * `pvspin run -- pvspin run -- prog` loads it once).  Then execvp: the
+ * program keeps this process's pid, stdio and exit status; a program that
+ * cannot be found or executed is reported and exits 127 or 126 like a
+ * shell.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "pvspin/lock.h"
+
+#ifndef PVSPIN_INSTALL_LIBDIR
+#define PVSPIN_INSTALL_LIBDIR "lib"
+#endif
+#ifndef PVSPIN_INSTALL_FULL_LIBDIR
+#define PVSPIN_INSTALL_FULL_LIBDIR "/usr/local/lib"
+#endif
+#define PRELOAD_NAME "libpvspin-preload.so"
+
+static void run_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: pvspin run [--lock KIND] [--policy NAME] [--stats] [--spin-limit N] -- PROGRAM [ARGS...]\n"
+		"Run PROGRAM with its pthread mutexes, condition variables and spinlocks on\n"
+		"pvspin locks (LD_PRELOAD=" PRELOAD_NAME ").\n\n"
+		"  -l, --lock KIND     lock kind: %s\n"
+		"                      (default: $PVSPIN_LOCK, else the policy's pick)\n"
+		"  -p, --policy NAME   selection policy that picks the kind (sets PVSPIN_POLICY)\n"
+		"  -s, --stats         print lock counters at exit (PVSPIN_STATS=1)\n"
+		"  -S, --spin-limit N  mutex waiters of kinds other than pvqspinlock spin at\n"
+		"                      most N PAUSE loops, then sleep (PVSPIN_MUTEX_SPIN_LIMIT;\n"
+		"                      default 0: they spin until they get the lock)\n"
+		"  -h, --help          this text\n\n"
+		"The interposer is looked up in $PVSPIN_PRELOAD_LIB, next to pvspin (build or\n"
+		"install tree), then in " PVSPIN_INSTALL_FULL_LIBDIR ".\n",
+		pvspin_kind_names());
+}
+
+static bool readable_file(const char *p)
+{
+	return access(p, R_OK) == 0;
+}
+
+/* Absolute path of the interposer in `out`, or false. */
+static bool find_preload(char *out, size_t len)
+{
+	const char *env = getenv("PVSPIN_PRELOAD_LIB");
+	if (env && *env) {
+		if (!realpath(env, out) || !readable_file(out)) {
+			fprintf(stderr, "pvspin run: PVSPIN_PRELOAD_LIB=%s: %s\n", env,
+				strerror(errno ? errno : ENOENT));
+			return false;
+		}
+		return true;
+	}
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	const char *cands[3];
+	char c0[PATH_MAX + 64], c1[PATH_MAX + 64];
+	int nc = 0;
+	if (n > 0) {
+		exe[n] = '\0';
+		char *slash = strrchr(exe, '/');
+		if (slash)
+			*slash = '\0';
+		snprintf(c0, sizeof(c0), "%s/../preload/" PRELOAD_NAME, exe);
+		snprintf(c1, sizeof(c1), "%s/../" PVSPIN_INSTALL_LIBDIR "/" PRELOAD_NAME, exe);
+		cands[nc++] = c0;
+		cands[nc++] = c1;
+	}
+	cands[nc++] = PVSPIN_INSTALL_FULL_LIBDIR "/" PRELOAD_NAME;
+	for (int i = 0; i < nc; i++)
+		if (readable_file(cands[i]) && realpath(cands[i], out))
+			return true;
+	fprintf(stderr, "pvspin run: cannot find " PRELOAD_NAME "; looked in:\n");
+	for (int i = 0; i < nc; i++)
+		fprintf(stderr, "  %s\n", cands[i]);
+	fprintf(stderr, "set PVSPIN_PRELOAD_LIB to its path\n");
+	return false;
+}
+
+/* Is `lib` one of the entries of LD_PRELOAD `list` (separated by ':' or
+ * blanks, as ld.so reads it)? */
+static bool preload_lists(const char *list, const char *lib)
+{
+	size_t len = strlen(lib);
+	const char *p = list;
+	while (*p) {
+		p += strspn(p, ": \t");
+		size_t n = strcspn(p, ": \t");
+		if (n == len && strncmp(p, lib, n) == 0)
+			return true;
+		p += n;
+	}
+	return false;
+}
+
+int pvspin_cmd_run(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "lock", required_argument, NULL, 'l' },
+		{ "policy", required_argument, NULL, 'p' },
+		{ "stats", no_argument, NULL, 's' },
+		{ "spin-limit", required_argument, NULL, 'S' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *lock = NULL, *policy = NULL, *spin_limit = NULL;
+	bool stats = false;
+	int c;
+
+	optind = 1;
+	/* '+': stop at the first non-option, the program's own options
+	 * are not ours even without "--". */
+	while ((c = getopt_long(argc, argv, "+l:p:sS:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'l': lock = optarg; break;
+		case 'p': policy = optarg; break;
+		case 's': stats = true; break;
+		case 'S': {
+			char *end;
+			errno = 0;
+			unsigned long n = strtoul(optarg, &end, 10);
+			if (!*optarg || *end || errno || n > 0xffffffffUL || optarg[0] == '-') {
+				fprintf(stderr, "pvspin run: --spin-limit needs a number of PAUSE loops"
+					" from 0 to 4294967295, not '%s'\n", optarg);
+				return 2;
+			}
+			spin_limit = optarg;
+			break;
+		}
+		case 'h': run_usage(stdout); return 0;
+		default: run_usage(stderr); return 2;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "pvspin run: no program given\n");
+		run_usage(stderr);
+		return 2;
+	}
+	char **prog = argv + optind;
+
+	pvspin_kind_t kind;
+	if (lock) {
+		kind = pvspin_kind_from_name(lock);
+		if (kind == PVSPIN_KIND_NONE) {
+			fprintf(stderr, "pvspin run: unknown lock kind '%s'; valid kinds: %s\n",
+				lock, pvspin_kind_names());
+			return 2;
+		}
+		if (policy)
+			setenv("PVSPIN_POLICY", policy, 1);
+	} else {
+		if (policy) {
+			/* an explicit policy overrides an inherited PVSPIN_LOCK */
+			setenv("PVSPIN_POLICY", policy, 1);
+			unsetenv("PVSPIN_LOCK");
+		}
+		/* PVSPIN_LOCK (validated, exit 2 if unknown), else the policy */
+		kind = pvspin_default_kind();
+	}
+
+	char lib[PATH_MAX];
+	if (!find_preload(lib, sizeof(lib)))
+		return 1;
+
+	const char *old = getenv("LD_PRELOAD");
+	if (old && *old) {
+		if (!preload_lists(old, lib)) {
+			size_t n = strlen(lib) + 1 + strlen(old) + 1;
+			char *v = malloc(n);
+			if (!v) {
+				fprintf(stderr, "pvspin run: out of memory\n");
+				return 1;
+			}
+			snprintf(v, n, "%s:%s", lib, old);
+			setenv("LD_PRELOAD", v, 1);
+			free(v);
+		}
+	} else {
+		setenv("LD_PRELOAD", lib, 1);
+	}
+	setenv("PVSPIN_LOCK", pvspin_kind_name(kind), 1);
+	if (stats)
+		setenv("PVSPIN_STATS", "1", 1);
+	if (spin_limit)
+		setenv("PVSPIN_MUTEX_SPIN_LIMIT", spin_limit, 1);
+
+	fflush(NULL);
+	execvp(prog[0], prog);
+	int e = errno;
+	fprintf(stderr, "pvspin run: cannot run '%s': %s\n", prog[0], strerror(e));
+	return (e == ENOENT || e == ENOTDIR) ? 127 : 126;
+}
