@@ -30,7 +30,7 @@ static void busted_run(struct bench_worker *w) { bench_worker_loop(w, busted_op,
 static const struct bench_lock mutex_lock = {
 	"test_mutex", "pthread_mutex", PVSPIN_KIND_NONE, mutex_init, mutex_destroy, mutex_run,
 };
-static const struct bench_lock busted_lock = {
+static const struct bench_lock busted_lock __attribute__((unused)) = {
 	"busted", "no mutual exclusion at all", PVSPIN_KIND_NONE, busted_init, busted_destroy,
 	busted_run,
 };

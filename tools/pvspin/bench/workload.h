@@ -36,9 +36,10 @@ static inline uint64_t bench_now_ns(void)
 }
 
 /**
- * Measure loops per ns: time a loop sized to about 5 ms, 7 times, and keep
- * the fastest (the run least disturbed by other work on the machine), then
- * the cost of one clock read the same way.  Takes about 50 ms of one CPU.
+ * Measure loops per ns: time a loop sized to about 200 us, 64 times, and
+ * keep the fastest (the run least disturbed by other work on the machine),
+ * then the cost of one clock read the same way.  Takes about 20 ms of one
+ * CPU.
  * Never fails.  Call once, before the threads start.
  */
 void bench_workload_calibrate(struct bench_workload *w);
