@@ -98,6 +98,7 @@ static int parse_locks(const char *arg, struct bench_config *c)
 	size_t n;
 	bench_locks(&n);
 	char *copy = strdup(arg), *save = NULL;
+	free(c->locks);   /* a later --locks replaces an earlier one */
 	c->locks = calloc(n, sizeof(*c->locks));
 	c->nlocks = 0;
 	int ret = 0;
