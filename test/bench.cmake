@@ -1,0 +1,42 @@
+# Tests of `pvspin bench` (tools/pvspin/cmd_bench.c, tools/pvspin/bench/).
+# Included by test/CMakeLists.txt.
+if(NOT TARGET pvspin)
+  return()
+endif()
+if(NOT TARGET PkgConfig::JANSSON)
+  pkg_check_modules(JANSSON REQUIRED IMPORTED_TARGET jansson)
+endif()
+if(NOT TARGET PkgConfig::GSL)
+  pkg_check_modules(GSL REQUIRED IMPORTED_TARGET gsl)
+endif()
+set(PVSPIN_BENCH_SRC ${PROJECT_SOURCE_DIR}/tools/pvspin/bench)
+
+# Statistics on known inputs (Jain, max/min, reservoir, GSL percentiles).
+pvspin_test(test_bench_stats ${PVSPIN_BENCH_SRC}/stats.c)
+target_include_directories(test_bench_stats PRIVATE ${PROJECT_SOURCE_DIR}/tools/pvspin)
+target_link_libraries(test_bench_stats PRIVATE PkgConfig::GSL m)
+
+# One cell with real threads: a correct lock passes the mutual-exclusion
+# check, a lock without exclusion is caught (skipped under TSan).
+pvspin_test(test_bench_runner ${PVSPIN_BENCH_SRC}/runner.c ${PVSPIN_BENCH_SRC}/stats.c
+            ${PVSPIN_BENCH_SRC}/workload.c)
+target_include_directories(test_bench_runner PRIVATE ${PROJECT_SOURCE_DIR}/tools/pvspin)
+target_link_libraries(test_bench_runner PRIVATE PkgConfig::GSL m)
+
+# Bad options exit 2 naming the problem.
+add_executable(test_bench_cli test_bench_cli.c)
+target_link_libraries(test_bench_cli PRIVATE PkgConfig::CMOCKA)
+add_test(NAME test_bench_cli COMMAND test_bench_cli $<TARGET_FILE:pvspin>)
+
+# A short real run (2 locks x 2 thread counts x 3 repeats x 30 ms) and a
+# check of its JSON report.
+set(PVSPIN_BENCH_JSON ${CMAKE_CURRENT_BINARY_DIR}/bench_run.json)
+add_test(NAME bench_run
+         COMMAND pvspin bench --duration-ms 30 --threads 1,2
+                 --locks qspinlock,pthread_mutex --json ${PVSPIN_BENCH_JSON})
+set_tests_properties(bench_run PROPERTIES FIXTURES_SETUP bench_json LABELS sanitize)
+add_executable(test_bench_json test_bench_json.c)
+target_link_libraries(test_bench_json PRIVATE PkgConfig::JANSSON)
+add_test(NAME test_bench_json
+         COMMAND test_bench_json ${PVSPIN_BENCH_JSON} qspinlock,pthread_mutex 1,2)
+set_tests_properties(test_bench_json PROPERTIES FIXTURES_REQUIRED bench_json LABELS sanitize)

@@ -1,0 +1,117 @@
+/*
+ * test_bench_cli.c - `pvspin bench` option handling: every bad option
+ * exits with status 2 and a message naming the problem (and, for a lock,
+ * the valid choices); --help exits 0.
+ *
+ * usage: test_bench_cli PATH-TO-pvspin
+ */
+#include <fcntl.h>
+#include <setjmp.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+extern char **environ;
+static const char *pvspin;
+
+/* Run `pvspin bench ARGS...`; returns the exit status, with stdout and
+ * stderr (first 16 KB each) in out/err. */
+static int run(char *out, char *err, const char *a1, const char *a2, const char *a3)
+{
+	char fo[] = "/tmp/pvspin-cli-out-XXXXXX", fe[] = "/tmp/pvspin-cli-err-XXXXXX";
+	int o = mkstemp(fo), e = mkstemp(fe);
+	assert_true(o >= 0 && e >= 0);
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, o, 1);
+	posix_spawn_file_actions_adddup2(&fa, e, 2);
+	char *argv[] = { (char *)pvspin, "bench", (char *)a1, (char *)a2, (char *)a3, NULL };
+	pid_t pid;
+	assert_int_equal(posix_spawn(&pid, pvspin, &fa, NULL, argv, environ), 0);
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	posix_spawn_file_actions_destroy(&fa);
+	ssize_t n = pread(o, out, 16383, 0);
+	out[n > 0 ? n : 0] = 0;
+	n = pread(e, err, 16383, 0);
+	err[n > 0 ? n : 0] = 0;
+	close(o);
+	close(e);
+	unlink(fo);
+	unlink(fe);
+	assert_true(WIFEXITED(status));
+	return WEXITSTATUS(status);
+}
+
+static char out[16384], err[16384];
+
+static void expect_usage_error(const char *a1, const char *a2, const char *needle)
+{
+	int rc = run(out, err, a1, a2, NULL);
+	if (rc != 2 || !strstr(err, needle))
+		print_error("pvspin bench %s %s: exit %d, stderr: %s\n", a1, a2 ? a2 : "", rc, err);
+	assert_int_equal(rc, 2);
+	assert_non_null(strstr(err, needle));
+}
+
+static void test_unknown_lock(void **state)
+{
+	(void)state;
+	expect_usage_error("--locks", "qspinlock,nosuch", "nosuch");
+	/* the message lists the valid choices */
+	assert_non_null(strstr(err, "pvqspinlock"));
+	assert_non_null(strstr(err, "pthread_mutex"));
+}
+
+static void test_bad_numbers(void **state)
+{
+	(void)state;
+	expect_usage_error("--threads", "2,x", "'x'");
+	expect_usage_error("--threads", "0", "--threads");
+	expect_usage_error("--duration-ms", "0", "--duration-ms");
+	expect_usage_error("--duration-ms", "12ms", "'12ms'");
+	expect_usage_error("--cs-ns", "-5", "--cs-ns");
+	expect_usage_error("--cs-lines", "0", "--cs-lines");
+	expect_usage_error("--repeat", "99999999999999999999999", "--repeat");
+	expect_usage_error("--spin-threshold", "0", "--spin-threshold");
+}
+
+static void test_bad_options(void **state)
+{
+	(void)state;
+	expect_usage_error("--bogus", NULL, "--bogus");
+	expect_usage_error("--plot", "out.gif", ".png");
+	expect_usage_error("stray", NULL, "stray");
+	expect_usage_error("--json", NULL, "--json");
+}
+
+static void test_help(void **state)
+{
+	(void)state;
+	assert_int_equal(run(out, err, "--help", NULL, NULL), 0);
+	assert_non_null(strstr(out, "--locks"));
+	assert_non_null(strstr(out, "pthread_spin"));
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s PATH-TO-pvspin\n", argv[0]);
+		return 2;
+	}
+	pvspin = argv[1];
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_unknown_lock),
+		cmocka_unit_test(test_bad_numbers),
+		cmocka_unit_test(test_bad_options),
+		cmocka_unit_test(test_help),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,133 @@
+/*
+ * test_bench_json.c - checks a `pvspin bench --json` report.
+ *
+ * usage: test_bench_json FILE LOCKS THREADS
+ *   LOCKS and THREADS are the comma-separated lists the run was given.
+ * Checks the shape {"machine", "config", "results": [...]}, that every
+ * (lock, threads) pair has exactly one result with the documented keys
+ * and types, ops_per_s > 0, Jain's index in (0, 1], max/min >= 1 (or null
+ * for a starved thread), ordered latency percentiles, events for the
+ * pvspin kinds.  Exit 0 if all hold, 1 with the first problem on stderr.
+ */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *file;
+
+#define CHECK(cond, ...)                                                  \
+	do {                                                                  \
+		if (!(cond)) {                                                    \
+			fprintf(stderr, "%s: ", file);                                \
+			fprintf(stderr, __VA_ARGS__);                                 \
+			fputc('\n', stderr);                                          \
+			exit(1);                                                      \
+		}                                                                 \
+	} while (0)
+
+static int split(char *s, char **out, int max)
+{
+	int n = 0;
+	for (char *t = strtok(s, ","); t && n < max; t = strtok(NULL, ","))
+		out[n++] = t;
+	return n;
+}
+
+static int is_pvspin_kind(const char *lock)
+{
+	return !strcmp(lock, "qspinlock") || !strcmp(lock, "pvqspinlock") ||
+	       !strcmp(lock, "tas") || !strcmp(lock, "ticket");
+}
+
+static double number_or_null(json_t *o, const char *key, int *is_null, const char *where)
+{
+	json_t *v = json_object_get(o, key);
+	CHECK(v, "%s: no \"%s\"", where, key);
+	*is_null = json_is_null(v);
+	CHECK(*is_null || json_is_number(v), "%s: \"%s\" is neither a number nor null", where, key);
+	return *is_null ? 0 : json_number_value(v);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 4) {
+		fprintf(stderr, "usage: %s FILE LOCKS THREADS\n", argv[0]);
+		return 2;
+	}
+	file = argv[1];
+	char *locks[64], *threads_s[64];
+	int nl = split(argv[2], locks, 64), nt = split(argv[3], threads_s, 64);
+	int seen[64][64] = { { 0 } };
+
+	json_error_t err;
+	json_t *root = json_load_file(file, 0, &err);
+	CHECK(root, "not JSON: %s (line %d)", err.text, err.line);
+	CHECK(json_is_object(root), "top level is not an object");
+	json_t *machine = json_object_get(root, "machine"), *config = json_object_get(root, "config");
+	json_t *results = json_object_get(root, "results");
+	CHECK(json_is_object(machine), "no \"machine\" object");
+	CHECK(json_integer_value(json_object_get(machine, "ncpus")) >= 1, "machine.ncpus missing or < 1");
+	CHECK(json_is_object(config), "no \"config\" object");
+	CHECK(json_is_array(results), "no \"results\" array");
+	CHECK((int)json_array_size(results) == nl * nt, "%zu results, expected %d",
+	      json_array_size(results), nl * nt);
+
+	size_t i;
+	json_t *r;
+	json_array_foreach(results, i, r) {
+		char where[64];
+		snprintf(where, sizeof(where), "results[%zu]", i);
+		CHECK(json_is_object(r), "%s is not an object", where);
+		const char *lock = json_string_value(json_object_get(r, "lock"));
+		CHECK(lock, "%s: no \"lock\" string", where);
+		json_t *th = json_object_get(r, "threads");
+		CHECK(json_is_integer(th), "%s: no integer \"threads\"", where);
+		int li = -1, ti = -1;
+		for (int k = 0; k < nl; k++)
+			if (!strcmp(locks[k], lock))
+				li = k;
+		for (int k = 0; k < nt; k++)
+			if (atoll(threads_s[k]) == json_integer_value(th))
+				ti = k;
+		CHECK(li >= 0, "%s: unexpected lock \"%s\"", where, lock);
+		CHECK(ti >= 0, "%s: unexpected threads %lld", where, (long long)json_integer_value(th));
+		CHECK(!seen[li][ti]++, "%s: %s x%lld appears twice", where, lock,
+		      (long long)json_integer_value(th));
+		CHECK(json_is_integer(json_object_get(r, "cs_ns")), "%s: no integer \"cs_ns\"", where);
+		CHECK(json_is_integer(json_object_get(r, "ncs_ns")), "%s: no integer \"ncs_ns\"", where);
+
+		int null;
+		double ops = number_or_null(r, "ops_per_s", &null, where);
+		CHECK(!null && ops > 0, "%s: ops_per_s is not > 0", where);
+		double jain = number_or_null(r, "jain", &null, where);
+		CHECK(!null && jain > 0 && jain <= 1.0 + 1e-9, "%s: jain %g not in (0, 1]", where, jain);
+		double mm = number_or_null(r, "max_min", &null, where);
+		CHECK(null || mm >= 1.0, "%s: max_min %g < 1", where, mm);
+
+		json_t *lat = json_object_get(r, "latency_ns");
+		CHECK(json_is_object(lat), "%s: no \"latency_ns\" object", where);
+		const char *pk[] = { "p50", "p99", "p999", "max" };
+		double prev = 0;
+		for (int k = 0; k < 4; k++) {
+			double v = number_or_null(lat, pk[k], &null, where);
+			CHECK(!null, "%s: latency_ns.%s is null although the lock was taken", where, pk[k]);
+			CHECK(v >= prev && v > 0, "%s: latency_ns.%s = %g out of order", where, pk[k], v);
+			prev = v;
+		}
+
+		json_t *ev = json_object_get(r, "events");
+		CHECK(json_is_object(ev), "%s: no \"events\" object", where);
+		if (is_pvspin_kind(lock)) {
+			CHECK(json_is_integer(json_object_get(ev, "lock_slowpath")),
+			      "%s: events.lock_slowpath missing for pvspin kind %s", where, lock);
+			CHECK(json_is_integer(json_object_get(ev, "pv_wait_node")),
+			      "%s: events.pv_wait_node missing for pvspin kind %s", where, lock);
+		} else {
+			CHECK(json_object_size(ev) == 0, "%s: events for peer %s", where, lock);
+		}
+	}
+	json_decref(root);
+	printf("%s: %d results OK\n", file, nl * nt);
+	return 0;
+}

@@ -1,0 +1,134 @@
+/*
+ * test_bench_stats.c - the statistics of `pvspin bench` on known inputs:
+ * Jain's index, max/min, the latency reservoir, the weighted merge into
+ * GSL percentiles, and the median repeat.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "bench/stats.h"
+
+static void test_jain(void **state)
+{
+	(void)state;
+	const uint64_t equal[] = { 5, 5, 5, 5 }, one[] = { 1, 0, 0, 0 }, ramp[] = { 1, 2, 3, 4 };
+	const uint64_t zero[] = { 0, 0 };
+	assert_float_equal(bench_jain(equal, 4), 1.0, 1e-12);
+	assert_float_equal(bench_jain(one, 4), 0.25, 1e-12);           /* 1/n */
+	assert_float_equal(bench_jain(ramp, 4), 100.0 / 120.0, 1e-12); /* 10² / (4·30) */
+	assert_true(isnan(bench_jain(zero, 2)));
+	assert_true(isnan(bench_jain(equal, 0)));
+}
+
+static void test_max_min(void **state)
+{
+	(void)state;
+	const uint64_t a[] = { 2, 4, 8 }, starved[] = { 3, 0, 1 }, single[] = { 7 };
+	assert_float_equal(bench_max_min(a, 3), 4.0, 1e-12);
+	assert_true(isinf(bench_max_min(starved, 3)));
+	assert_float_equal(bench_max_min(single, 1), 1.0, 1e-12);
+	assert_true(isnan(bench_max_min(a, 0)));
+}
+
+static void test_percentiles(void **state)
+{
+	(void)state;
+	struct bench_reservoir r;
+	assert_int_equal(bench_reservoir_init(&r, 1000, 1), 0);
+	for (int i = 100; i >= 1; i--)      /* 100..1: order must not matter */
+		bench_reservoir_add(&r, i);
+	struct bench_reservoir *rs[] = { &r };
+	struct bench_latency l;
+	assert_int_equal(bench_latency_merge(rs, 1, &l), 0);
+	assert_int_equal(l.samples, 100);
+	assert_int_equal(l.seen, 100);
+	/* GSL: linear interpolation between order statistics at f·(n-1) */
+	assert_float_equal(l.p50, 50.5, 1e-9);
+	assert_float_equal(l.p99, 99.01, 1e-9);
+	assert_float_equal(l.p999, 99.901, 1e-9);
+	assert_float_equal(l.max, 100.0, 1e-12);
+	bench_reservoir_free(&r);
+}
+
+static void test_reservoir_bounded_and_uniform(void **state)
+{
+	(void)state;
+	struct bench_reservoir r;
+	assert_int_equal(bench_reservoir_init(&r, 1000, 42), 0);
+	for (int i = 0; i < 100000; i++)
+		bench_reservoir_add(&r, i);
+	assert_int_equal(r.kept, 1000);
+	assert_int_equal(r.seen, 100000);
+	assert_float_equal(r.max, 99999.0, 0);
+	/* a uniform sample of 0..99999: mean 50000, s.d. of the mean ~913;
+	 * the seed is fixed, so this is deterministic (5 s.d. margin) */
+	double sum = 0, late = 0;
+	for (size_t i = 0; i < r.kept; i++) {
+		sum += r.v[i];
+		late += r.v[i] >= 50000;
+	}
+	assert_in_range((long)(sum / 1000), 45000, 55000);
+	assert_in_range((long)late, 400, 600);  /* not "the first 1000 seen" */
+	bench_reservoir_reset(&r);
+	assert_int_equal(r.kept, 0);
+	bench_reservoir_free(&r);
+	assert_int_equal(bench_reservoir_init(&r, 0, 1), -1);
+}
+
+static void test_merge_weights_by_samples_taken(void **state)
+{
+	(void)state;
+	struct bench_reservoir busy, slow, idle;
+	assert_int_equal(bench_reservoir_init(&busy, 100, 1), 0);
+	assert_int_equal(bench_reservoir_init(&slow, 100, 2), 0);
+	assert_int_equal(bench_reservoir_init(&idle, 100, 3), 0);
+	for (int i = 0; i < 1000; i++)   /* saw 1000, keeps 100: rate 0.1 */
+		bench_reservoir_add(&busy, 1);
+	for (int i = 0; i < 100; i++)    /* saw 100, keeps all: thinned to 10 */
+		bench_reservoir_add(&slow, 2);
+	struct bench_reservoir *rs[] = { &busy, &slow, &idle };
+	struct bench_latency l;
+	assert_int_equal(bench_latency_merge(rs, 3, &l), 0);
+	assert_int_equal(l.seen, 1100);
+	assert_int_equal(l.samples, 110);  /* 100 ones, 10 twos: 1/11 are twos */
+	assert_float_equal(l.p50, 1.0, 0);
+	assert_float_equal(l.p99, 2.0, 0); /* index 0.99·109 = 107.9 > 99 */
+	assert_float_equal(l.max, 2.0, 0);
+
+	/* nothing sampled at all */
+	struct bench_reservoir *none[] = { &idle };
+	assert_int_equal(bench_latency_merge(none, 1, &l), 0);
+	assert_int_equal(l.samples, 0);
+	assert_true(isnan(l.p50) && isnan(l.p99) && isnan(l.p999) && isnan(l.max));
+	bench_reservoir_free(&busy);
+	bench_reservoir_free(&slow);
+	bench_reservoir_free(&idle);
+}
+
+static void test_median_index(void **state)
+{
+	(void)state;
+	const double odd[] = { 3, 1, 2 }, even[] = { 4, 1, 3, 2 }, same[] = { 5, 5, 5 }, one[] = { 7 };
+	assert_int_equal(bench_median_index(odd, 3), 2);
+	assert_int_equal(bench_median_index(even, 4), 3);  /* lower median: 2 */
+	assert_int_equal(bench_median_index(same, 3), 1);  /* ties in order: the middle one */
+	assert_int_equal(bench_median_index(one, 1), 0);
+	assert_int_equal(bench_median_index(one, 0), -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_jain),
+		cmocka_unit_test(test_max_min),
+		cmocka_unit_test(test_percentiles),
+		cmocka_unit_test(test_reservoir_bounded_and_uniform),
+		cmocka_unit_test(test_merge_weights_by_samples_taken),
+		cmocka_unit_test(test_median_index),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

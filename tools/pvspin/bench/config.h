@@ -1,0 +1,64 @@
+/*
+ * bench/config.h - what a `pvspin bench` run was asked to do (the parsed
+ * options plus the calibration), and one row of its results.  Plain data,
+ * shared by cmd_bench.c (fills it) and output.c / plot.c (report it).
+ */
+#ifndef PVSPIN_BENCH_CONFIG_H
+#define PVSPIN_BENCH_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bench/machine.h"
+#include "bench/peers.h"
+#include "bench/runner.h"
+#include "bench/workload.h"
+
+/** Defaults: 40 cells (10 locks x 4 thread counts on 2 CPUs) of
+ *  500 ms x 3 repeats = 60 s of measurement, about 65 s in all. */
+#define BENCH_DEFAULT_CS_NS        50
+#define BENCH_DEFAULT_NCS_NS       100
+#define BENCH_DEFAULT_CS_LINES     2
+#define BENCH_DEFAULT_DURATION_MS  500
+#define BENCH_DEFAULT_REPEAT       3
+#define BENCH_DEFAULT_SAMPLE_EVERY 16
+/** Latency memory bound: at most this many samples per cell in all
+ *  threads (8 bytes each), and per thread at most / at least: */
+#define BENCH_SAMPLES_PER_CELL     (1u << 20)
+#define BENCH_SAMPLES_PER_THREAD_MAX 16384u
+#define BENCH_SAMPLES_PER_THREAD_MIN 256u
+
+#define BENCH_MAX_THREADS 1024
+
+struct bench_config {
+	const struct bench_lock **locks;   /* the locks, in run order */
+	size_t nlocks;
+	unsigned *threads;                 /* the thread counts, in run order */
+	size_t nthreads;
+	uint64_t cs_ns, ncs_ns;            /* busy work per section, ns */
+	unsigned cs_lines;                 /* shared lines written per cs */
+	unsigned duration_ms;              /* per cell and repeat */
+	unsigned repeat;                   /* repeats per cell (median by ops/s) */
+	uint32_t sample_every;             /* time every Nth lock() */
+	bool pin;                          /* pin threads round-robin */
+	uint32_t spin_threshold;           /* pvqspinlock SPIN_THRESHOLD in effect */
+	bool spin_threshold_set;           /* ... set by --spin-threshold */
+	const char *json_path, *csv_path, *plot_path;  /* NULL: not asked */
+	struct bench_workload workload;    /* calibration */
+	struct bench_machine machine;
+};
+
+/** One cell of the report: the median repeat (by ops/s) of one lock at
+ *  one thread count. */
+struct bench_row {
+	const struct bench_lock *lock;
+	unsigned threads;
+	struct bench_cell_result r;       /* the median repeat */
+	double *ops_repeats;              /* ops/s of every repeat, run order */
+	unsigned nrepeats;
+	bool exclusion_ok;                /* in every repeat */
+	size_t samples_per_thread;        /* reservoir capacity used */
+};
+
+#endif /* PVSPIN_BENCH_CONFIG_H */

@@ -1,0 +1,258 @@
+/*
+ * bench/output.c - table, JSON (jansson) and CSV reports of `pvspin bench`
+ * (see output.h).
+ */
+#include "bench/output.h"
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "pvspin/stats.h"
+
+/* ---- table ------------------------------------------------------------ */
+
+/* 12345678 -> "12.35M"; keeps 4 significant digits in 7 characters. */
+static const char *fmt_si(char *buf, size_t size, double v)
+{
+	static const char suffix[] = " kMGT";
+	int i = 0;
+	if (isnan(v))
+		return "-";
+	while (fabs(v) >= 1000 && i < 4) {
+		v /= 1000;
+		i++;
+	}
+	if (i == 0)
+		snprintf(buf, size, "%.0f", v);
+	else
+		snprintf(buf, size, "%.*f%c", v < 10 ? 3 : v < 100 ? 2 : 1, v, suffix[i]);
+	return buf;
+}
+
+/* ns -> "850ns", "1.25us", "3.40ms", "1.20s" */
+static const char *fmt_ns(char *buf, size_t size, double ns)
+{
+	if (isnan(ns))
+		return "-";
+	if (ns < 1e3)
+		snprintf(buf, size, "%.0fns", ns);
+	else if (ns < 1e6)
+		snprintf(buf, size, "%.*fus", ns < 1e4 ? 2 : ns < 1e5 ? 1 : 0, ns / 1e3);
+	else if (ns < 1e9)
+		snprintf(buf, size, "%.*fms", ns < 1e7 ? 2 : ns < 1e8 ? 1 : 0, ns / 1e6);
+	else
+		snprintf(buf, size, "%.2fs", ns / 1e9);
+	return buf;
+}
+
+void bench_table_header(FILE *f, const struct bench_config *c)
+{
+	const struct bench_machine *m = &c->machine;
+	fprintf(f, "# pvspin bench: %u CPUs (%s), %s%s%s\n", m->ncpus,
+		m->model[0] ? m->model : "unknown model", m->kernel,
+		m->hypervisor[0] ? ", hypervisor " : "", m->hypervisor);
+	fprintf(f, "# cs %llu ns + %u shared lines, ncs %llu ns (%.3f loops/ns); "
+		"%u ms x %u repeat%s (median by ops/s); lock() timed every %u%s call "
+		"(clock read %.0f ns); pvqspinlock spin threshold %u%s\n",
+		(unsigned long long)c->cs_ns, c->cs_lines, (unsigned long long)c->ncs_ns,
+		c->workload.loops_per_ns, c->duration_ms, c->repeat, c->repeat == 1 ? "" : "s",
+		c->sample_every, c->sample_every == 1 ? "st" : "th",
+		c->workload.clock_cost_ns, c->spin_threshold, c->pin ? "; pinned" : "");
+	fprintf(f, "%-22s %7s %9s %6s %8s %8s %8s %8s %8s\n", "lock", "threads", "ops/s",
+		"jain", "max/min", "p50", "p99", "p99.9", "max");
+	fflush(f);
+}
+
+void bench_table_row(FILE *f, const struct bench_row *row)
+{
+	const struct bench_cell_result *r = &row->r;
+	char ops[16], mm[16], p50[16], p99[16], p999[16], mx[16], jain[16];
+	if (isinf(r->max_min))
+		snprintf(mm, sizeof(mm), "inf");
+	else if (isnan(r->max_min))
+		snprintf(mm, sizeof(mm), "-");
+	else
+		snprintf(mm, sizeof(mm), "%.2f", r->max_min);
+	if (isnan(r->jain))
+		snprintf(jain, sizeof(jain), "-");
+	else
+		snprintf(jain, sizeof(jain), "%.3f", r->jain);
+	fprintf(f, "%-22s %7u %9s %6s %8s %8s %8s %8s %8s%s\n", row->lock->name, row->threads,
+		fmt_si(ops, sizeof(ops), r->ops_per_s), jain, mm,
+		fmt_ns(p50, sizeof(p50), r->lat.p50), fmt_ns(p99, sizeof(p99), r->lat.p99),
+		fmt_ns(p999, sizeof(p999), r->lat.p999), fmt_ns(mx, sizeof(mx), r->lat.max),
+		row->exclusion_ok ? "" : "  MUTUAL EXCLUSION FAILED");
+	fflush(f);
+}
+
+/* ---- JSON --------------------------------------------------------------- */
+
+/* a real, or null for NaN / infinity (JSON has neither) */
+static json_t *jreal(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *jstr_or_null(const char *s)
+{
+	return s && s[0] ? json_string(s) : json_null();
+}
+
+static json_t *json_machine(const struct bench_machine *m)
+{
+	return json_pack("{s:i, s:i, s:o, s:o, s:o, s:o, s:o}",
+			 "ncpus", (int)m->ncpus,
+			 "ncpus_online", (int)m->ncpus_online,
+			 "model_name", jstr_or_null(m->model),
+			 "kernel", jstr_or_null(m->kernel),
+			 "arch", jstr_or_null(m->arch),
+			 "hypervisor", jstr_or_null(m->hypervisor),
+			 "clocksource", jstr_or_null(m->clocksource));
+}
+
+static json_t *json_config(const struct bench_config *c)
+{
+	json_t *locks = json_array(), *threads = json_array();
+	for (size_t i = 0; i < c->nlocks; i++)
+		json_array_append_new(locks, json_string(c->locks[i]->name));
+	for (size_t i = 0; i < c->nthreads; i++)
+		json_array_append_new(threads, json_integer(c->threads[i]));
+	return json_pack("{s:o, s:o, s:I, s:I, s:i, s:i, s:i, s:i, s:b, s:i, s:f, s:f}",
+			 "locks", locks, "threads", threads,
+			 "cs_ns", (json_int_t)c->cs_ns, "ncs_ns", (json_int_t)c->ncs_ns,
+			 "cs_lines", (int)c->cs_lines, "duration_ms", (int)c->duration_ms,
+			 "repeat", (int)c->repeat, "sample_every", (int)c->sample_every,
+			 "pin", (int)c->pin, "spin_threshold", (int)c->spin_threshold,
+			 "loops_per_ns", c->workload.loops_per_ns,
+			 "clock_cost_ns", c->workload.clock_cost_ns);
+}
+
+static json_t *json_events(const struct bench_row *row)
+{
+	json_t *ev = json_object();
+	if (row->lock->kind == PVSPIN_KIND_NONE)
+		return ev;   /* a peer: no pvspin events */
+	for (int e = 0; e < PVSPIN_EV_COUNT; e++)
+		json_object_set_new(ev, pvspin_event_name(e),
+				    json_integer((json_int_t)row->r.events.count[e]));
+	json_object_set_new(ev, "slot_exhausted",
+			    json_integer((json_int_t)(row->r.slots_after.exhausted -
+						      row->r.slots_before.exhausted)));
+	return ev;
+}
+
+static json_t *json_row(const struct bench_config *c, const struct bench_row *row)
+{
+	const struct bench_cell_result *r = &row->r;
+	json_t *reps = json_array();
+	for (unsigned i = 0; i < row->nrepeats; i++)
+		json_array_append_new(reps, json_real(row->ops_repeats[i]));
+	json_t *lat = json_pack("{s:o, s:o, s:o, s:o}", "p50", jreal(r->lat.p50),
+				"p99", jreal(r->lat.p99), "p999", jreal(r->lat.p999),
+				"max", jreal(r->lat.max));
+	return json_pack("{s:s, s:i, s:I, s:I, s:f, s:o, s:o, s:o, s:o,"
+			 " s:I, s:I, s:I, s:I, s:b, s:o}",
+			 "lock", row->lock->name, "threads", (int)row->threads,
+			 "cs_ns", (json_int_t)c->cs_ns, "ncs_ns", (json_int_t)c->ncs_ns,
+			 "ops_per_s", r->ops_per_s, "jain", jreal(r->jain),
+			 "max_min", jreal(r->max_min), "latency_ns", lat,
+			 "events", json_events(row),
+			 "acquisitions", (json_int_t)r->acquisitions,
+			 "acq_min", (json_int_t)r->acq_min, "acq_max", (json_int_t)r->acq_max,
+			 "latency_samples", (json_int_t)r->lat.samples,
+			 "mutual_exclusion_ok", (int)row->exclusion_ok,
+			 "ops_per_s_repeats", reps);
+}
+
+int bench_write_json(const char *path, const struct bench_config *c,
+		     const struct bench_row *rows, size_t nrows)
+{
+	json_t *results = json_array();
+	for (size_t i = 0; i < nrows; i++)
+		json_array_append_new(results, json_row(c, &rows[i]));
+	json_t *root = json_pack("{s:o, s:o, s:o}", "machine", json_machine(&c->machine),
+				 "config", json_config(c), "results", results);
+	if (!root) {
+		fprintf(stderr, "pvspin bench: cannot build the JSON report (out of memory)\n");
+		return -1;
+	}
+	int err;
+	const size_t flags = JSON_INDENT(2) | JSON_PRESERVE_ORDER;
+	if (!strcmp(path, "-")) {
+		err = json_dumpf(root, stdout, flags);
+		if (!err)
+			err = fputc('\n', stdout) == EOF || fflush(stdout);
+	} else {
+		errno = 0;
+		err = json_dump_file(root, path, flags);
+	}
+	json_decref(root);
+	if (err) {
+		fprintf(stderr, "pvspin bench: cannot write JSON to '%s'%s%s\n", path,
+			errno ? ": " : "", errno ? strerror(errno) : "");
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- CSV ---------------------------------------------------------------- */
+
+/* a number for CSV: "inf", "" for NaN, else %.6g / integer */
+static void csv_num(FILE *f, double v)
+{
+	if (isnan(v))
+		fputs(",", f);
+	else if (isinf(v))
+		fputs(",inf", f);
+	else
+		fprintf(f, ",%.10g", v);
+}
+
+int bench_write_csv(const char *path, const struct bench_config *c,
+		    const struct bench_row *rows, size_t nrows)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+	if (!f) {
+		fprintf(stderr, "pvspin bench: cannot write CSV to '%s': %s\n", path,
+			strerror(errno));
+		return -1;
+	}
+	fputs("lock,threads,cs_ns,ncs_ns,ops_per_s,jain,max_min,p50_ns,p99_ns,p999_ns,max_ns,"
+	      "acquisitions,mutual_exclusion_ok", f);
+	for (int e = 0; e < PVSPIN_EV_COUNT; e++)
+		fprintf(f, ",%s", pvspin_event_name(e));
+	fputc('\n', f);
+	for (size_t i = 0; i < nrows; i++) {
+		const struct bench_row *row = &rows[i];
+		const struct bench_cell_result *r = &row->r;
+		fprintf(f, "%s,%u,%llu,%llu,%.1f", row->lock->name, row->threads,
+			(unsigned long long)c->cs_ns, (unsigned long long)c->ncs_ns, r->ops_per_s);
+		csv_num(f, r->jain);
+		csv_num(f, r->max_min);
+		csv_num(f, r->lat.p50);
+		csv_num(f, r->lat.p99);
+		csv_num(f, r->lat.p999);
+		csv_num(f, r->lat.max);
+		fprintf(f, ",%llu,%d", (unsigned long long)r->acquisitions, row->exclusion_ok);
+		for (int e = 0; e < PVSPIN_EV_COUNT; e++) {
+			if (row->lock->kind == PVSPIN_KIND_NONE)
+				fputc(',', f);
+			else
+				fprintf(f, ",%llu", (unsigned long long)r->events.count[e]);
+		}
+		fputc('\n', f);
+	}
+	int err = ferror(f);
+	if (f == stdout)
+		err |= fflush(f);
+	else
+		err |= fclose(f);
+	if (err) {
+		fprintf(stderr, "pvspin bench: error writing CSV to '%s'\n", path);
+		return -1;
+	}
+	return 0;
+}

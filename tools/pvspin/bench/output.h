@@ -1,0 +1,50 @@
+/*
+ * bench/output.h - the reports of `pvspin bench`: the aligned table, JSON
+ * (jansson), CSV, and the gnuplot plot.
+ *
+ * JSON shape: {"machine": {...}, "config": {...}, "results": [{"lock",
+ * "threads", "cs_ns", "ncs_ns", "ops_per_s", "jain", "max_min",
+ * "latency_ns": {"p50", "p99", "p999", "max"}, "events": {...}}, ...]}
+ * (docs/bench.md lists every key).  Not thread-safe (one caller).
+ */
+#ifndef PVSPIN_BENCH_OUTPUT_H
+#define PVSPIN_BENCH_OUTPUT_H
+
+#include <stdio.h>
+
+#include "bench/config.h"
+
+/** Print the comment lines and the column header of the table. */
+void bench_table_header(FILE *f, const struct bench_config *c);
+
+/** Print one row of the table (flushes f). */
+void bench_table_row(FILE *f, const struct bench_row *row);
+
+/** Write the JSON report to `path` ("-" = stdout).  Returns 0, or -1 with
+ *  a message on stderr naming the file. */
+int bench_write_json(const char *path, const struct bench_config *c,
+		     const struct bench_row *rows, size_t nrows);
+
+/** Write one CSV row per cell (and a header) to `path` ("-" = stdout).
+ *  Returns 0, or -1 with a message on stderr. */
+int bench_write_csv(const char *path, const struct bench_config *c,
+		    const struct bench_row *rows, size_t nrows);
+
+/** The image format of a --plot path from its extension: "png", "svg", or
+ *  NULL for anything else (case-insensitive). */
+const char *bench_plot_format(const char *path);
+
+/** True if a `gnuplot` executable is on PATH. */
+int bench_plot_have_gnuplot(void);
+
+/**
+ * Draw ops/s against threads, one line per lock, log y (and log2 x), into
+ * `path` (PNG or SVG by extension) by writing a gnuplot script to a
+ * temporary file and running `gnuplot` on it.  Returns 0, or -1 with a
+ * message on stderr (no gnuplot: says which package installs it; gnuplot
+ * failed: its exit status).
+ */
+int bench_write_plot(const char *path, const struct bench_config *c,
+		     const struct bench_row *rows, size_t nrows);
+
+#endif /* PVSPIN_BENCH_OUTPUT_H */

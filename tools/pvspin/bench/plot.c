@@ -1,0 +1,175 @@
+/*
+ * bench/plot.c - `pvspin bench --plot`: ops/s against threads per lock,
+ * drawn by gnuplot from a generated script (see output.h).
+ */
+#define _GNU_SOURCE
+#include "bench/output.h"
+
+#include <errno.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+const char *bench_plot_format(const char *path)
+{
+	const char *dot = strrchr(path, '.');
+	if (!dot || strchr(dot, '/'))
+		return NULL;
+	if (!strcasecmp(dot, ".png"))
+		return "png";
+	if (!strcasecmp(dot, ".svg"))
+		return "svg";
+	return NULL;
+}
+
+int bench_plot_have_gnuplot(void)
+{
+	const char *path = getenv("PATH");
+	if (!path || !*path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	char *dirs = strdup(path), *save = NULL;
+	int found = 0;
+	for (char *d = strtok_r(dirs, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
+		char file[4096];
+		snprintf(file, sizeof(file), "%s/gnuplot", *d ? d : ".");
+		found = access(file, X_OK) == 0;
+	}
+	free(dirs);
+	return found;
+}
+
+/* a gnuplot single-quoted string: '' stands for ' */
+static void put_quoted(FILE *f, const char *s)
+{
+	fputc('\'', f);
+	for (; *s; s++) {
+		if (*s == '\'')
+			fputc('\'', f);
+		fputc(*s, f);
+	}
+	fputc('\'', f);
+}
+
+/* ten easily told apart colours (Tableau 10) */
+static const char *const colors[] = {
+	"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
+	"#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#000000",
+};
+#define NCOLORS (sizeof(colors) / sizeof(colors[0]))
+
+static unsigned max_threads(const struct bench_config *c)
+{
+	unsigned m = 1;
+	for (size_t i = 0; i < c->nthreads; i++)
+		if (c->threads[i] > m)
+			m = c->threads[i];
+	return m;
+}
+
+static void write_script(FILE *f, const char *out, const char *fmt,
+			 const struct bench_config *c, const struct bench_row *rows,
+			 size_t nrows)
+{
+	if (!strcmp(fmt, "png"))
+		fputs("set terminal pngcairo size 1100,700 noenhanced\n", f);
+	else
+		fputs("set terminal svg size 1100,700 dynamic noenhanced\n", f);
+	fputs("set output ", f);
+	put_quoted(f, out);
+	fputc('\n', f);
+	char title[512];
+	snprintf(title, sizeof(title),
+		 "pvspin bench on %u CPUs%s%s: cs %llu ns + %u lines, ncs %llu ns, %u ms x %u",
+		 c->machine.ncpus, c->machine.hypervisor[0] ? ", " : "", c->machine.hypervisor,
+		 (unsigned long long)c->cs_ns, c->cs_lines, (unsigned long long)c->ncs_ns,
+		 c->duration_ms, c->repeat);
+	fputs("set title ", f);
+	put_quoted(f, title);
+	fputs("\nset xlabel 'threads'\nset ylabel 'acquisitions/s'\n"
+	      "set logscale y 10\nset logscale x 2\nset grid\n"
+	      "set key outside right top\nset format y '%.0s%c'\nset xtics (", f);
+	for (size_t i = 0; i < c->nthreads; i++)
+		fprintf(f, "%s%u", i ? ", " : "", c->threads[i]);
+	fprintf(f, ")\nset xrange [0.8:%g]\n", max_threads(c) * 1.25);
+
+	/* one inline data block per lock: threads ops_per_s, sorted by threads
+	 * as listed in the config (zero rates cannot sit on a log axis) */
+	size_t nblocks = 0;
+	for (size_t l = 0; l < c->nlocks; l++) {
+		fprintf(f, "$d%zu << EOD\n", l);
+		for (size_t t = 0; t < c->nthreads; t++)
+			for (size_t i = 0; i < nrows; i++)
+				if (rows[i].lock == c->locks[l] && rows[i].threads == c->threads[t] &&
+				    rows[i].r.ops_per_s > 0)
+					fprintf(f, "%u %.6g\n", rows[i].threads, rows[i].r.ops_per_s);
+		fputs("EOD\n", f);
+		nblocks++;
+	}
+	fputs("plot ", f);
+	for (size_t l = 0; l < nblocks; l++) {
+		fprintf(f, "%s$d%zu using 1:2 with linespoints lw 2 lc rgb '%s' pt %zu title ",
+			l ? ", \\\n     " : "", l, colors[l % NCOLORS], 1 + l % 13);
+		put_quoted(f, c->locks[l]->name);
+	}
+	fputc('\n', f);
+}
+
+int bench_write_plot(const char *path, const struct bench_config *c,
+		     const struct bench_row *rows, size_t nrows)
+{
+	const char *fmt = bench_plot_format(path);
+	if (!fmt) {
+		fprintf(stderr, "pvspin bench: --plot '%s': the file must end in .png or .svg\n", path);
+		return -1;
+	}
+	const char *tmpdir = getenv("TMPDIR");
+	char script[4096];
+	snprintf(script, sizeof(script), "%s/pvspin-bench-XXXXXX.gp",
+		 tmpdir && *tmpdir ? tmpdir : "/tmp");
+	int fd = mkstemps(script, 3);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!f) {
+		fprintf(stderr, "pvspin bench: cannot create a gnuplot script in %s: %s\n",
+			tmpdir && *tmpdir ? tmpdir : "/tmp", strerror(errno));
+		if (fd >= 0) {
+			close(fd);
+			unlink(script);
+		}
+		return -1;
+	}
+	write_script(f, path, fmt, c, rows, nrows);
+	if (fclose(f)) {
+		fprintf(stderr, "pvspin bench: cannot write the gnuplot script %s\n", script);
+		unlink(script);
+		return -1;
+	}
+
+	char *argv[] = { "gnuplot", script, NULL };
+	pid_t pid;
+	int err = posix_spawnp(&pid, "gnuplot", NULL, NULL, argv, environ);
+	if (err) {
+		unlink(script);
+		if (err == ENOENT)
+			fprintf(stderr, "pvspin bench: --plot needs gnuplot, which is not installed "
+				"(apt-get install gnuplot-nox)\n");
+		else
+			fprintf(stderr, "pvspin bench: cannot run gnuplot: %s\n", strerror(err));
+		return -1;
+	}
+	int status;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	unlink(script);
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		fprintf(stderr, "pvspin bench: gnuplot failed drawing '%s' (%s %d)\n", path,
+			WIFEXITED(status) ? "exit status" : "signal",
+			WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,203 @@
+/*
+ * bench/runner.c - run one cell of `pvspin bench` (see runner.h).
+ */
+#define _GNU_SOURCE
+#include "bench/runner.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/peers.h"
+#include "bench/workload.h"
+
+/** Memory shared by the threads of a cell: the lock alone on its lines,
+ *  the stop flag alone on its lines (read by every thread every
+ *  iteration, written once), then the critical-section lines. */
+struct bench_shared {
+	unsigned char lock[BENCH_LOCK_SIZE] __attribute__((aligned(128)));
+	int stop __attribute__((aligned(128)));
+	struct bench_line lines[] __attribute__((aligned(128)));
+};
+
+/** The start gate: threads check in, then wait until the main thread
+ *  opens it (a condition variable, so a failed thread creation can still
+ *  release the threads already made). */
+struct bench_cell_run {
+	const struct bench_cell_spec *spec;
+	pthread_mutex_t m;
+	pthread_cond_t cv;
+	unsigned ready;
+	int go;
+};
+
+static void *worker_main(void *arg)
+{
+	struct bench_worker *w = arg;
+	struct bench_cell_run *run = w->run;
+
+	if (w->cpu >= 0) {
+		cpu_set_t set;
+		CPU_ZERO(&set);
+		CPU_SET(w->cpu, &set);
+		/* best effort: an unpinned thread still measures correctly */
+		pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	}
+	pthread_mutex_lock(&run->m);
+	run->ready++;
+	pthread_cond_broadcast(&run->cv);
+	while (!run->go)
+		pthread_cond_wait(&run->cv, &run->m);
+	pthread_mutex_unlock(&run->m);
+
+	run->spec->lock->run(w);
+	return NULL;
+}
+
+/* The CPUs this process may run on, in order; returns the count (>= 1). */
+static int allowed_cpus(int *cpus, int max)
+{
+	cpu_set_t set;
+	int n = 0;
+	if (sched_getaffinity(0, sizeof(set), &set) == 0)
+		for (int c = 0; c < CPU_SETSIZE && n < max; c++)
+			if (CPU_ISSET(c, &set))
+				cpus[n++] = c;
+	if (n == 0)
+		cpus[n++] = 0;
+	return n;
+}
+
+int bench_run_cell(const struct bench_cell_spec *spec, struct bench_cell_result *out)
+{
+	const unsigned nt = spec->threads;
+	const char *name = spec->lock->name;
+	size_t shared_size = sizeof(struct bench_shared) +
+			     (size_t)spec->cs_lines * sizeof(struct bench_line);
+	shared_size = (shared_size + 127) & ~(size_t)127;
+	struct bench_shared *sh = aligned_alloc(128, shared_size);
+	struct bench_worker *w = aligned_alloc(128, (size_t)nt * sizeof(*w));
+	uint64_t *acq = calloc(nt, sizeof(uint64_t));
+	struct bench_reservoir **res = calloc(nt, sizeof(*res));
+	int *cpus = malloc(CPU_SETSIZE * sizeof(int));
+	int ret = -1, err;
+	unsigned created = 0, reservoirs = 0;
+	struct bench_cell_run run = { .spec = spec };
+
+	memset(out, 0, sizeof(*out));
+	if (!sh || !w || !acq || !res || !cpus) {
+		fprintf(stderr, "pvspin bench: %s x%u: out of memory\n", name, nt);
+		goto out_free;
+	}
+	memset(sh, 0, shared_size);
+	memset(w, 0, (size_t)nt * sizeof(*w));
+	int ncpus = allowed_cpus(cpus, CPU_SETSIZE);
+
+	err = spec->lock->init(sh->lock);
+	if (err) {
+		fprintf(stderr, "pvspin bench: %s: cannot initialise the lock: %s\n",
+			name, strerror(err));
+		goto out_free;
+	}
+	for (; reservoirs < nt; reservoirs++) {
+		struct bench_worker *wi = &w[reservoirs];
+		if (bench_reservoir_init(&wi->lat, spec->samples_per_thread,
+					 spec->seed * 1000003u + reservoirs)) {
+			fprintf(stderr, "pvspin bench: %s x%u: out of memory for latency samples\n",
+				name, nt);
+			goto out_lock;
+		}
+		wi->lock = sh->lock;
+		wi->ctx = wi->ctx_mem;
+		wi->lines = sh->lines;
+		wi->cs_lines = spec->cs_lines;
+		wi->stop = &sh->stop;
+		wi->cs_loops = spec->cs_loops;
+		wi->ncs_loops = spec->ncs_loops;
+		wi->sample_every = spec->sample_every;
+		wi->run = &run;
+		wi->cpu = spec->pin ? cpus[reservoirs % (unsigned)ncpus] : -1;
+		res[reservoirs] = &wi->lat;
+	}
+
+	pthread_mutex_init(&run.m, NULL);
+	pthread_cond_init(&run.cv, NULL);
+	pvspin_slots_read(&out->slots_before);
+	struct pvspin_events ev0, ev1;
+	pvspin_events_read(&ev0);
+
+	for (; created < nt; created++) {
+		err = pthread_create(&w[created].tid, NULL, worker_main, &w[created]);
+		if (err) {
+			fprintf(stderr, "pvspin bench: %s: cannot create thread %u of %u: %s\n",
+				name, created + 1, nt, strerror(err));
+			break;
+		}
+	}
+	pthread_mutex_lock(&run.m);
+	while (run.ready < created)
+		pthread_cond_wait(&run.cv, &run.m);
+	if (created < nt)
+		__atomic_store_n(&sh->stop, 1, __ATOMIC_RELAXED);
+	uint64_t t0 = bench_now_ns();
+	run.go = 1;
+	pthread_cond_broadcast(&run.cv);
+	pthread_mutex_unlock(&run.m);
+
+	uint64_t t1 = t0;
+	if (created == nt) {
+		uint64_t end = t0 + (uint64_t)spec->duration_ms * 1000000u;
+		struct timespec ts = { .tv_sec = (time_t)(end / 1000000000u),
+				       .tv_nsec = (long)(end % 1000000000u) };
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+			;
+		__atomic_store_n(&sh->stop, 1, __ATOMIC_RELAXED);
+		t1 = bench_now_ns();
+	}
+	for (unsigned i = 0; i < created; i++)
+		pthread_join(w[i].tid, NULL);
+	pvspin_events_read(&ev1);
+	pvspin_slots_read(&out->slots_after);
+	pthread_cond_destroy(&run.cv);
+	pthread_mutex_destroy(&run.m);
+	if (created < nt)
+		goto out_lock;
+
+	/* the results */
+	for (int e = 0; e < PVSPIN_EV_COUNT; e++)
+		out->events.count[e] = ev1.count[e] - ev0.count[e];
+	out->acq_min = UINT64_MAX;
+	for (unsigned i = 0; i < nt; i++) {
+		acq[i] = w[i].acquisitions;
+		out->acquisitions += acq[i];
+		if (acq[i] < out->acq_min)
+			out->acq_min = acq[i];
+		if (acq[i] > out->acq_max)
+			out->acq_max = acq[i];
+	}
+	out->counter = sh->lines[0].word;
+	out->exclusion_ok = out->counter == out->acquisitions;
+	out->elapsed_s = (double)(t1 - t0) / 1e9;
+	out->ops_per_s = out->elapsed_s > 0 ? (double)out->acquisitions / out->elapsed_s : 0;
+	out->jain = bench_jain(acq, nt);
+	out->max_min = bench_max_min(acq, nt);
+	if (bench_latency_merge(res, nt, &out->lat)) {
+		fprintf(stderr, "pvspin bench: %s x%u: out of memory for percentiles\n", name, nt);
+		goto out_lock;
+	}
+	ret = 0;
+
+out_lock:
+	spec->lock->destroy(sh->lock);
+out_free:
+	for (unsigned i = 0; i < reservoirs; i++)
+		bench_reservoir_free(&w[i].lat);
+	free(cpus);
+	free(res);
+	free(acq);
+	free(w);
+	free(sh);
+	return ret;
+}

@@ -1,0 +1,160 @@
+/*
+ * bench/stats.c - statistics of `pvspin bench` (see stats.h).
+ * Percentiles through GSL (gsl_sort, gsl_stats_quantile_from_sorted_data).
+ */
+#include "bench/stats.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+
+int bench_reservoir_init(struct bench_reservoir *r, size_t cap, uint64_t seed)
+{
+	memset(r, 0, sizeof(*r));
+	if (cap == 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	r->v = malloc(cap * sizeof(double));
+	if (!r->v)
+		return -1;
+	r->cap = cap;
+	/* splitmix-style scramble so that seeds 0, 1, 2... give unrelated
+	 * streams; xorshift must not start at 0 */
+	seed = (seed + 0x9E3779B97F4A7C15ULL) * 0xBF58476D1CE4E5B9ULL;
+	r->rng = seed ^ (seed >> 31);
+	if (!r->rng)
+		r->rng = 1;
+	return 0;
+}
+
+void bench_reservoir_free(struct bench_reservoir *r)
+{
+	free(r->v);
+	r->v = NULL;
+	r->cap = r->kept = 0;
+	r->seen = 0;
+}
+
+void bench_reservoir_reset(struct bench_reservoir *r)
+{
+	r->kept = 0;
+	r->seen = 0;
+	r->max = 0;
+}
+
+int bench_latency_merge(struct bench_reservoir *const *r, size_t n,
+			struct bench_latency *out)
+{
+	double rate = 1.0;
+	uint64_t seen = 0;
+	double max = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!r[i]->seen)
+			continue;
+		double ri = (double)r[i]->kept / (double)r[i]->seen;
+		if (ri < rate)
+			rate = ri;
+		seen += r[i]->seen;
+		if (r[i]->max > max)
+			max = r[i]->max;
+	}
+	out->seen = seen;
+	out->samples = 0;
+	out->p50 = out->p99 = out->p999 = out->max = NAN;
+	if (!seen)
+		return 0;
+
+	size_t total = 0, *take = calloc(n, sizeof(size_t));
+	if (!take)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		if (!r[i]->seen)
+			continue;
+		size_t k = (size_t)llround((double)r[i]->seen * rate);
+		if (k > r[i]->kept)
+			k = r[i]->kept;
+		take[i] = k;
+		total += k;
+	}
+	double *all = malloc((total ? total : 1) * sizeof(double));
+	if (!all) {
+		free(take);
+		return -1;
+	}
+	size_t at = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct bench_reservoir *ri = r[i];
+		/* partial Fisher-Yates: the first take[i] slots become a
+		 * uniform random subset of the kept samples */
+		for (size_t j = 0; j < take[i]; j++) {
+			size_t pick = j + (size_t)(bench_rng_next(&ri->rng) % (ri->kept - j));
+			double t = ri->v[j];
+			ri->v[j] = ri->v[pick];
+			ri->v[pick] = t;
+			all[at++] = ri->v[j];
+		}
+	}
+	free(take);
+	if (total) {
+		gsl_sort(all, 1, total);
+		out->p50 = gsl_stats_quantile_from_sorted_data(all, 1, total, 0.50);
+		out->p99 = gsl_stats_quantile_from_sorted_data(all, 1, total, 0.99);
+		out->p999 = gsl_stats_quantile_from_sorted_data(all, 1, total, 0.999);
+	}
+	out->max = max;
+	out->samples = total;
+	free(all);
+	return 0;
+}
+
+double bench_jain(const uint64_t *x, size_t n)
+{
+	double s = 0, s2 = 0;
+	for (size_t i = 0; i < n; i++) {
+		s += (double)x[i];
+		s2 += (double)x[i] * (double)x[i];
+	}
+	if (n == 0 || s2 == 0)
+		return NAN;
+	return s * s / ((double)n * s2);
+}
+
+double bench_max_min(const uint64_t *x, size_t n)
+{
+	if (n == 0)
+		return NAN;
+	uint64_t lo = x[0], hi = x[0];
+	for (size_t i = 1; i < n; i++) {
+		if (x[i] < lo)
+			lo = x[i];
+		if (x[i] > hi)
+			hi = x[i];
+	}
+	if (lo == 0)
+		return INFINITY;
+	return (double)hi / (double)lo;
+}
+
+long bench_median_index(const double *v, size_t n)
+{
+	if (n == 0)
+		return -1;
+	/* the element with exactly (n-1)/2 others strictly below it, counting
+	 * equal elements before it as below: O(n²), n is the repeat count */
+	size_t want = (n - 1) / 2;
+	for (size_t i = 0; i < n; i++) {
+		size_t below = 0;
+		for (size_t j = 0; j < n; j++)
+			if (v[j] < v[i] || (v[j] == v[i] && j < i))
+				below++;
+		if (below == want)
+			return (long)i;
+	}
+	return 0; /* unreachable: some element has rank `want` */
+}

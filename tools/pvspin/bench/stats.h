@@ -1,0 +1,102 @@
+/*
+ * bench/stats.h - the statistics of `pvspin bench`: a bounded latency
+ * reservoir per thread, its merge into percentiles (GSL), Jain's fairness
+ * index, the max/min ratio, and the median repeat.
+ *
+ * Pure functions of their arguments (no globals): each reservoir belongs to
+ * one thread while it records; merging and the fairness functions run
+ * after the threads are joined.  Not thread-safe on a shared reservoir.
+ */
+#ifndef PVSPIN_BENCH_STATS_H
+#define PVSPIN_BENCH_STATS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/**
+ * A uniform random sample of at most `cap` latencies (ns) out of the `seen`
+ * offered: Vitter's Algorithm R (J. S. Vitter, "Random sampling with a
+ * reservoir", ACM TOMS 11(1), 1985).  `max` is the exact maximum of all
+ * values offered, kept or not.  Memory: cap * sizeof(double), fixed at
+ * init.
+ */
+struct bench_reservoir {
+	double *v;       /* kept samples, ns; v[0..kept) */
+	size_t cap;      /* capacity, samples */
+	size_t kept;     /* samples in v (<= cap) */
+	uint64_t seen;   /* samples offered */
+	double max;      /* largest sample offered, ns (0 if none) */
+	uint64_t rng;    /* xorshift64* state, never 0 */
+};
+
+/** Allocate a reservoir of `cap` >= 1 samples; `seed` picks the random
+ *  stream (any value).  Returns 0, or -1 (errno ENOMEM / EINVAL). */
+int bench_reservoir_init(struct bench_reservoir *r, size_t cap, uint64_t seed);
+
+/** Free the samples; *r may be initialised again.  NULL-safe for r->v. */
+void bench_reservoir_free(struct bench_reservoir *r);
+
+/** Forget every sample (keeps the memory). */
+void bench_reservoir_reset(struct bench_reservoir *r);
+
+/** xorshift64* (Vigna 2016): the next pseudo-random 64-bit value. */
+static inline uint64_t bench_rng_next(uint64_t *s)
+{
+	uint64_t x = *s;
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*s = x;
+	return x * 0x2545F4914F6CDD1DULL;
+}
+
+/** Offer one latency `ns` (>= 0).  O(1), no allocation. */
+static inline void bench_reservoir_add(struct bench_reservoir *r, double ns)
+{
+	if (ns > r->max)
+		r->max = ns;
+	r->seen++;
+	if (r->kept < r->cap) {
+		r->v[r->kept++] = ns;
+		return;
+	}
+	uint64_t j = bench_rng_next(&r->rng) % r->seen;
+	if (j < r->cap)
+		r->v[j] = ns;
+}
+
+/** Latency percentiles in ns. */
+struct bench_latency {
+	double p50, p99, p999, max;
+	size_t samples;   /* samples the percentiles were computed from */
+	uint64_t seen;    /* samples taken (timed acquisitions) in total */
+};
+
+/**
+ * Merge `n` reservoirs into percentiles.  Each reservoir contributes in
+ * proportion to what it saw (samples taken), not to what it kept: all are
+ * thinned to the smallest keep rate min(kept/seen), picking the kept
+ * subset at random (partial Fisher-Yates; reorders r[i]->v).  Then the
+ * union is sorted (gsl_sort) and p50/p99/p99.9 read with
+ * gsl_stats_quantile_from_sorted_data (linear interpolation, GSL manual
+ * "Median and Percentiles").  max is the exact max over all samples taken.
+ * With no sample at all every field is NAN and samples = 0.
+ * Returns 0, or -1 with errno ENOMEM.
+ */
+int bench_latency_merge(struct bench_reservoir *const *r, size_t n,
+			struct bench_latency *out);
+
+/** Jain's fairness index (Σx)² / (n·Σx²) of per-thread counts x[0..n):
+ *  1 = all equal, 1/n = one thread did everything (R. Jain, D. Chiu,
+ *  W. Hawe, DEC-TR-301, 1984).  NAN if n == 0 or all are 0. */
+double bench_jain(const uint64_t *x, size_t n);
+
+/** max(x)/min(x) of per-thread counts: 1 = equal.  INFINITY if the
+ *  smallest is 0 (a starved thread), NAN if n == 0. */
+double bench_max_min(const uint64_t *x, size_t n);
+
+/** Index of the median of v[0..n) (the lower median for even n; ties keep
+ *  the first), -1 if n == 0.  v is not modified. */
+long bench_median_index(const double *v, size_t n);
+
+#endif /* PVSPIN_BENCH_STATS_H */

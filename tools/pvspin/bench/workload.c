@@ -1,0 +1,53 @@
+/*
+ * bench/workload.c - busy-loop calibration (see workload.h).
+ */
+#include "bench/workload.h"
+
+#include <math.h>
+
+/* Short runs, many of them: on a loaded machine (or a vCPU with steal
+ * time) a 200 us run has a fair chance to go undisturbed, a 5 ms run
+ * hardly any; the fastest run is the machine's real speed. */
+#define CALIBRATE_RUN_NS 200000
+#define CALIBRATE_RUNS 64
+
+void bench_workload_calibrate(struct bench_workload *w)
+{
+	/* grow the loop until one run takes >= CALIBRATE_RUN_NS */
+	uint64_t loops = 1u << 16, t;
+	for (;;) {
+		uint64_t t0 = bench_now_ns();
+		bench_busy(loops);
+		t = bench_now_ns() - t0;
+		if (t >= CALIBRATE_RUN_NS || loops >= (1ull << 40))
+			break;
+		loops *= 2;
+	}
+	uint64_t best = t;
+	for (int i = 0; i < CALIBRATE_RUNS; i++) {
+		uint64_t t0 = bench_now_ns();
+		bench_busy(loops);
+		t = bench_now_ns() - t0;
+		if (t < best)
+			best = t;
+	}
+	w->loops_per_ns = (double)loops / (double)(best ? best : 1);
+
+	/* clock cost: 2000 back-to-back reads, fastest of the runs */
+	double best_clock = INFINITY;
+	for (int i = 0; i < CALIBRATE_RUNS; i++) {
+		uint64_t t0 = bench_now_ns(), x = 0;
+		for (int j = 0; j < 2000; j++)
+			x += bench_now_ns();
+		__asm__ __volatile__("" : : "r"(x));
+		double c = (double)(bench_now_ns() - t0) / 2001.0;
+		if (c < best_clock)
+			best_clock = c;
+	}
+	w->clock_cost_ns = best_clock;
+}
+
+uint64_t bench_workload_loops(const struct bench_workload *w, uint64_t ns)
+{
+	return (uint64_t)llround((double)ns * w->loops_per_ns);
+}

@@ -1,0 +1,50 @@
+/*
+ * bench/workload.h - the calibrated busy work of `pvspin bench` (critical
+ * and non-critical sections) and the clock.
+ *
+ * The work is an empty counted loop the compiler may not remove (an asm
+ * memory clobber per iteration): it touches no memory of its own, so the
+ * only shared-memory traffic in a critical section is the lock and the
+ * cache lines the runner writes.  bench_workload_calibrate() measures
+ * loops per ns once; ns are then converted to loops.
+ */
+#ifndef PVSPIN_BENCH_WORKLOAD_H
+#define PVSPIN_BENCH_WORKLOAD_H
+
+#include <stdint.h>
+#include <time.h>
+
+/** Result of the calibration. */
+struct bench_workload {
+	double loops_per_ns;     /* busy-loop iterations per ns */
+	double clock_cost_ns;    /* cost of one bench_now_ns() call, ns */
+};
+
+/** Spin `loops` iterations of the busy loop. */
+static inline void bench_busy(uint64_t loops)
+{
+	for (uint64_t i = 0; i < loops; i++)
+		__asm__ __volatile__("" ::: "memory");
+}
+
+/** CLOCK_MONOTONIC in ns (vDSO, no syscall on x86 with a TSC clocksource). */
+static inline uint64_t bench_now_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/**
+ * Measure loops per ns: time a loop sized to about 200 us, 64 times, and
+ * keep the fastest (the run least disturbed by other work on the machine),
+ * then the cost of one clock read the same way.  Takes about 20 ms of one
+ * CPU.
+ * Never fails.  Call once, before the threads start.
+ */
+void bench_workload_calibrate(struct bench_workload *w);
+
+/** Loops of busy work for `ns` nanoseconds (rounded; 0 for 0). */
+uint64_t bench_workload_loops(const struct bench_workload *w, uint64_t ns);
+
+#endif /* PVSPIN_BENCH_WORKLOAD_H */

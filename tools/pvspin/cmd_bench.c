@@ -1,0 +1,436 @@
+/*
+ * cmd_bench.c - `pvspin bench`: measure the pvspin lock kinds and their
+ * peers with real threads on this machine (issue 2, "The main job").
+ *
+ * For every lock (--locks) and thread count (--threads) it runs a cell of
+ * --duration-ms, --repeat times, and reports the repeat with the median
+ * ops/s: acquisitions per second, fairness (Jain's index, max/min of
+ * per-thread acquisitions), sampled lock() latency percentiles and the
+ * pvspin lock events.  A plain counter in the critical section checks
+ * mutual exclusion in every repeat (exit 1 if broken).  docs/bench.md
+ * describes the method and every output field.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "pvspin/tunables.h"
+#include "bench/config.h"
+#include "bench/output.h"
+#include "bench/peers.h"
+#include "bench/runner.h"
+#include "bench/stats.h"
+#include "bench/workload.h"
+
+#define USAGE_EXIT 2
+
+static void usage(FILE *f, unsigned ncpus)
+{
+	size_t n;
+	const struct bench_lock *locks = bench_locks(&n);
+	fprintf(f,
+"usage: pvspin bench [OPTIONS]\n"
+"Measure lock kinds with real threads on this machine: acquisitions/s, fairness,\n"
+"lock() latency and pvspin lock events, one cell per lock and thread count.\n"
+"\n"
+"  --locks LIST         comma-separated locks (default: all below)\n"
+"  --threads LIST       comma-separated thread counts, 1..%d\n"
+"                       (default: 1,ncpus,2*ncpus,4*ncpus = 1,%u,%u,%u here)\n"
+"  --cs-ns N            busy work inside the critical section, ns (default %d)\n"
+"  --ncs-ns N           busy work outside it, ns (default %d)\n"
+"  --cs-lines N         shared cache lines written per critical section,\n"
+"                       1..1024, the first holds the check counter (default %d)\n"
+"  --duration-ms N      length of one cell, ms (default %d)\n"
+"  --repeat N           repeats per cell; the median by ops/s is reported (default %d)\n"
+"  --sample-every N     time every Nth lock() call for the latency (default %d)\n"
+"  --spin-threshold N   pvqspinlock SPIN_THRESHOLD in PAUSE loops for this run\n"
+"                       (default %u)\n"
+"  --pin                pin thread i to CPU i mod ncpus (default: not pinned)\n"
+"  --json FILE          write the JSON report to FILE ('-' = stdout)\n"
+"  --csv FILE           write one CSV row per cell to FILE ('-' = stdout)\n"
+"  --plot FILE          draw ops/s against threads (FILE.png or FILE.svg, gnuplot)\n"
+"  -h, --help           this text\n"
+"\n"
+"The table goes to stdout (to stderr when --json or --csv writes to stdout);\n"
+"progress goes to stderr when it is a terminal.  Exit status: 0 success,\n"
+"1 a lock broke mutual exclusion or a report could not be written, 2 bad usage.\n"
+"\nlocks:\n",
+		BENCH_MAX_THREADS, ncpus, 2 * ncpus, 4 * ncpus, BENCH_DEFAULT_CS_NS,
+		BENCH_DEFAULT_NCS_NS, BENCH_DEFAULT_CS_LINES, BENCH_DEFAULT_DURATION_MS,
+		BENCH_DEFAULT_REPEAT, BENCH_DEFAULT_SAMPLE_EVERY, PVSPIN_DEFAULT_SPIN_THRESHOLD);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "  %-23s %s\n", locks[i].name, locks[i].what);
+}
+
+static int usage_error(const char *fmt, const char *a, const char *b)
+{
+	fputs("pvspin bench: ", stderr);
+	fprintf(stderr, fmt, a, b);
+	fputs("\n(pvspin bench --help lists the options)\n", stderr);
+	return USAGE_EXIT;
+}
+
+/* Parse a whole decimal number in [lo, hi].  Returns 0, or prints an
+ * error naming the option and the valid range and returns USAGE_EXIT. */
+static int parse_num(const char *opt, const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (!*s || *end || s[0] == '-' || s[0] == '+' || s[0] == ' ' || errno || v < lo || v > hi) {
+		fprintf(stderr, "pvspin bench: %s: '%s' is not a valid number "
+			"(expected an integer from %" PRIu64 " to %" PRIu64 ")\n"
+			"(pvspin bench --help lists the options)\n", opt, s, lo, hi);
+		return USAGE_EXIT;
+	}
+	*out = v;
+	return 0;
+}
+
+static int parse_locks(const char *arg, struct bench_config *c)
+{
+	size_t n;
+	bench_locks(&n);
+	char *copy = strdup(arg), *save = NULL;
+	free(c->locks);   /* a later --locks replaces an earlier one */
+	c->locks = calloc(n, sizeof(*c->locks));
+	c->nlocks = 0;
+	int ret = 0;
+	if (!copy || !c->locks) {
+		fprintf(stderr, "pvspin bench: out of memory\n");
+		ret = 1;
+		goto out;
+	}
+	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		const struct bench_lock *l = bench_lock_find(t);
+		if (!l) {
+			if (bench_lock_is_unavailable(t))
+				ret = usage_error("--locks: '%s' is not in this build (built without "
+						  "Concurrency Kit, libck-dev); valid locks: %s", t,
+						  bench_lock_names());
+			else
+				ret = usage_error("--locks: unknown lock '%s'; valid locks: %s", t,
+						  bench_lock_names());
+			goto out;
+		}
+		int dup = 0;
+		for (size_t i = 0; i < c->nlocks; i++)
+			dup |= c->locks[i] == l;
+		if (!dup)
+			c->locks[c->nlocks++] = l;
+	}
+	if (!c->nlocks)
+		ret = usage_error("--locks: empty list%s; valid locks: %s", "", bench_lock_names());
+out:
+	free(copy);
+	return ret;
+}
+
+static int add_threads(struct bench_config *c, unsigned t)
+{
+	for (size_t i = 0; i < c->nthreads; i++)
+		if (c->threads[i] == t)
+			return 0;
+	unsigned *p = realloc(c->threads, (c->nthreads + 1) * sizeof(*p));
+	if (!p)
+		return -1;
+	c->threads = p;
+	c->threads[c->nthreads++] = t;
+	return 0;
+}
+
+static int parse_threads(const char *arg, struct bench_config *c)
+{
+	char *copy = strdup(arg), *save = NULL;
+	int ret = 0;
+	free(c->threads);
+	c->threads = NULL;
+	c->nthreads = 0;
+	if (!copy)
+		return 1;
+	for (char *t = strtok_r(copy, ",", &save); t && !ret; t = strtok_r(NULL, ",", &save)) {
+		uint64_t v;
+		ret = parse_num("--threads", t, 1, BENCH_MAX_THREADS, &v);
+		if (!ret && add_threads(c, (unsigned)v))
+			ret = 1;
+	}
+	if (!ret && !c->nthreads)
+		ret = usage_error("--threads: empty list%s%s (expected e.g. 1,2,4,8)", "", "");
+	free(copy);
+	return ret;
+}
+
+enum {
+	OPT_LOCKS = 256, OPT_THREADS, OPT_CS_NS, OPT_NCS_NS, OPT_CS_LINES, OPT_DURATION,
+	OPT_REPEAT, OPT_SAMPLE, OPT_SPIN, OPT_PIN, OPT_JSON, OPT_CSV, OPT_PLOT,
+};
+
+static const struct option options[] = {
+	{ "locks", required_argument, NULL, OPT_LOCKS },
+	{ "threads", required_argument, NULL, OPT_THREADS },
+	{ "cs-ns", required_argument, NULL, OPT_CS_NS },
+	{ "ncs-ns", required_argument, NULL, OPT_NCS_NS },
+	{ "cs-lines", required_argument, NULL, OPT_CS_LINES },
+	{ "duration-ms", required_argument, NULL, OPT_DURATION },
+	{ "repeat", required_argument, NULL, OPT_REPEAT },
+	{ "sample-every", required_argument, NULL, OPT_SAMPLE },
+	{ "spin-threshold", required_argument, NULL, OPT_SPIN },
+	{ "pin", no_argument, NULL, OPT_PIN },
+	{ "json", required_argument, NULL, OPT_JSON },
+	{ "csv", required_argument, NULL, OPT_CSV },
+	{ "plot", required_argument, NULL, OPT_PLOT },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Fill *c from argv.  Returns -1 to go on, else an exit status. */
+static int parse_options(int argc, char **argv, struct bench_config *c)
+{
+	uint64_t v;
+	int ret, opt;
+
+	c->cs_ns = BENCH_DEFAULT_CS_NS;
+	c->ncs_ns = BENCH_DEFAULT_NCS_NS;
+	c->cs_lines = BENCH_DEFAULT_CS_LINES;
+	c->duration_ms = BENCH_DEFAULT_DURATION_MS;
+	c->repeat = BENCH_DEFAULT_REPEAT;
+	c->sample_every = BENCH_DEFAULT_SAMPLE_EVERY;
+
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
+		ret = 0;
+		switch (opt) {
+		case OPT_LOCKS:
+			ret = parse_locks(optarg, c);
+			break;
+		case OPT_THREADS:
+			ret = parse_threads(optarg, c);
+			break;
+		case OPT_CS_NS:
+			ret = parse_num("--cs-ns", optarg, 0, 1000000000, &c->cs_ns);
+			break;
+		case OPT_NCS_NS:
+			ret = parse_num("--ncs-ns", optarg, 0, 1000000000, &c->ncs_ns);
+			break;
+		case OPT_CS_LINES:
+			if (!(ret = parse_num("--cs-lines", optarg, 1, 1024, &v)))
+				c->cs_lines = (unsigned)v;
+			break;
+		case OPT_DURATION:
+			if (!(ret = parse_num("--duration-ms", optarg, 1, 3600000, &v)))
+				c->duration_ms = (unsigned)v;
+			break;
+		case OPT_REPEAT:
+			if (!(ret = parse_num("--repeat", optarg, 1, 1000, &v)))
+				c->repeat = (unsigned)v;
+			break;
+		case OPT_SAMPLE:
+			if (!(ret = parse_num("--sample-every", optarg, 1, 1u << 30, &v)))
+				c->sample_every = (uint32_t)v;
+			break;
+		case OPT_SPIN:
+			if (!(ret = parse_num("--spin-threshold", optarg, 1, UINT32_MAX, &v))) {
+				c->spin_threshold = (uint32_t)v;
+				c->spin_threshold_set = true;
+			}
+			break;
+		case OPT_PIN:
+			c->pin = true;
+			break;
+		case OPT_JSON:
+			c->json_path = optarg;
+			break;
+		case OPT_CSV:
+			c->csv_path = optarg;
+			break;
+		case OPT_PLOT:
+			c->plot_path = optarg;
+			if (!bench_plot_format(optarg))
+				ret = usage_error("--plot: '%s' must end in .png or .svg%s", optarg, "");
+			break;
+		case 'h':
+			usage(stdout, c->machine.ncpus);
+			return 0;
+		case ':':
+			ret = usage_error("option '%s' needs a value%s", argv[optind - 1], "");
+			break;
+		default:
+			ret = usage_error("unknown option '%s'%s", argv[optind - 1], "");
+			break;
+		}
+		if (ret)
+			return ret;
+	}
+	if (optind < argc)
+		return usage_error("unexpected argument '%s'%s", argv[optind], "");
+	if (c->json_path && c->csv_path && !strcmp(c->json_path, "-") && !strcmp(c->csv_path, "-"))
+		return usage_error("--json and --csv cannot both write to stdout%s%s", "", "");
+
+	if (!c->locks) {
+		size_t n;
+		const struct bench_lock *all = bench_locks(&n);
+		c->locks = calloc(n, sizeof(*c->locks));
+		if (!c->locks)
+			return 1;
+		for (size_t i = 0; i < n; i++)
+			c->locks[i] = &all[i];
+		c->nlocks = n;
+	}
+	if (!c->threads) {
+		unsigned n = c->machine.ncpus;
+		if (add_threads(c, 1) || add_threads(c, n) || add_threads(c, 2 * n) ||
+		    add_threads(c, 4 * n))
+			return 1;
+	}
+	if (c->spin_threshold_set) {
+		if (pvspin_tunable_set(PVSPIN_TUNE_SPIN_THRESHOLD, c->spin_threshold)) {
+			char buf[32];
+			snprintf(buf, sizeof(buf), "%u", c->spin_threshold);
+			return usage_error("--spin-threshold: %s is out of range%s", buf,
+					   " (the lock library refused it)");
+		}
+	}
+	c->spin_threshold = pvspin_tunable_get(PVSPIN_TUNE_SPIN_THRESHOLD);
+	return -1;
+}
+
+static size_t samples_per_thread(unsigned threads)
+{
+	size_t s = BENCH_SAMPLES_PER_CELL / threads;
+	if (s > BENCH_SAMPLES_PER_THREAD_MAX)
+		s = BENCH_SAMPLES_PER_THREAD_MAX;
+	if (s < BENCH_SAMPLES_PER_THREAD_MIN)
+		s = BENCH_SAMPLES_PER_THREAD_MIN;
+	return s;
+}
+
+/* Run every repeat of one cell into *row.  Returns 0, or 1 if a cell
+ * could not run. */
+static int run_row(const struct bench_config *c, struct bench_row *row, unsigned cell,
+		   unsigned ncells, int progress)
+{
+	struct bench_cell_spec spec = {
+		.lock = row->lock,
+		.threads = row->threads,
+		.cs_ns = c->cs_ns,
+		.ncs_ns = c->ncs_ns,
+		.cs_loops = bench_workload_loops(&c->workload, c->cs_ns),
+		.ncs_loops = bench_workload_loops(&c->workload, c->ncs_ns),
+		.cs_lines = c->cs_lines,
+		.duration_ms = c->duration_ms,
+		.sample_every = c->sample_every,
+		.samples_per_thread = samples_per_thread(row->threads),
+		.pin = c->pin,
+	};
+	struct bench_cell_result *res = calloc(c->repeat, sizeof(*res));
+	row->ops_repeats = calloc(c->repeat, sizeof(double));
+	if (!res || !row->ops_repeats) {
+		free(res);
+		fprintf(stderr, "pvspin bench: out of memory\n");
+		return 1;
+	}
+	row->samples_per_thread = spec.samples_per_thread;
+	row->exclusion_ok = true;
+	for (unsigned k = 0; k < c->repeat; k++) {
+		if (progress) {
+			fprintf(stderr, "\r\033[K[%u/%u] %s x%u, repeat %u/%u", cell + 1, ncells,
+				row->lock->name, row->threads, k + 1, c->repeat);
+			fflush(stderr);
+		}
+		spec.seed = (uint64_t)cell * 1000 + k;
+		if (bench_run_cell(&spec, &res[k])) {
+			free(res);
+			return 1;
+		}
+		if (!res[k].exclusion_ok) {
+			fprintf(stderr, "%spvspin bench: MUTUAL EXCLUSION FAILED: %s x%u repeat %u: "
+				"counter %" PRIu64 " != %" PRIu64 " acquisitions\n",
+				progress ? "\r\033[K" : "", row->lock->name, row->threads, k + 1,
+				res[k].counter, res[k].acquisitions);
+			row->exclusion_ok = false;
+		}
+		row->ops_repeats[k] = res[k].ops_per_s;
+	}
+	row->nrepeats = c->repeat;
+	row->r = res[bench_median_index(row->ops_repeats, c->repeat)];
+	free(res);
+	if (progress)
+		fputs("\r\033[K", stderr);
+	return 0;
+}
+
+int pvspin_cmd_bench(int argc, char **argv)
+{
+	struct bench_config c = { 0 };
+	bench_machine_probe(&c.machine);
+	int ret = parse_options(argc, argv, &c);
+	if (ret >= 0)
+		goto out;
+	ret = 0;
+	if (c.plot_path && !bench_plot_have_gnuplot()) {
+		fprintf(stderr, "pvspin bench: --plot needs gnuplot, which is not installed "
+			"(apt-get install gnuplot-nox)\n");
+		ret = 1;
+		goto out;
+	}
+
+	FILE *table = (c.json_path && !strcmp(c.json_path, "-")) ||
+		      (c.csv_path && !strcmp(c.csv_path, "-")) ? stderr : stdout;
+	int progress = isatty(STDERR_FILENO);
+	if (progress) {
+		fprintf(stderr, "calibrating the busy loop...");
+		fflush(stderr);
+	}
+	bench_workload_calibrate(&c.workload);
+	if (progress)
+		fputs("\r\033[K", stderr);
+
+	size_t nrows = c.nlocks * c.nthreads;
+	struct bench_row *rows = calloc(nrows, sizeof(*rows));
+	if (!rows) {
+		fprintf(stderr, "pvspin bench: out of memory\n");
+		ret = 1;
+		goto out;
+	}
+	bench_table_header(table, &c);
+	int broken = 0;
+	size_t done = 0;
+	for (size_t l = 0; l < c.nlocks; l++) {
+		for (size_t t = 0; t < c.nthreads; t++, done++) {
+			struct bench_row *row = &rows[done];
+			row->lock = c.locks[l];
+			row->threads = c.threads[t];
+			if (run_row(&c, row, (unsigned)done, (unsigned)nrows, progress)) {
+				ret = 1;
+				goto report;
+			}
+			bench_table_row(table, row);
+			broken |= !row->exclusion_ok;
+		}
+	}
+report:
+	if (c.json_path && bench_write_json(c.json_path, &c, rows, done))
+		ret = 1;
+	if (c.csv_path && bench_write_csv(c.csv_path, &c, rows, done))
+		ret = 1;
+	if (c.plot_path && bench_write_plot(c.plot_path, &c, rows, done))
+		ret = 1;
+	if (broken) {
+		fprintf(stderr, "pvspin bench: FAILURE: a lock broke mutual exclusion (see above)\n");
+		ret = 1;
+	}
+	for (size_t i = 0; i < nrows; i++)
+		free(rows[i].ops_repeats);
+	free(rows);
+out:
+	free(c.locks);
+	free(c.threads);
+	return ret;
+}
