@@ -71,7 +71,7 @@
 
 #include "preload.h"
 #include "pvspin/platform.h"
-#include "preload_kind_ops.h"
+#include "pvspin/spinlock.h"
 
 struct pmutex {
 	pvspin_lock_t word;
@@ -104,7 +104,7 @@ static inline int type_of(struct pmutex *pm)
 
 static inline bool word_trylock(struct pmutex *pm)
 {
-	bool ok = preload_kind_trylock(preload_kind(), &pm->word);
+	bool ok = pvspin_kind_trylock(preload_kind(), &pm->word);
 	if (ok && __builtin_expect(preload_stats_on != 0, 0) && preload_stats_enabled())
 		preload_count_acquire(false);
 	return ok;
@@ -145,7 +145,7 @@ static bool membarrier_fence(void)
 
 static inline void word_unlock(struct pmutex *pm)
 {
-	preload_kind_unlock(preload_kind(), &pm->word);
+	pvspin_kind_unlock(preload_kind(), &pm->word);
 	/* No CPU fence here: the sleeper's membarrier() supplies it.  Only
 	 * the compiler must keep the store before the load. */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -189,7 +189,7 @@ static int word_wait(struct pmutex *pm, uint32_t spins, clockid_t clock,
 	pvspin_kind_t k = preload_kind();
 	for (uint32_t i = 0; i < spins; i++) {
 		pvspin_plat_cpu_relax();
-		if (!preload_kind_is_locked(k, &pm->word) && preload_kind_trylock(k, &pm->word))
+		if (!pvspin_kind_is_locked(k, &pm->word) && pvspin_kind_trylock(k, &pm->word))
 			goto taken;
 	}
 	int ret;
@@ -197,12 +197,12 @@ static int word_wait(struct pmutex *pm, uint32_t spins, clockid_t clock,
 	bool fenced = membarrier_ready() && membarrier_fence();
 	for (;;) {
 		uint32_t s = __atomic_load_n(&pm->seq, __ATOMIC_SEQ_CST);
-		if (preload_kind_trylock(k, &pm->word)) {
+		if (pvspin_kind_trylock(k, &pm->word)) {
 			ret = 0;
 			break;
 		}
 		if (sleep_on_seq(pm, s, !fenced, clock, abstime) == ETIMEDOUT) {
-			ret = preload_kind_trylock(k, &pm->word) ? 0 : ETIMEDOUT;
+			ret = pvspin_kind_trylock(k, &pm->word) ? 0 : ETIMEDOUT;
 			break;
 		}
 	}
@@ -245,13 +245,13 @@ static inline void word_lock(struct pmutex *pm)
 		return;
 	}
 	if (__builtin_expect(preload_stats_on != 0, 0) && preload_stats_enabled()) {
-		bool contended = !preload_kind_trylock(k, &pm->word);
+		bool contended = !pvspin_kind_trylock(k, &pm->word);
 		if (contended)
-			preload_kind_lock(k, &pm->word);
+			pvspin_kind_lock(k, &pm->word);
 		preload_count_acquire(contended);
 		return;
 	}
-	preload_kind_lock(k, &pm->word);
+	pvspin_kind_lock(k, &pm->word);
 }
 
 /* Timed acquisition: 0, ETIMEDOUT, or EINVAL for a bad abstime when the
@@ -296,7 +296,7 @@ PVSPIN_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m)
 		return r ? r->mutex_destroy(m) : EAGAIN;
 	}
 	struct pmutex *pm = pm_of(m);
-	if (preload_kind_is_locked(preload_kind(), &pm->word))
+	if (pvspin_kind_is_locked(preload_kind(), &pm->word))
 		return EBUSY;
 	__atomic_store_n(&pm->kind, -1, __ATOMIC_RELAXED);
 	return 0;
@@ -429,7 +429,7 @@ PVSPIN_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 	int kind = __atomic_load_n(&pm->kind, __ATOMIC_RELAXED);
 	if (__builtin_expect(kind == PTHREAD_MUTEX_NORMAL, 1)) {
 		/* glibc: unlocking an unlocked normal mutex is harmless */
-		if (__builtin_expect(!preload_kind_is_locked(preload_kind(), &pm->word), 0))
+		if (__builtin_expect(!pvspin_kind_is_locked(preload_kind(), &pm->word), 0))
 			return 0;
 		word_unlock(pm);
 		return 0;
@@ -454,7 +454,7 @@ PVSPIN_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 		word_unlock(pm);
 		return 0;
 	default:
-		if (!preload_kind_is_locked(preload_kind(), &pm->word))
+		if (!pvspin_kind_is_locked(preload_kind(), &pm->word))
 			return 0;
 		word_unlock(pm);
 		return 0;
@@ -476,7 +476,7 @@ int preload_mutex_release_for_wait(pthread_mutex_t *m)
 		pm->count = 0;
 		__atomic_store_n(&pm->owner, 0, __ATOMIC_RELAXED);
 	}
-	if (preload_kind_is_locked(preload_kind(), &pm->word))
+	if (pvspin_kind_is_locked(preload_kind(), &pm->word))
 		word_unlock(pm);
 	return count;
 }

@@ -24,7 +24,7 @@
 
 #include "preload.h"
 #include "pvspin/platform.h"
-#include "preload_kind_ops.h"
+#include "pvspin/spinlock.h"
 
 #define PSHARED_FREE 0x80000000u
 #define PSHARED_LOCKED 0x80000001u
@@ -78,13 +78,13 @@ PVSPIN_EXPORT int pthread_spin_lock(pthread_spinlock_t *l)
 	pvspin_kind_t k = preload_kind();
 	pvspin_lock_t *pl = (pvspin_lock_t *)w;
 	if (__builtin_expect(preload_stats_on != 0, 0) && preload_stats_enabled()) {
-		bool contended = !preload_kind_trylock(k, pl);
+		bool contended = !pvspin_kind_trylock(k, pl);
 		if (contended)
-			preload_kind_lock(k, pl);
+			pvspin_kind_lock(k, pl);
 		preload_count_acquire(contended);
 		return 0;
 	}
-	preload_kind_lock(k, pl);
+	pvspin_kind_lock(k, pl);
 	return 0;
 }
 
@@ -96,7 +96,7 @@ PVSPIN_EXPORT int pthread_spin_trylock(pthread_spinlock_t *l)
 		return __atomic_compare_exchange_n(w, &v, PSHARED_LOCKED, false, __ATOMIC_ACQUIRE,
 						   __ATOMIC_RELAXED) ? 0 : EBUSY;
 	}
-	if (!preload_kind_trylock(preload_kind(), (pvspin_lock_t *)w))
+	if (!pvspin_kind_trylock(preload_kind(), (pvspin_lock_t *)w))
 		return EBUSY;
 	if (__builtin_expect(preload_stats_on != 0, 0) && preload_stats_enabled())
 		preload_count_acquire(false);
@@ -112,8 +112,8 @@ PVSPIN_EXPORT int pthread_spin_unlock(pthread_spinlock_t *l)
 	}
 	pvspin_kind_t k = preload_kind();
 	/* glibc stores 0 whatever the state: unlocking a free lock is harmless */
-	if (!preload_kind_is_locked(k, (pvspin_lock_t *)w))
+	if (!pvspin_kind_is_locked(k, (pvspin_lock_t *)w))
 		return 0;
-	preload_kind_unlock(k, (pvspin_lock_t *)w);
+	pvspin_kind_unlock(k, (pvspin_lock_t *)w);
 	return 0;
 }

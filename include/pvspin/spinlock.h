@@ -2,13 +2,18 @@
  * pvspin/spinlock.h - lock operations on the process-wide default kind
  * (pvspin_default_kind(), pvspin/lock.h): what an application normally
  * calls.  Each is one out-of-line call that dispatches to the family's
- * inline fast path.  Thread-safe.
+ * inline fast path; the explicit-kind pvspin_kind_*() are inline.
+ * Thread-safe.
  */
 #ifndef PVSPIN_SPINLOCK_H
 #define PVSPIN_SPINLOCK_H
 
 #include <stdbool.h>
 #include "pvspin/lock.h"
+#include "pvspin/pvqspinlock.h"
+#include "pvspin/qspinlock.h"
+#include "pvspin/tas.h"
+#include "pvspin/ticket.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -27,13 +32,70 @@ bool pvspin_is_locked(pvspin_lock_t *lock);
 /** Snapshot: waited for by some thread? */
 bool pvspin_is_contended(pvspin_lock_t *lock);
 
-/** The same five operations on an explicit kind (benchmarks, tests).
- *  An invalid kind is reported as misuse. */
-void pvspin_kind_lock(pvspin_kind_t kind, pvspin_lock_t *lock);
-bool pvspin_kind_trylock(pvspin_kind_t kind, pvspin_lock_t *lock);
-void pvspin_kind_unlock(pvspin_kind_t kind, pvspin_lock_t *lock);
-bool pvspin_kind_is_locked(pvspin_kind_t kind, pvspin_lock_t *lock);
-bool pvspin_kind_is_contended(pvspin_kind_t kind, pvspin_lock_t *lock);
+/*
+ * The same five operations on an explicit kind (benchmarks, the
+ * interposer, tests), dispatching to the kinds' inline fast paths.  An
+ * invalid kind is reported as misuse (pvspin_set_misuse_handler); the lock
+ * is then not taken and the boolean ones return false.
+ */
+
+/** Report an invalid kind passed to pvspin_kind_*(). */
+void pvspin_kind_invalid(pvspin_kind_t kind, pvspin_lock_t *lock);
+
+static inline void pvspin_kind_lock(pvspin_kind_t kind, pvspin_lock_t *lock)
+{
+	switch (kind) {
+	case PVSPIN_KIND_QSPINLOCK: pvspin_qspinlock_lock(lock); return;
+	case PVSPIN_KIND_PVQSPINLOCK: pvspin_pvqspinlock_lock(lock); return;
+	case PVSPIN_KIND_TAS: pvspin_tas_lock(lock); return;
+	case PVSPIN_KIND_TICKET: pvspin_ticket_lock(lock); return;
+	default: pvspin_kind_invalid(kind, lock);
+	}
+}
+
+static inline bool pvspin_kind_trylock(pvspin_kind_t kind, pvspin_lock_t *lock)
+{
+	switch (kind) {
+	case PVSPIN_KIND_QSPINLOCK: return pvspin_qspinlock_trylock(lock);
+	case PVSPIN_KIND_PVQSPINLOCK: return pvspin_pvqspinlock_trylock(lock);
+	case PVSPIN_KIND_TAS: return pvspin_tas_trylock(lock);
+	case PVSPIN_KIND_TICKET: return pvspin_ticket_trylock(lock);
+	default: pvspin_kind_invalid(kind, lock); return false;
+	}
+}
+
+static inline void pvspin_kind_unlock(pvspin_kind_t kind, pvspin_lock_t *lock)
+{
+	switch (kind) {
+	case PVSPIN_KIND_QSPINLOCK: pvspin_qspinlock_unlock(lock); return;
+	case PVSPIN_KIND_PVQSPINLOCK: pvspin_pvqspinlock_unlock(lock); return;
+	case PVSPIN_KIND_TAS: pvspin_tas_unlock(lock); return;
+	case PVSPIN_KIND_TICKET: pvspin_ticket_unlock(lock); return;
+	default: pvspin_kind_invalid(kind, lock);
+	}
+}
+
+static inline bool pvspin_kind_is_locked(pvspin_kind_t kind, pvspin_lock_t *lock)
+{
+	switch (kind) {
+	case PVSPIN_KIND_QSPINLOCK: return pvspin_qspinlock_is_locked(lock);
+	case PVSPIN_KIND_PVQSPINLOCK: return pvspin_pvqspinlock_is_locked(lock);
+	case PVSPIN_KIND_TAS: return pvspin_tas_is_locked(lock);
+	case PVSPIN_KIND_TICKET: return pvspin_ticket_is_locked(lock);
+	default: pvspin_kind_invalid(kind, lock); return false;
+	}
+}
+
+static inline bool pvspin_kind_is_contended(pvspin_kind_t kind, pvspin_lock_t *lock)
+{
+	switch (kind) {
+	case PVSPIN_KIND_QSPINLOCK: return pvspin_qspinlock_is_contended(lock);
+	case PVSPIN_KIND_PVQSPINLOCK: return pvspin_pvqspinlock_is_contended(lock);
+	case PVSPIN_KIND_TAS: return pvspin_tas_is_contended(lock);
+	case PVSPIN_KIND_TICKET: return pvspin_ticket_is_contended(lock);
+	default: pvspin_kind_invalid(kind, lock); return false;
+	}
+}
 
 #ifdef __cplusplus
 }

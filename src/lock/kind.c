@@ -65,9 +65,9 @@ void pvspin_report_misuse(const char *what, const void *lock, uint32_t word)
 	h(what, lock, word);
 }
 
-/* ---- explicit-kind dispatch ---------------------------------------- */
+/* ---- explicit-kind dispatch: inline in pvspin/spinlock.h ------------ */
 
-static void bad_kind(pvspin_kind_t kind, pvspin_lock_t *lock)
+void pvspin_kind_invalid(pvspin_kind_t kind, pvspin_lock_t *lock)
 {
 	(void)kind;
 	pvspin_report_misuse("invalid lock kind", lock, lock ? lock->val : 0);
@@ -76,59 +76,4 @@ static void bad_kind(pvspin_kind_t kind, pvspin_lock_t *lock)
 void pvspin_lock_init(pvspin_lock_t *lock)
 {
 	__atomic_store_n(&lock->val, 0, __ATOMIC_RELAXED);
-}
-
-void pvspin_kind_lock(pvspin_kind_t kind, pvspin_lock_t *lock)
-{
-	switch (kind) {
-	case PVSPIN_KIND_QSPINLOCK: pvspin_qspinlock_lock(lock); return;
-	case PVSPIN_KIND_PVQSPINLOCK: pvspin_pvqspinlock_lock(lock); return;
-	case PVSPIN_KIND_TAS: pvspin_tas_lock(lock); return;
-	case PVSPIN_KIND_TICKET: pvspin_ticket_lock(lock); return;
-	default: bad_kind(kind, lock);
-	}
-}
-
-bool pvspin_kind_trylock(pvspin_kind_t kind, pvspin_lock_t *lock)
-{
-	switch (kind) {
-	case PVSPIN_KIND_QSPINLOCK: return pvspin_qspinlock_trylock(lock);
-	case PVSPIN_KIND_PVQSPINLOCK: return pvspin_pvqspinlock_trylock(lock);
-	case PVSPIN_KIND_TAS: return pvspin_tas_trylock(lock);
-	case PVSPIN_KIND_TICKET: return pvspin_ticket_trylock(lock);
-	default: bad_kind(kind, lock); return false;
-	}
-}
-
-void pvspin_kind_unlock(pvspin_kind_t kind, pvspin_lock_t *lock)
-{
-	switch (kind) {
-	case PVSPIN_KIND_QSPINLOCK: pvspin_qspinlock_unlock(lock); return;
-	case PVSPIN_KIND_PVQSPINLOCK: pvspin_pvqspinlock_unlock(lock); return;
-	case PVSPIN_KIND_TAS: pvspin_tas_unlock(lock); return;
-	case PVSPIN_KIND_TICKET: pvspin_ticket_unlock(lock); return;
-	default: bad_kind(kind, lock);
-	}
-}
-
-bool pvspin_kind_is_locked(pvspin_kind_t kind, pvspin_lock_t *lock)
-{
-	switch (kind) {
-	case PVSPIN_KIND_QSPINLOCK: return pvspin_qspinlock_is_locked(lock);
-	case PVSPIN_KIND_PVQSPINLOCK: return pvspin_pvqspinlock_is_locked(lock);
-	case PVSPIN_KIND_TAS: return pvspin_tas_is_locked(lock);
-	case PVSPIN_KIND_TICKET: return pvspin_ticket_is_locked(lock);
-	default: bad_kind(kind, lock); return false;
-	}
-}
-
-bool pvspin_kind_is_contended(pvspin_kind_t kind, pvspin_lock_t *lock)
-{
-	switch (kind) {
-	case PVSPIN_KIND_QSPINLOCK: return pvspin_qspinlock_is_contended(lock);
-	case PVSPIN_KIND_PVQSPINLOCK: return pvspin_pvqspinlock_is_contended(lock);
-	case PVSPIN_KIND_TAS: return pvspin_tas_is_contended(lock);
-	case PVSPIN_KIND_TICKET: return pvspin_ticket_is_contended(lock);
-	default: bad_kind(kind, lock); return false;
-	}
 }
