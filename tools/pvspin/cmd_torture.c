@@ -119,6 +119,13 @@ static void *writer_main(void *arg)
 	w->slot = pvspin_plat_cpu();
 	torture_inject_register_writer(w);
 
+	/* Start together: a writer started early would otherwise collect
+	 * hundreds of uncontended acquisitions before the others exist. */
+	while (!__atomic_load_n(&t->go, __ATOMIC_ACQUIRE)) {
+		struct timespec ts = { 0, 100000 };
+		nanosleep(&ts, NULL);
+	}
+
 	while (!__atomic_load_n(&t->stop, __ATOMIC_ACQUIRE)) {
 		uint64_t start = torture_now_ns();
 		__atomic_store_n(&w->wait_start_ns, start, __ATOMIC_RELAXED);
@@ -390,11 +397,13 @@ int pvspin_cmd_torture(int argc, char **argv)
 			fprintf(stderr, "pvspin torture: cannot start writer %d: %s\n", i,
 				strerror(err));
 			__atomic_store_n(&t.stop, 1, __ATOMIC_RELEASE);
+			__atomic_store_n(&t.go, 1, __ATOMIC_RELEASE);
 			for (int j = 0; j < i; j++)
 				pthread_join(t.writers[j].thread, NULL);
 			return 1;
 		}
 	}
+	__atomic_store_n(&t.go, 1, __ATOMIC_RELEASE);
 	pthread_t injector;
 	bool injecting = t.inject && !pthread_create(&injector, NULL, torture_inject_main, &t);
 
