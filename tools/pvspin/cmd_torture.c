@@ -117,6 +117,7 @@ static void *writer_main(void *arg)
 
 	w->tid = (pid_t)syscall(SYS_gettid);
 	w->slot = pvspin_plat_cpu();
+	w->has_cpu_clock = !pthread_getcpuclockid(pthread_self(), &w->cpu_clock);
 	torture_inject_register_writer(w);
 
 	/* Start together: a writer started early would otherwise collect
@@ -408,7 +409,7 @@ int pvspin_cmd_torture(int argc, char **argv)
 	bool injecting = t.inject && !pthread_create(&injector, NULL, torture_inject_main, &t);
 
 	/* Main loop: watchdog sample about every ms, statistics every interval. */
-	struct torture_watchdog wd = { 0, false };
+	struct torture_watchdog wd = { 0, false, 0 };
 	struct torture_snapshot prev, cur;
 	uint64_t start = torture_now_ns(), end = start + (uint64_t)t.seconds * 1000000000u;
 	uint64_t next_stats = start + (uint64_t)t.stats_interval * 1000000000u, last_stats = start;
@@ -478,6 +479,10 @@ int pvspin_cmd_torture(int argc, char **argv)
 	}
 	printf("\nlongest completed wait: %.3f ms (writer %d)\n", (double)max_wait / 1e6,
 	       max_wait_id);
+	if (wd.os_delays)
+		printf("lock free while a waiter was not run by the OS for %u ms or more: "
+		       "%" PRIu64 " time%s (excused: scheduler delay)\n", t.stall_ms,
+		       wd.os_delays, wd.os_delays == 1 ? "" : "s");
 	if (!stuck && cur.total != t.cs_counter) {
 		printf("!!! %" PRIu64 " acquisitions but the protected counter reads %" PRIu64
 		       ": updates lost to a concurrent holder\n", cur.total, t.cs_counter);

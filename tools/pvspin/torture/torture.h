@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "pvspin/lock.h"
 
@@ -91,8 +92,11 @@ struct torture_writer {
 	uint32_t stopped;         /* 1 while parked (written by the writer) */
 	uint64_t resume_at_ns;    /* injector-private: when to continue it */
 	uint64_t unpin_at_ns;     /* injector-private: when to restore affinity */
+	clockid_t cpu_clock;      /* the writer's CPU-time clock */
+	bool has_cpu_clock;
 	/* watchdog bookkeeping (main thread only) */
 	uint64_t orphan_since_ns; /* halted with nobody left to kick it, since */
+	uint64_t cpu_at_free_ns;  /* its CPU time when the lock was last seen taken */
 } __attribute__((aligned(64)));
 
 /** The run's parameters and shared state. */
@@ -155,13 +159,18 @@ void *torture_inject_main(void *arg);
 struct torture_watchdog {
 	uint64_t free_since_ns;   /* lock read free in every sample since, or 0 */
 	bool fired;
+	uint64_t os_delays;       /* rule-1 periods excused: a waiter was not run */
 };
 
 /**
  * Take one sample and apply the stall rules (docs/torture.md):
  *  1. the lock reads free (no writer holds or is unlocking it and, where
  *     the kind has a pvspin word, the word reads unlocked) in every sample
- *     for stall_ms while a writer has waited at least stall_ms;
+ *     for stall_ms while a writer has waited at least stall_ms, and every
+ *     waiting writer had its chance: it ran (>= 10 ms of CPU time in that
+ *     period) or it sleeps in the kernel - a waiter that is runnable but
+ *     not run is the OS scheduler's delay (lock waiter preemption), not a
+ *     lost wakeup;
  *  2. (pv kinds) a waiter is halted in pv_wait with its node HASHED while
  *     the locked byte is not _Q_SLOW_VAL - nobody is left to kick it -
  *     in every sample for stall_ms.

@@ -22,6 +22,9 @@
  * correct lock never meets either rule for a stall_ms of hundreds of ms.
  */
 #include <stdio.h>
+#include <time.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "pvspin/platform.h"
 #include "lock/qnode.h"
@@ -58,6 +61,38 @@ static bool word_reads_free(enum torture_word_layout layout, uint32_t w)
 		return true;
 	}
 }
+
+/* CPU time a writer has used, ns (0 if unknown). */
+static uint64_t writer_cpu_ns(const struct torture_writer *w)
+{
+	struct timespec ts;
+	if (!w->has_cpu_clock || clock_gettime(w->cpu_clock, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The kernel's state letter of a thread (R, S, D, T, ...), 0 if unknown. */
+static char os_state_letter(pid_t tid)
+{
+	char path[64], line[512], state = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (fgets(line, sizeof(line), f)) {
+		char *p = strrchr(line, ')');   /* the name may contain spaces */
+		if (p && p[1] == ' ')
+			state = p[2];
+	}
+	fclose(f);
+	return state;
+}
+
+/* CPU time a waiter must have used while the lock was free to count as
+ * "it ran and was not served". */
+#define RAN_CPU_NS 10000000u
 
 /* The writer's node at nesting level 0 (the torture never nests). */
 static struct pvspin_qnode *writer_node(const struct torture_writer *w)
@@ -110,12 +145,38 @@ bool torture_watchdog_sample(struct torture *t, struct torture_watchdog *wd, uin
 	}
 
 	/* rule 1 */
-	if (!free_now)
+	if (!free_now) {
 		wd->free_since_ns = 0;
-	else if (!wd->free_since_ns)
+	} else if (!wd->free_since_ns) {
 		wd->free_since_ns = now;
+		for (int i = 0; i < t->nthreads; i++)
+			t->writers[i].cpu_at_free_ns = writer_cpu_ns(&t->writers[i]);
+	}
 	if (!wd->fired && wd->free_since_ns && now - wd->free_since_ns >= stall_ns &&
 	    longest && longest_ns >= stall_ns) {
+		/* Did every waiter have its chance?  A runnable waiter that the
+		 * OS did not run (or one the injector stopped) is excused. */
+		for (int i = 0; i < t->nthreads; i++) {
+			struct torture_writer *w = &t->writers[i];
+			if (__atomic_load_n(&w->phase, __ATOMIC_ACQUIRE) != TW_WAITING)
+				continue;
+			bool ran = writer_cpu_ns(w) >= w->cpu_at_free_ns + RAN_CPU_NS;
+			char st = os_state_letter(w->tid);
+			bool asleep = st == 'S' || st == 'D';
+			if (__atomic_load_n(&w->stop_req, __ATOMIC_RELAXED) ||
+			    __atomic_load_n(&w->stopped, __ATOMIC_RELAXED) || (!ran && !asleep)) {
+				wd->os_delays++;
+				printf("??? lock free for %.0f ms but writer %d (tid %d, state %c) "
+				       "was not run by the OS: scheduler delay, not a lost wakeup; "
+				       "watching on\n", (double)(now - wd->free_since_ns) / 1e6,
+				       w->id, (int)w->tid, st ? st : '?');
+				fflush(stdout);
+				wd->free_since_ns = now;   /* start a new period */
+				for (int j = 0; j < t->nthreads; j++)
+					t->writers[j].cpu_at_free_ns = writer_cpu_ns(&t->writers[j]);
+				return false;
+			}
+		}
 		printf("!!! stall: writer %d (tid %d) has waited %.0f ms while the lock read "
 		       "free in every sample for %.0f ms (waiter not served)\n",
 		       longest->id, (int)longest->tid, (double)longest_ns / 1e6,
@@ -150,6 +211,10 @@ static void dump_queue(struct torture *t, uint32_t word, const char *prefix)
 	while (n < 64) {
 		struct pvspin_qnode *prev = NULL;
 		for (int i = 0; i < t->nthreads && !prev; i++) {
+			/* only a waiting writer's node can be queued (others
+			 * keep stale next pointers) */
+			if (__atomic_load_n(&t->writers[i].phase, __ATOMIC_RELAXED) != TW_WAITING)
+				continue;
 			struct pvspin_qnode *cand = writer_node(&t->writers[i]);
 			if (cand && __atomic_load_n(&cand->next, __ATOMIC_RELAXED) == chain[n - 1])
 				prev = cand;
@@ -165,17 +230,45 @@ static void dump_queue(struct torture *t, uint32_t word, const char *prefix)
 	       n == 1 ? "" : "s");
 	for (int j = n - 1; j >= 0; j--) {
 		struct pvspin_qnode *q = chain[j];
-		uint32_t cpu = __atomic_load_n(&q->cpu, __ATOMIC_RELAXED);
+		uint32_t cpu = (uint32_t)((q - &pvspin_qnodes[0][0]) / PVSPIN_MAX_NODES);
 		struct torture_writer *w = writer_of_slot(t, cpu);
-		printf("%s  node slot %u idx %d: writer %d, baton(locked)=%u, state=%s, "
-		       "next=%s, vCPU %s\n", prefix, cpu,
-		       (int)(q - &pvspin_qnodes[0][0]) % PVSPIN_MAX_NODES, w ? w->id : -1,
-		       __atomic_load_n(&q->locked, __ATOMIC_RELAXED),
-		       state_name(__atomic_load_n(&q->state, __ATOMIC_RELAXED)),
-		       __atomic_load_n(&q->next, __ATOMIC_RELAXED) ? "linked" : "none",
-		       pvspin_plat_vcpu_is_preempted((int)cpu) ? "halted (futex SLEEPING)"
-							       : "running");
+		printf("%s  node slot %u idx %d: writer %d, baton(locked)=%u, ", prefix, cpu,
+		       (int)((q - &pvspin_qnodes[0][0]) % PVSPIN_MAX_NODES), w ? w->id : -1,
+		       __atomic_load_n(&q->locked, __ATOMIC_RELAXED));
+		if (t->kind->pv)
+			printf("state=%s, ", state_name(__atomic_load_n(&q->state, __ATOMIC_RELAXED)));
+		printf("next=%s%s\n", __atomic_load_n(&q->next, __ATOMIC_RELAXED) ? "linked" : "none",
+		       !t->kind->pv ? "" : pvspin_plat_vcpu_is_preempted((int)cpu)
+		       ? ", vCPU halted (futex SLEEPING)" : ", vCPU running");
 	}
+}
+
+/* The kernel's view of a thread: state letter (R running or runnable, S
+ * sleeping, T stopped...) and the CPU it last ran on, from
+ * /proc/self/task/TID/stat; "?" if unreadable. */
+static void os_state(pid_t tid, char *buf, size_t len)
+{
+	char path[64], line[512];
+	FILE *f;
+
+	snprintf(buf, len, "?");
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	if (fgets(line, sizeof(line), f)) {
+		char *p = strrchr(line, ')');  /* the name may contain spaces */
+		char state = 0;
+		int cpu = -1, field = 3;
+		if (p && sscanf(p + 2, "%c", &state) == 1) {
+			/* field 39 is the CPU last run on */
+			for (char *q = p + 2; *q && field < 39; q++)
+				if (*q == ' ' && ++field == 39)
+					cpu = atoi(q + 1);
+			snprintf(buf, len, "%c/%d", state, cpu);
+		}
+	}
+	fclose(f);
 }
 
 void torture_dump(struct torture *t, const char *prefix)
@@ -207,7 +300,7 @@ void torture_dump(struct torture *t, const char *prefix)
 		printf("%slock: %s (no pvspin word to show)\n", prefix, k->name);
 		break;
 	}
-	printf("%swriter   tid     phase      waited_ms  acquisitions  stopped  slot  node\n",
+	printf("%swriter   tid     phase      waited_ms  acquisitions  stopped  os   slot  node\n",
 	       prefix);
 	for (int i = 0; i < t->nthreads; i++) {
 		struct torture_writer *w = &t->writers[i];
@@ -216,17 +309,24 @@ void torture_dump(struct torture *t, const char *prefix)
 		struct pvspin_qnode *node = writer_node(w);
 		char nodebuf[96] = "-";
 
+		char os[16];
+
 		if (k->pv && node)
 			snprintf(nodebuf, sizeof(nodebuf), "state=%s baton=%u vCPU %s",
 				 state_name(__atomic_load_n(&node->state, __ATOMIC_RELAXED)),
 				 __atomic_load_n(&node->locked, __ATOMIC_RELAXED),
 				 pvspin_plat_vcpu_is_preempted(w->slot) ? "halted" : "running");
-		printf("%s%6d  %6d  %-9s  %9.1f  %12llu  %-7s  %4d  %s\n", prefix, w->id,
+		else if (k->layout == TORTURE_WORD_QSPIN && node)
+			snprintf(nodebuf, sizeof(nodebuf), "baton=%u",
+				 __atomic_load_n(&node->locked, __ATOMIC_RELAXED));
+		os_state(w->tid, os, sizeof(os));
+		printf("%s%6d  %6d  %-9s  %9.1f  %12llu  %-7s  %-4s %4d  %s\n", prefix, w->id,
 		       (int)w->tid, phase_name(phase),
 		       phase == TW_WAITING && start && now > start ? (double)(now - start) / 1e6 : 0.0,
 		       (unsigned long long)__atomic_load_n(&w->acquisitions, __ATOMIC_RELAXED),
-		       __atomic_load_n(&w->stopped, __ATOMIC_RELAXED) ? "yes" : "no",
-		       w->slot, nodebuf);
+		       __atomic_load_n(&w->stopped, __ATOMIC_RELAXED) ? "yes" :
+		       __atomic_load_n(&w->stop_req, __ATOMIC_RELAXED) ? "req" : "no",
+		       os, w->slot, nodebuf);
 	}
 	fflush(stdout);
 }
