@@ -41,7 +41,7 @@ execute_process(COMMAND ${CC} -O2 -w ${ccflags} -o pan pan.c WORKING_DIRECTORY $
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "compiling pan.c failed (${rc}):\n${out}${err}")
 endif()
-execute_process(COMMAND ./pan ${panflags} WORKING_DIRECTORY ${WORK}
+execute_process(COMMAND ./pan ${panflags} WORKING_DIRECTORY ${WORK} TIMEOUT 250
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 message("${out}${err}")
 if(NOT out MATCHES "errors: ([0-9]+)")

@@ -2,7 +2,7 @@
 # and its last line (ctest runner of test/torture.cmake).
 #
 #   cmake -DPVSPIN=path/to/pvspin -DARGS="--lock;busted;..."
-#         -DEXPECT=SUCCESS|FAILURE|USAGE -P torture_expect.cmake
+#         -DEXPECT=SUCCESS|FAILURE|USAGE [-DTIMEOUT=seconds] -P torture_expect.cmake
 #
 # SUCCESS: exit status 0 and last line "SUCCESS"; FAILURE: exit status 1
 # (not a crash, not a timeout) and last line "FAILURE"; USAGE: exit status
@@ -13,7 +13,10 @@ foreach(v PVSPIN ARGS EXPECT)
     message(FATAL_ERROR "torture_expect.cmake: -D${v}=... missing")
   endif()
 endforeach()
-execute_process(COMMAND ${PVSPIN} torture ${ARGS}
+if(NOT DEFINED TIMEOUT)
+  set(TIMEOUT 100)   # seconds; a hung run fails instead of lingering
+endif()
+execute_process(COMMAND ${PVSPIN} torture ${ARGS} TIMEOUT ${TIMEOUT}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 message("${out}${err}")
 if(EXPECT STREQUAL "USAGE")
