@@ -288,7 +288,7 @@ int pvspin_cmd_torture(int argc, char **argv)
 	int c;
 
 	memset(&t, 0, sizeof(t));
-	t.nthreads = 2 * online_cpus();
+	t.nthreads = 2 * online_cpus() < 1024 ? 2 * online_cpus() : 1024;
 	t.seconds = 10;
 	t.long_hold_ms = 100;
 	t.stats_interval = 5;
@@ -383,6 +383,8 @@ int pvspin_cmd_torture(int argc, char **argv)
 	       t.inject ? "on" : "off");
 	if (t.kind->pv)
 		printf(", spin threshold %u", pvspin_tunable_get(PVSPIN_TUNE_SPIN_THRESHOLD));
+	if (torture_lock_provider(t.kind))
+		printf(", %s from %s", t.kind->name, torture_lock_provider(t.kind));
 	printf("\n");
 	fflush(stdout);
 

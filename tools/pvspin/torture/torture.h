@@ -51,6 +51,12 @@ const struct torture_kind *torture_kind_find(const char *name);
 /** Valid names joined by ", " (for error messages). */
 const char *torture_kind_names(void);
 
+/** For the pthread kinds: the file name of the shared object whose
+ *  pthread_mutex_lock / pthread_spin_lock the torture calls (glibc, or
+ *  the interposer under `pvspin run`), "?" if unknown; NULL for other
+ *  kinds. */
+const char *torture_lock_provider(const struct torture_kind *kind);
+
 /** Current value of the tortured pvspin lock word (relaxed snapshot; 0
  *  for the pthread kinds). */
 uint32_t torture_lock_word(void);

@@ -11,6 +11,8 @@
  *
  * One lock of the chosen kind exists per process (torture_lock).
  */
+#define _GNU_SOURCE
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -119,4 +121,20 @@ const char *torture_kind_names(void)
 uint32_t torture_lock_word(void)
 {
 	return __atomic_load_n(&torture_lock.val, __ATOMIC_RELAXED);
+}
+
+const char *torture_lock_provider(const struct torture_kind *kind)
+{
+	void *fn;
+	Dl_info info;
+
+	if (!strcmp(kind->name, "pthread_mutex"))
+		fn = (void *)pthread_mutex_lock;
+	else if (!strcmp(kind->name, "pthread_spin"))
+		fn = (void *)pthread_spin_lock;
+	else
+		return NULL;
+	if (!dladdr(fn, &info) || !info.dli_fname)
+		return "?";
+	return info.dli_fname;
 }
