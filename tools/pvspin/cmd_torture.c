@@ -137,6 +137,7 @@ static void *writer_main(void *arg)
 		if (waited > w->max_wait_ns)
 			__atomic_store_n(&w->max_wait_ns, waited, __ATOMIC_RELAXED);
 		critical_section(t, w);
+		__atomic_store_n(&w->unlock_start_ns, torture_now_ns(), __ATOMIC_RELAXED);
 		__atomic_store_n(&w->phase, TW_UNLOCKING, __ATOMIC_RELEASE);
 		k->unlock();
 		__atomic_store_n(&w->phase, TW_IDLE, __ATOMIC_RELEASE);

@@ -92,6 +92,7 @@ struct torture_writer {
 	uint32_t phase;           /* enum torture_phase */
 	uint64_t acquisitions;    /* completed lock/unlock pairs */
 	uint64_t wait_start_ns;   /* start of the current lock call */
+	uint64_t unlock_start_ns; /* start of the current unlock call */
 	uint64_t max_wait_ns;     /* longest completed lock call */
 	/* preemption injection (torture_inject.c) */
 	uint32_t stop_req;        /* 1: park in the stop handler until 0 */
@@ -179,7 +180,9 @@ struct torture_watchdog {
  *     lost wakeup;
  *  2. (pv kinds) a waiter is halted in pv_wait with its node HASHED while
  *     the locked byte is not _Q_SLOW_VAL - nobody is left to kick it -
- *     in every sample for stall_ms.
+ *     in every sample for stall_ms, and no writer has been inside its
+ *     unlock call all that time (an unlocker descheduled between its
+ *     store of 0 and its kick is excused).
  * On the first stall prints "!!!" lines with the dump and returns true.
  */
 bool torture_watchdog_sample(struct torture *t, struct torture_watchdog *wd, uint64_t now);

@@ -94,6 +94,29 @@ static char os_state_letter(pid_t tid)
  * "it ran and was not served". */
 #define RAN_CPU_NS 10000000u
 
+/* Has some writer been inside its unlock call since `since`?  Then the
+ * kick may still come (it was descheduled between its store of 0 and its
+ * kick): excuse the period, note it, and return true. */
+static bool unlocker_since(struct torture *t, uint64_t since, struct torture_watchdog *wd,
+			   uint64_t now)
+{
+	for (int i = 0; i < t->nthreads; i++) {
+		struct torture_writer *u = &t->writers[i];
+		if (__atomic_load_n(&u->phase, __ATOMIC_ACQUIRE) == TW_UNLOCKING &&
+		    __atomic_load_n(&u->unlock_start_ns, __ATOMIC_RELAXED) <= since) {
+			wd->os_delays++;
+			printf("??? a waiter is halted without a kick for %.0f ms, but writer %d "
+			       "has been inside its unlock call as long: scheduler delay, not a "
+			       "lost wakeup; watching on\n", (double)(now - since) / 1e6, u->id);
+			fflush(stdout);
+			for (int j = 0; j < t->nthreads; j++)
+				t->writers[j].orphan_since_ns = 0;
+			return true;
+		}
+	}
+	return false;
+}
+
 /* The writer's node at nesting level 0 (the torture never nests). */
 static struct pvspin_qnode *writer_node(const struct torture_writer *w)
 {
@@ -135,7 +158,8 @@ bool torture_watchdog_sample(struct torture *t, struct torture_watchdog *wd, uin
 			w->orphan_since_ns = 0;
 		} else if (!w->orphan_since_ns) {
 			w->orphan_since_ns = now;
-		} else if (now - w->orphan_since_ns >= stall_ns) {
+		} else if (now - w->orphan_since_ns >= stall_ns &&
+			   !unlocker_since(t, w->orphan_since_ns, wd, now)) {
 			printf("!!! stall: writer %d (tid %d) is halted in pv_wait with its node "
 			       "HASHED while the locked byte is not _Q_SLOW_VAL, for %.0f ms: "
 			       "nobody is left to kick it (lost wakeup)\n",
