@@ -3,7 +3,7 @@
 #
 # torture_<kind>:  a short round (3 s, 4 writers) of every real kind must end
 #                  with exit status 0 and SUCCESS; the broken kinds (busted,
-#                  lost_kick) with exit status 1 and FAILURE.  Label
+#                  lost_kick, lost_handoff) with exit status 1 and FAILURE.  Label
 #                  "sanitize" (rerun in the TSan and ASan builds) for the
 #                  real kinds; the broken kinds race on purpose, so never
 #                  under TSan.
@@ -34,7 +34,7 @@ if(TARGET pvspin)
   else()
     set(broken_labels "sanitize;torture")
   endif()
-  foreach(kind busted lost_kick)
+  foreach(kind busted lost_kick lost_handoff)
     add_test(NAME torture_${kind}_must_fail
       COMMAND ${CMAKE_COMMAND} -DPVSPIN=$<TARGET_FILE:pvspin>
               "-DARGS=--lock;${kind};--stall-ms;500;${PVSPIN_TORTURE_ROUND}"

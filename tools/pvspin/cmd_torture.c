@@ -204,6 +204,8 @@ static void print_stats(struct torture *t, const struct torture_snapshot *prev,
 		if (!strcmp(t->kind->name, "lost_kick"))
 			printf(" dropped_kicks %" PRIu64, torture_lost_kicks());
 	}
+	if (!strcmp(t->kind->name, "lost_handoff"))
+		printf(" | batons_taken_back %" PRIu64, torture_lost_handoffs());
 	printf("\n");
 	fflush(stdout);
 }

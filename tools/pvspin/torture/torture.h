@@ -65,9 +65,18 @@ uint32_t torture_lock_word(void);
 uint64_t torture_lost_kicks(void);
 
 /* lost_kick: pvqspinlock compiled again with pv_kick dropping every kick
- * (torture_lost_kick.c). */
+ * (torture_lost_kick.c).  Lock / unlock `lock`; thread-safe, broken. */
 void torture_lost_kick_lock(pvspin_lock_t *lock);
 void torture_lost_kick_unlock(pvspin_lock_t *lock);
+
+/* lost_handoff: the native qspinlock slow path compiled again with the new
+ * owner taking back the MCS baton in 1 of 16 hand-overs
+ * (torture_lost_handoff.c).  Lock / unlock `lock`; broken. */
+void torture_lost_handoff_lock(pvspin_lock_t *lock);
+void torture_lost_handoff_unlock(pvspin_lock_t *lock);
+
+/** Batons lost_handoff took back before the successor saw them. */
+uint64_t torture_lost_handoffs(void);
 
 /* ---- writers ------------------------------------------------------- */
 

@@ -7,7 +7,10 @@
  *   busted     a racy, non-atomic test-and-set (check, pause, then store),
  *              after locktorture's lock_busted: no mutual exclusion;
  *   lost_kick  pvqspinlock whose kicks are all dropped
- *              (torture_lost_kick.c): a halted waiter is never woken.
+ *              (torture_lost_kick.c): a halted waiter is never woken;
+ *   lost_handoff  qspinlock whose new owner sometimes takes back the MCS
+ *              baton it passed (torture_lost_handoff.c): the queue stops
+ *              while the lock is free.
  *
  * One lock of the chosen kind exists per process (torture_lock).
  */
@@ -38,6 +41,8 @@ static void ticket_lock(void) { pvspin_ticket_lock(&torture_lock); }
 static void ticket_unlock(void) { pvspin_ticket_unlock(&torture_lock); }
 static void lost_kick_lock(void) { torture_lost_kick_lock(&torture_lock); }
 static void lost_kick_unlock(void) { torture_lost_kick_unlock(&torture_lock); }
+static void lost_handoff_lock(void) { torture_lost_handoff_lock(&torture_lock); }
+static void lost_handoff_unlock(void) { torture_lost_handoff_unlock(&torture_lock); }
 
 static void mutex_lock(void)
 {
@@ -95,6 +100,8 @@ const struct torture_kind torture_kinds[] = {
 	  TORTURE_WORD_BYTE, busted_lock, busted_unlock },
 	{ "lost_kick", "BROKEN: pvqspinlock that drops every kick", true, true,
 	  TORTURE_WORD_QSPIN, lost_kick_lock, lost_kick_unlock },
+	{ "lost_handoff", "BROKEN: qspinlock that sometimes takes the MCS baton back",
+	  true, false, TORTURE_WORD_QSPIN, lost_handoff_lock, lost_handoff_unlock },
 	{ NULL, NULL, false, false, TORTURE_WORD_NONE, NULL, NULL },
 };
 
