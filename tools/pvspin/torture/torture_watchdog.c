@@ -105,7 +105,7 @@ static bool unlocker_since(struct torture *t, uint64_t since, struct torture_wat
 		if (__atomic_load_n(&u->phase, __ATOMIC_ACQUIRE) == TW_UNLOCKING &&
 		    __atomic_load_n(&u->unlock_start_ns, __ATOMIC_RELAXED) <= since) {
 			wd->os_delays++;
-			printf("??? a waiter is halted without a kick for %.0f ms, but writer %d "
+			printf("note: a waiter is halted without a kick for %.0f ms, but writer %d "
 			       "has been inside its unlock call as long: scheduler delay, not a "
 			       "lost wakeup; watching on\n", (double)(now - since) / 1e6, u->id);
 			fflush(stdout);
@@ -190,7 +190,7 @@ bool torture_watchdog_sample(struct torture *t, struct torture_watchdog *wd, uin
 			if (__atomic_load_n(&w->stop_req, __ATOMIC_RELAXED) ||
 			    __atomic_load_n(&w->stopped, __ATOMIC_RELAXED) || (!ran && !asleep)) {
 				wd->os_delays++;
-				printf("??? lock free for %.0f ms but writer %d (tid %d, state %c) "
+				printf("note: lock free for %.0f ms but writer %d (tid %d, state %c) "
 				       "was not run by the OS: scheduler delay, not a lost wakeup; "
 				       "watching on\n", (double)(now - wd->free_since_ns) / 1e6,
 				       w->id, (int)w->tid, st ? st : '?');
