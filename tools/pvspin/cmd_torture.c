@@ -436,6 +436,8 @@ int pvspin_cmd_torture(int argc, char **argv)
 			prev = cur;
 			last_stats = now;
 			next_stats += (uint64_t)t.stats_interval * 1000000000u;
+			if (next_stats <= now)   /* fell behind: no burst of lines */
+				next_stats = now + (uint64_t)t.stats_interval * 1000000000u;
 		}
 		if (now >= end || interrupted)
 			break;
