@@ -1,0 +1,89 @@
+# test/torture.cmake - `pvspin torture` rounds and the Promela model checks
+# (issue 6).  Included by test/CMakeLists.txt.
+#
+# torture_<kind>:  a short round (3 s, 4 writers) of every real kind must end
+#                  with exit status 0 and SUCCESS; the broken kinds (busted,
+#                  lost_kick, lost_handoff) with exit status 1 and FAILURE.  Label
+#                  "sanitize" (rerun in the TSan and ASan builds) for the
+#                  real kinds; the broken kinds race on purpose, so never
+#                  under TSan.
+# model_*:         spin + cc + pan on test/model/*.pml; the mutants must be
+#                  rejected.  Not labelled "sanitize" (no project code runs).
+if(TARGET pvspin)
+  set(PVSPIN_TORTURE_EXPECT ${PROJECT_SOURCE_DIR}/tools/pvspin/torture/torture_expect.cmake)
+  set(PVSPIN_TORTURE_ROUND --threads 4 --seconds 3 --stats-interval 1 --seed 1)
+
+  foreach(kind qspinlock pvqspinlock tas ticket pthread_mutex pthread_spin)
+    add_test(NAME torture_${kind}
+      COMMAND ${CMAKE_COMMAND} -DPVSPIN=$<TARGET_FILE:pvspin>
+              "-DARGS=--lock;${kind};${PVSPIN_TORTURE_ROUND}" -DEXPECT=SUCCESS
+              -P ${PVSPIN_TORTURE_EXPECT})
+    set_tests_properties(torture_${kind} PROPERTIES LABELS "sanitize;torture" TIMEOUT 120)
+  endforeach()
+  # pvqspinlock with a tiny spin threshold: most waits end in a halt, so
+  # the pv_wait/pv_kick/hash paths run thousands of times.
+  add_test(NAME torture_pvqspinlock_halting
+    COMMAND ${CMAKE_COMMAND} -DPVSPIN=$<TARGET_FILE:pvspin>
+            "-DARGS=--lock;pvqspinlock;--spin-threshold;16;${PVSPIN_TORTURE_ROUND}"
+            -DEXPECT=SUCCESS -P ${PVSPIN_TORTURE_EXPECT})
+  set_tests_properties(torture_pvqspinlock_halting PROPERTIES
+    LABELS "sanitize;torture" TIMEOUT 120)
+
+  if(PVSPIN_SANITIZE STREQUAL "thread")
+    set(broken_labels "torture")
+  else()
+    set(broken_labels "sanitize;torture")
+  endif()
+  foreach(kind busted lost_kick lost_handoff)
+    add_test(NAME torture_${kind}_must_fail
+      COMMAND ${CMAKE_COMMAND} -DPVSPIN=$<TARGET_FILE:pvspin>
+              "-DARGS=--lock;${kind};--stall-ms;500;${PVSPIN_TORTURE_ROUND}"
+              -DEXPECT=FAILURE -P ${PVSPIN_TORTURE_EXPECT})
+    set_tests_properties(torture_${kind}_must_fail PROPERTIES
+      LABELS "${broken_labels}" TIMEOUT 120)
+  endforeach()
+
+  # Bad usage: exit status 2 and a message naming the valid choices.
+  foreach(bad "--lock;nosuch" "--threads;0" "--seconds;x" "--bogus")
+    string(REGEX REPLACE "[^a-z0-9]+" "_" tag "${bad}")
+    add_test(NAME torture_usage${tag}
+      COMMAND ${CMAKE_COMMAND} -DPVSPIN=$<TARGET_FILE:pvspin> "-DARGS=${bad}"
+              -DEXPECT=USAGE -P ${PVSPIN_TORTURE_EXPECT})
+  endforeach()
+endif()
+
+find_program(PVSPIN_SPIN spin)
+if(PVSPIN_SPIN)
+  set(model_dir ${CMAKE_CURRENT_SOURCE_DIR}/model)
+  # name | model file | mode | expected | spin defines
+  set(model_checks
+    "pvqspinlock_safety|pvqspinlock.pml|safety|pass|"
+    "pvqspinlock_liveness|pvqspinlock.pml|liveness|pass|"
+    "pvqspinlock_2cpu_3rounds_liveness|pvqspinlock.pml|liveness|pass|-DNCPU=2,-DROUNDS=3"
+    "pvqspinlock_no_recheck_liveness|pvqspinlock_no_recheck.pml|liveness|pass|"
+    "drop_kick_mutant_liveness|pvqspinlock_drop_kick_mutant.pml|liveness|fail|"
+    "drop_kick_mutant_safety|pvqspinlock_drop_kick_mutant.pml|safety|fail|"
+    "forgetful_kick_mutant_liveness|pvqspinlock_forgetful_kick_mutant.pml|liveness|fail|")
+  foreach(check ${model_checks})
+    string(REPLACE "|" ";" f "${check}")
+    list(GET f 0 name)
+    list(GET f 1 file)
+    list(GET f 2 mode)
+    list(GET f 3 expect)
+    list(LENGTH f n)
+    set(defs "")
+    if(n GREATER 4)
+      list(GET f 4 defs)
+      string(REPLACE "," ";" defs "${defs}")
+    endif()
+    add_test(NAME model_${name}
+      COMMAND ${CMAKE_COMMAND} -DSPIN=${PVSPIN_SPIN} -DCC=${CMAKE_C_COMPILER}
+              -DMODEL_DIR=${model_dir} -DMODEL=${file} -DMODE=${mode} -DEXPECT=${expect}
+              "-DDEFS=${defs}" -DWORK=${CMAKE_CURRENT_BINARY_DIR}/model/${name}
+              -P ${model_dir}/check_model.cmake)
+    set_tests_properties(model_${name} PROPERTIES LABELS "model" TIMEOUT 300)
+  endforeach()
+else()
+  message(WARNING "spin not found: the Promela model checks (test/model) are not run; "
+                  "install Debian's spin (scripts/install-deps.sh)")
+endif()

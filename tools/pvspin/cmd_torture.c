@@ -1,0 +1,508 @@
+/*
+ * cmd_torture.c - `pvspin torture`: torture-test one lock kind, after Linux
+ * kernel/locking/locktorture.c (DESIGN.md section 4).
+ *
+ *   pvspin torture [--lock KIND] [--threads N] [--seconds S]
+ *                  [--long-hold-ms M] [--seed N] [--stats-interval S]
+ *                  [--stall-ms MS] [--spin-threshold LOOPS] [--no-inject]
+ *
+ * Writers (default 2x the online CPUs) take the one lock in a loop.  Inside
+ * the critical section a writer bumps a holder counter (two holders at once
+ * is a failure), writes its id into a plain variable and checks it after a
+ * random short hold (a few PAUSEs, sometimes 2 us, rarely a long hold of
+ * --long-hold-ms ms with locktorture's odds 1 in nthreads*2000*M), and
+ * sometimes calls sched_yield() while holding.  An injector thread stops
+ * and continues random writers and changes their affinity
+ * (torture/torture_inject.c); the main thread prints statistics and runs
+ * the stall watchdog (torture/torture_watchdog.c).  Per-writer acquisition
+ * counts are reported; "???" marks starvation (max/2 > min), "!!!" any
+ * failure.  The last line is SUCCESS (exit 0) or FAILURE (exit 1); bad
+ * usage exits 2.  Documentation: docs/torture.md.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "pvspin/platform.h"
+#include "pvspin/stats.h"
+#include "pvspin/tunables.h"
+#include "torture/torture.h"
+
+/* Spin threshold forced on lost_kick unless given: small, so that waiters
+ * reach the halt path (and the dropped kicks) quickly. */
+#define LOST_KICK_SPIN_THRESHOLD 64
+
+static volatile sig_atomic_t interrupted;
+
+uint64_t torture_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void spin_ns(uint64_t ns)
+{
+	uint64_t end = torture_now_ns() + ns;
+	while (torture_now_ns() < end)
+		pvspin_plat_cpu_relax();
+}
+
+static void relax_loops(uint32_t n)
+{
+	while (n--)
+		pvspin_plat_cpu_relax();
+}
+
+static void report_failure(struct torture *t, struct torture_writer *w, const char *what)
+{
+	uint64_t n = __atomic_fetch_add(&t->failures, 1, __ATOMIC_RELAXED);
+	if (n < 5)
+		printf("!!! writer %d, acquisition %" PRIu64 ": %s\n", w->id,
+		       __atomic_load_n(&w->acquisitions, __ATOMIC_RELAXED) + 1, what);
+	else if (n == 5)
+		printf("!!! (further failures are counted, not shown)\n");
+}
+
+/* The critical section: checks mutual exclusion and holds for a while. */
+static void critical_section(struct torture *t, struct torture_writer *w)
+{
+	uint64_t r = torture_random(&w->rng);
+	uint32_t n = (uint32_t)t->nthreads;
+
+	if (__atomic_fetch_add(&t->cs_holders, 1, __ATOMIC_ACQ_REL) != 0)
+		report_failure(t, w, "two holders at once");
+	t->cs_owner = w->id;                      /* plain: protected by the lock */
+
+	/* Short hold: 0-63 PAUSEs; 1 in 4n also 2 us; rarely a long hold
+	 * (locktorture: 1 in nwriters * 2000 * longdelay_ms). */
+	relax_loops((uint32_t)(r & 63));
+	if ((r >> 8) % (4u * n) == 0)
+		spin_ns(2000);
+	if (t->long_hold_ms &&
+	    torture_random(&w->rng) % (2000ull * n * t->long_hold_ms) == 0) {
+		__atomic_fetch_add(&t->long_holds, 1, __ATOMIC_RELAXED);
+		spin_ns((uint64_t)t->long_hold_ms * 1000000u);
+	}
+	/* Preempt the holder: 1 in 256 acquisitions. */
+	if (((r >> 24) & 255) == 0) {
+		__atomic_fetch_add(&t->yields, 1, __ATOMIC_RELAXED);
+		sched_yield();
+	}
+
+	if (t->cs_owner != w->id)
+		report_failure(t, w, "critical section overwritten by another holder");
+	t->cs_counter++;                          /* plain: protected by the lock */
+	__atomic_fetch_sub(&t->cs_holders, 1, __ATOMIC_ACQ_REL);
+}
+
+static struct torture *the_torture;
+
+static void *writer_main(void *arg)
+{
+	struct torture_writer *w = arg;
+	struct torture *t = the_torture;
+	const struct torture_kind *k = t->kind;
+
+	w->tid = (pid_t)syscall(SYS_gettid);
+	w->slot = pvspin_plat_cpu();
+	w->has_cpu_clock = !pthread_getcpuclockid(pthread_self(), &w->cpu_clock);
+	torture_inject_register_writer(w);
+
+	/* Start together: a writer started early would otherwise collect
+	 * hundreds of uncontended acquisitions before the others exist. */
+	while (!__atomic_load_n(&t->go, __ATOMIC_ACQUIRE)) {
+		struct timespec ts = { 0, 100000 };
+		nanosleep(&ts, NULL);
+	}
+
+	while (!__atomic_load_n(&t->stop, __ATOMIC_ACQUIRE)) {
+		uint64_t start = torture_now_ns();
+		__atomic_store_n(&w->wait_start_ns, start, __ATOMIC_RELAXED);
+		__atomic_store_n(&w->phase, TW_WAITING, __ATOMIC_RELEASE);
+		k->lock();
+		uint64_t waited = torture_now_ns() - start;
+		__atomic_store_n(&w->phase, TW_HOLDING, __ATOMIC_RELEASE);
+		if (waited > w->max_wait_ns)
+			__atomic_store_n(&w->max_wait_ns, waited, __ATOMIC_RELAXED);
+		critical_section(t, w);
+		__atomic_store_n(&w->unlock_start_ns, torture_now_ns(), __ATOMIC_RELAXED);
+		__atomic_store_n(&w->phase, TW_UNLOCKING, __ATOMIC_RELEASE);
+		k->unlock();
+		__atomic_store_n(&w->phase, TW_IDLE, __ATOMIC_RELEASE);
+		__atomic_store_n(&w->acquisitions, w->acquisitions + 1, __ATOMIC_RELAXED);
+
+		/* Non-critical work: 0-127 PAUSEs, 1 in 64 a yield. */
+		uint64_t r = torture_random(&w->rng);
+		relax_loops((uint32_t)(r & 127));
+		if (((r >> 16) & 63) == 0)
+			sched_yield();
+	}
+	__atomic_store_n(&w->phase, TW_DONE, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* ---- statistics ------------------------------------------------------ */
+
+struct torture_snapshot {
+	uint64_t total, max, min;
+	struct pvspin_events ev;
+};
+
+static void snapshot(struct torture *t, struct torture_snapshot *s)
+{
+	s->total = 0;
+	s->max = 0;
+	s->min = UINT64_MAX;
+	for (int i = 0; i < t->nthreads; i++) {
+		uint64_t a = __atomic_load_n(&t->writers[i].acquisitions, __ATOMIC_RELAXED);
+		s->total += a;
+		if (a > s->max)
+			s->max = a;
+		if (a < s->min)
+			s->min = a;
+	}
+	pvspin_events_read(&s->ev);
+}
+
+/* One locktorture-style line: Writes: Total, Max/Min (??? if max/2 > min),
+ * Fail (!!! if any); then the injections and, for pv kinds, the halt/kick
+ * events of the interval. */
+static void print_stats(struct torture *t, const struct torture_snapshot *prev,
+			const struct torture_snapshot *cur, double elapsed_s, double interval_s)
+{
+	uint64_t fails = __atomic_load_n(&t->failures, __ATOMIC_RELAXED);
+
+	printf("[%7.1fs] Writes: Total: %" PRIu64 " (%.0f/s)  Max/Min: %" PRIu64 "/%" PRIu64
+	       " %s  Fail: %" PRIu64 " %s  stops %" PRIu64 " pins %" PRIu64 " yields %" PRIu64
+	       " long %" PRIu64, elapsed_s, cur->total,
+	       interval_s > 0 ? (double)(cur->total - prev->total) / interval_s : 0.0,
+	       cur->max, cur->min, cur->max / 2 > cur->min ? "???" : "", fails,
+	       fails ? "!!!" : "", __atomic_load_n(&t->stops, __ATOMIC_RELAXED),
+	       __atomic_load_n(&t->pins, __ATOMIC_RELAXED),
+	       __atomic_load_n(&t->yields, __ATOMIC_RELAXED),
+	       __atomic_load_n(&t->long_holds, __ATOMIC_RELAXED));
+	if (t->kind->pv) {
+		static const int evs[] = { PVSPIN_EV_PV_WAIT_NODE, PVSPIN_EV_PV_WAIT_HEAD,
+					   PVSPIN_EV_PV_KICK_UNLOCK, PVSPIN_EV_PV_KICK_WAKE,
+					   PVSPIN_EV_PV_LOCK_STEALING };
+		printf(" |");
+		for (size_t i = 0; i < sizeof(evs) / sizeof(evs[0]); i++)
+			printf(" %s %" PRIu64, pvspin_event_name(evs[i]),
+			       cur->ev.count[evs[i]] - prev->ev.count[evs[i]]);
+		if (!strcmp(t->kind->name, "lost_kick"))
+			printf(" dropped_kicks %" PRIu64, torture_lost_kicks());
+	}
+	if (!strcmp(t->kind->name, "lost_handoff"))
+		printf(" | batons_taken_back %" PRIu64, torture_lost_handoffs());
+	printf("\n");
+	fflush(stdout);
+}
+
+/* ---- options --------------------------------------------------------- */
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: pvspin torture [--lock KIND] [--threads N] [--seconds S]\n"
+		"                      [--long-hold-ms M] [--seed N] [--stats-interval S]\n"
+		"                      [--stall-ms MS] [--spin-threshold LOOPS] [--no-inject]\n\n"
+		"Torture-test one lock (after the kernel's locktorture).\n\n"
+		"  --lock KIND          lock to torture (default: the process default kind):\n");
+	for (const struct torture_kind *k = torture_kinds; k->name; k++)
+		fprintf(f, "                         %-14s %s\n", k->name, k->what);
+	fprintf(f,
+		"  --threads N          writer threads (default 2x online CPUs)\n"
+		"  --seconds S          run time (default 10)\n"
+		"  --long-hold-ms M     rare long hold, 1 in threads*2000*M acquisitions\n"
+		"                       (default 100, 0 = never)\n"
+		"  --seed N             random seed (default from the clock; printed)\n"
+		"  --stats-interval S   statistics line every S s (default 5, 0 = none)\n"
+		"  --stall-ms MS        stall watchdog threshold (default 1000)\n"
+		"  --spin-threshold L   pvqspinlock/lost_kick SPIN_THRESHOLD in PAUSE loops\n"
+		"                       (default: the library's; lost_kick: %u)\n"
+		"  --no-inject          no stops and affinity changes (yields stay)\n\n"
+		"Output: statistics lines, \"???\" when max/2 > min acquisitions (starvation),\n"
+		"\"!!!\" on failures; the last line is SUCCESS (exit 0) or FAILURE (exit 1).\n",
+		LOST_KICK_SPIN_THRESHOLD);
+}
+
+static int parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s || *end || s[0] == '-' || v < min || v > max) {
+		fprintf(stderr, "pvspin torture: %s: '%s' is not valid: an integer from %" PRIu64
+			" to %" PRIu64 "\n", opt, s, min, max);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static void on_sigint(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+static int online_cpus(void)
+{
+	cpu_set_t set;
+	if (!sched_getaffinity(0, sizeof(set), &set) && CPU_COUNT(&set) > 0)
+		return CPU_COUNT(&set);
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (int)n : 1;
+}
+
+int pvspin_cmd_torture(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "lock", required_argument, NULL, 'l' },
+		{ "threads", required_argument, NULL, 't' },
+		{ "seconds", required_argument, NULL, 's' },
+		{ "long-hold-ms", required_argument, NULL, 'L' },
+		{ "seed", required_argument, NULL, 'S' },
+		{ "stats-interval", required_argument, NULL, 'i' },
+		{ "stall-ms", required_argument, NULL, 'w' },
+		{ "spin-threshold", required_argument, NULL, 'T' },
+		{ "no-inject", no_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct torture t;
+	const char *kind_name = NULL;
+	uint64_t v;
+	bool seeded = false;
+	int c;
+
+	memset(&t, 0, sizeof(t));
+	t.nthreads = 2 * online_cpus() < 1024 ? 2 * online_cpus() : 1024;
+	t.seconds = 10;
+	t.long_hold_ms = 100;
+	t.stats_interval = 5;
+	t.stall_ms = 1000;
+	t.inject = true;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'l': kind_name = optarg; break;
+		case 't':
+			if (parse_u64("--threads", optarg, 1, 1024, &v)) return 2;
+			t.nthreads = (int)v;
+			break;
+		case 's':
+			if (parse_u64("--seconds", optarg, 1, 7 * 24 * 3600, &v)) return 2;
+			t.seconds = (uint32_t)v;
+			break;
+		case 'L':
+			if (parse_u64("--long-hold-ms", optarg, 0, 10000, &v)) return 2;
+			t.long_hold_ms = (uint32_t)v;
+			break;
+		case 'S':
+			if (parse_u64("--seed", optarg, 0, UINT64_MAX, &v)) return 2;
+			t.seed = v;
+			seeded = true;
+			break;
+		case 'i':
+			if (parse_u64("--stats-interval", optarg, 0, 7 * 24 * 3600, &v)) return 2;
+			t.stats_interval = (uint32_t)v;
+			break;
+		case 'w':
+			if (parse_u64("--stall-ms", optarg, 10, 3600 * 1000, &v)) return 2;
+			t.stall_ms = (uint32_t)v;
+			break;
+		case 'T':
+			if (parse_u64("--spin-threshold", optarg, 1, UINT32_MAX, &v)) return 2;
+			t.spin_threshold = (uint32_t)v;
+			break;
+		case 'n': t.inject = false; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "pvspin torture: unexpected argument '%s'\n", argv[optind]);
+		usage(stderr);
+		return 2;
+	}
+	if (!kind_name)
+		kind_name = pvspin_kind_name(pvspin_default_kind());
+	t.kind = torture_kind_find(kind_name);
+	if (!t.kind) {
+		fprintf(stderr, "pvspin torture: unknown lock kind '%s' (valid: %s)\n", kind_name,
+			torture_kind_names());
+		return 2;
+	}
+	if (!seeded)
+		t.seed = torture_now_ns() ^ ((uint64_t)getpid() << 32);
+	if (!t.spin_threshold && !strcmp(t.kind->name, "lost_kick"))
+		t.spin_threshold = LOST_KICK_SPIN_THRESHOLD;
+	if (t.spin_threshold && t.kind->pv &&
+	    pvspin_tunable_set(PVSPIN_TUNE_SPIN_THRESHOLD, t.spin_threshold)) {
+		fprintf(stderr, "pvspin torture: cannot set the spin threshold: %s\n",
+			strerror(errno));
+		return 2;
+	}
+
+	t.writers = aligned_alloc(64, sizeof(*t.writers) * (size_t)t.nthreads);
+	if (!t.writers) {
+		fprintf(stderr, "pvspin torture: out of memory\n");
+		return 1;
+	}
+	memset(t.writers, 0, sizeof(*t.writers) * (size_t)t.nthreads);
+	the_torture = &t;
+
+	if (torture_inject_install()) {
+		fprintf(stderr, "pvspin torture: cannot install signal handlers: %s\n",
+			strerror(errno));
+		return 1;
+	}
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sigint;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	printf("pvspin torture: lock %s%s, %d writers on %d CPUs, %u s, long hold %u ms, "
+	       "seed %" PRIu64 ", stall %u ms, injection %s",
+	       t.kind->name, t.kind->broken ? " (BROKEN ON PURPOSE)" : "", t.nthreads,
+	       online_cpus(), t.seconds, t.long_hold_ms, t.seed, t.stall_ms,
+	       t.inject ? "on" : "off");
+	if (t.kind->pv)
+		printf(", spin threshold %u", pvspin_tunable_get(PVSPIN_TUNE_SPIN_THRESHOLD));
+	if (torture_lock_provider(t.kind))
+		printf(", %s from %s", t.kind->name, torture_lock_provider(t.kind));
+	printf("\n");
+	fflush(stdout);
+
+	for (int i = 0; i < t.nthreads; i++) {
+		struct torture_writer *w = &t.writers[i];
+		w->id = i;
+		w->slot = -1;
+		w->rng = t.seed + 0x9E3779B97F4A7C15ull * (uint64_t)(i + 1);
+		if (!w->rng)
+			w->rng = 1;
+		int err = pthread_create(&w->thread, NULL, writer_main, w);
+		if (err) {
+			fprintf(stderr, "pvspin torture: cannot start writer %d: %s\n", i,
+				strerror(err));
+			__atomic_store_n(&t.stop, 1, __ATOMIC_RELEASE);
+			__atomic_store_n(&t.go, 1, __ATOMIC_RELEASE);
+			for (int j = 0; j < i; j++)
+				pthread_join(t.writers[j].thread, NULL);
+			return 1;
+		}
+	}
+	__atomic_store_n(&t.go, 1, __ATOMIC_RELEASE);
+	pthread_t injector;
+	bool injecting = t.inject && !pthread_create(&injector, NULL, torture_inject_main, &t);
+
+	/* Main loop: watchdog sample about every ms, statistics every interval. */
+	struct torture_watchdog wd = { 0, false, 0 };
+	struct torture_snapshot prev, cur;
+	uint64_t start = torture_now_ns(), end = start + (uint64_t)t.seconds * 1000000000u;
+	uint64_t next_stats = start + (uint64_t)t.stats_interval * 1000000000u, last_stats = start;
+	bool stalled = false;
+
+	snapshot(&t, &prev);
+	for (;;) {
+		struct timespec ms = { 0, 1000000 };
+		nanosleep(&ms, NULL);
+		uint64_t now = torture_now_ns();
+		if (torture_watchdog_sample(&t, &wd, now)) {
+			stalled = true;
+			break;
+		}
+		if (t.stats_interval && now >= next_stats) {
+			snapshot(&t, &cur);
+			print_stats(&t, &prev, &cur, (double)(now - start) / 1e9,
+				    (double)(now - last_stats) / 1e9);
+			prev = cur;
+			last_stats = now;
+			next_stats += (uint64_t)t.stats_interval * 1000000000u;
+			if (next_stats <= now)   /* fell behind: no burst of lines */
+				next_stats = now + (uint64_t)t.stats_interval * 1000000000u;
+		}
+		if (now >= end || interrupted)
+			break;
+	}
+	if (interrupted)
+		printf("pvspin torture: interrupted after %.1f s\n",
+		       (double)(torture_now_ns() - start) / 1e9);
+
+	/* Stop everyone; a writer stuck in a lost wakeup never returns. */
+	__atomic_store_n(&t.stop, 1, __ATOMIC_RELEASE);
+	if (injecting)
+		pthread_join(injector, NULL);
+	int stuck = 0;
+	struct timespec deadline;
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	deadline.tv_sec += 2 + (time_t)(t.long_hold_ms / 1000u) * 2;
+	for (int i = 0; i < t.nthreads; i++) {
+		if (pthread_timedjoin_np(t.writers[i].thread, NULL, &deadline)) {
+			if (!stuck++)
+				printf("!!! writers that did not finish (stuck in the lock):");
+			printf(" %d", i);
+		}
+	}
+	if (stuck) {
+		printf("\n");
+		if (!stalled)
+			torture_dump(&t, "!!! ");
+	}
+	uint64_t elapsed = torture_now_ns() - start;
+
+	/* Final report. */
+	snapshot(&t, &cur);
+	struct torture_snapshot zero;
+	memset(&zero, 0, sizeof(zero));
+	print_stats(&t, &zero, &cur, (double)elapsed / 1e9, (double)elapsed / 1e9);
+	printf("per-writer acquisitions:");
+	uint64_t max_wait = 0;
+	int max_wait_id = 0;
+	for (int i = 0; i < t.nthreads; i++) {
+		printf(" %" PRIu64, __atomic_load_n(&t.writers[i].acquisitions, __ATOMIC_RELAXED));
+		uint64_t mw = __atomic_load_n(&t.writers[i].max_wait_ns, __ATOMIC_RELAXED);
+		if (mw > max_wait) {
+			max_wait = mw;
+			max_wait_id = i;
+		}
+	}
+	printf("\nlongest completed wait: %.3f ms (writer %d)\n", (double)max_wait / 1e6,
+	       max_wait_id);
+	if (wd.os_delays)
+		printf("lock free while a waiter was not run by the OS for %u ms or more: "
+		       "%" PRIu64 " time%s (excused: scheduler delay)\n", t.stall_ms,
+		       wd.os_delays, wd.os_delays == 1 ? "" : "s");
+	if (!stuck && cur.total != t.cs_counter) {
+		printf("!!! %" PRIu64 " acquisitions but the protected counter reads %" PRIu64
+		       ": updates lost to a concurrent holder\n", cur.total, t.cs_counter);
+		__atomic_fetch_add(&t.failures, 1, __ATOMIC_RELAXED);
+	}
+	if (cur.max / 2 > cur.min)
+		printf("??? starvation: max/2 > min (%" PRIu64 "/%" PRIu64 ")\n", cur.max, cur.min);
+
+	bool failed = stalled || stuck || __atomic_load_n(&t.failures, __ATOMIC_RELAXED);
+	printf("%s\n", failed ? "FAILURE" : "SUCCESS");
+	fflush(stdout);
+	if (stuck)
+		_exit(1);   /* stuck writers cannot be joined */
+	free(t.writers);
+	return failed ? 1 : 0;
+}

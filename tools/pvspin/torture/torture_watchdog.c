@@ -1,0 +1,356 @@
+/*
+ * torture_watchdog.c - the stall watchdog of `pvspin torture` and its dump
+ * of the lock word, the MCS queue and each writer's pv state.
+ *
+ * A lost wakeup shows as a waiter that is not served although the lock is
+ * free for it.  Two rules, sampled by the main thread about every ms:
+ *
+ *  1. free lock, waiting writer: in every sample for stall_ms no writer
+ *     held the lock or was releasing it and the kind's word (if it has a
+ *     pvspin word) read unlocked, while some writer has been inside its
+ *     lock call for at least stall_ms.  Catches a queue that nobody
+ *     serves (a lost MCS hand-over, a lost wakeup of a FIFO lock).
+ *  2. orphaned halt (pv kinds): a waiting writer is halted in pv_wait (its
+ *     slot's futex word reads SLEEPING), its MCS node is HASHED, and the
+ *     locked byte is not _Q_SLOW_VAL, in every sample for stall_ms.  A
+ *     HASHED halted node is woken only by the unlock slow path that
+ *     _Q_SLOW_VAL triggers; without it nobody is left to kick the waiter
+ *     (pvqspinlock lets other threads steal the lock meanwhile, so the lock
+ *     word alone never stays free).
+ *
+ * Injected stops last at most 20 ms and real preemption a few ms, so a
+ * correct lock never meets either rule for a stall_ms of hundreds of ms.
+ */
+#include <stdio.h>
+#include <time.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pvspin/platform.h"
+#include "lock/qnode.h"
+#include "torture.h"
+
+static const char *const phase_names[] = {
+	[TW_IDLE] = "idle", [TW_WAITING] = "waiting", [TW_HOLDING] = "holding",
+	[TW_UNLOCKING] = "unlocking", [TW_DONE] = "done",
+};
+
+static const char *const state_names[] = {
+	[VCPU_RUNNING] = "RUNNING", [VCPU_HALTED] = "HALTED", [VCPU_HASHED] = "HASHED",
+};
+
+static const char *phase_name(uint32_t p)
+{
+	return p <= TW_DONE ? phase_names[p] : "?";
+}
+
+static const char *state_name(uint8_t s)
+{
+	return s <= VCPU_HASHED ? state_names[s] : "?";
+}
+
+static bool word_reads_free(enum torture_word_layout layout, uint32_t w)
+{
+	switch (layout) {
+	case TORTURE_WORD_QSPIN:
+	case TORTURE_WORD_BYTE:
+		return !(w & _Q_LOCKED_MASK);
+	case TORTURE_WORD_TICKET:
+		return (w & 0xffffu) == (w >> 16);
+	default:
+		return true;
+	}
+}
+
+/* CPU time a writer has used, ns (0 if unknown). */
+static uint64_t writer_cpu_ns(const struct torture_writer *w)
+{
+	struct timespec ts;
+	if (!w->has_cpu_clock || clock_gettime(w->cpu_clock, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The kernel's state letter of a thread (R, S, D, T, ...), 0 if unknown. */
+static char os_state_letter(pid_t tid)
+{
+	char path[64], line[512], state = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (fgets(line, sizeof(line), f)) {
+		char *p = strrchr(line, ')');   /* the name may contain spaces */
+		if (p && p[1] == ' ')
+			state = p[2];
+	}
+	fclose(f);
+	return state;
+}
+
+/* CPU time a waiter must have used while the lock was free to count as
+ * "it ran and was not served". */
+#define RAN_CPU_NS 10000000u
+
+/* Has some writer been inside its unlock call since `since`?  Then the
+ * kick may still come (it was descheduled between its store of 0 and its
+ * kick): excuse the period, note it, and return true. */
+static bool unlocker_since(struct torture *t, uint64_t since, struct torture_watchdog *wd,
+			   uint64_t now)
+{
+	for (int i = 0; i < t->nthreads; i++) {
+		struct torture_writer *u = &t->writers[i];
+		if (__atomic_load_n(&u->phase, __ATOMIC_ACQUIRE) == TW_UNLOCKING &&
+		    __atomic_load_n(&u->unlock_start_ns, __ATOMIC_RELAXED) <= since) {
+			wd->os_delays++;
+			printf("note: a waiter is halted without a kick for %.0f ms, but writer %d "
+			       "has been inside its unlock call as long: scheduler delay, not a "
+			       "lost wakeup; watching on\n", (double)(now - since) / 1e6, u->id);
+			fflush(stdout);
+			for (int j = 0; j < t->nthreads; j++)
+				t->writers[j].orphan_since_ns = 0;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The writer's node at nesting level 0 (the torture never nests). */
+static struct pvspin_qnode *writer_node(const struct torture_writer *w)
+{
+	return w->slot >= 0 ? &pvspin_qnodes[w->slot][0] : NULL;
+}
+
+bool torture_watchdog_sample(struct torture *t, struct torture_watchdog *wd, uint64_t now)
+{
+	const struct torture_kind *k = t->kind;
+	uint64_t stall_ns = (uint64_t)t->stall_ms * 1000000u;
+	uint32_t word = torture_lock_word();
+	bool free_now = word_reads_free(k->layout, word);
+	struct torture_writer *longest = NULL;
+	uint64_t longest_ns = 0;
+
+	if (wd->fired)
+		return false;
+	for (int i = 0; i < t->nthreads; i++) {
+		struct torture_writer *w = &t->writers[i];
+		uint32_t phase = __atomic_load_n(&w->phase, __ATOMIC_ACQUIRE);
+		if (phase == TW_HOLDING || phase == TW_UNLOCKING)
+			free_now = false;
+		if (phase != TW_WAITING) {
+			w->orphan_since_ns = 0;
+			continue;
+		}
+		uint64_t start = __atomic_load_n(&w->wait_start_ns, __ATOMIC_RELAXED);
+		if (start && now > start && now - start > longest_ns) {
+			longest_ns = now - start;
+			longest = w;
+		}
+		/* rule 2 */
+		struct pvspin_qnode *node = writer_node(w);
+		bool orphan = k->pv && node &&
+			pvspin_plat_vcpu_is_preempted(w->slot) &&
+			__atomic_load_n(&node->state, __ATOMIC_RELAXED) == VCPU_HASHED &&
+			(word & _Q_LOCKED_MASK) != _Q_SLOW_VAL;
+		if (!orphan) {
+			w->orphan_since_ns = 0;
+		} else if (!w->orphan_since_ns) {
+			w->orphan_since_ns = now;
+		} else if (now - w->orphan_since_ns >= stall_ns &&
+			   !unlocker_since(t, w->orphan_since_ns, wd, now)) {
+			printf("!!! stall: writer %d (tid %d) is halted in pv_wait with its node "
+			       "HASHED while the locked byte is not _Q_SLOW_VAL, for %.0f ms: "
+			       "nobody is left to kick it (lost wakeup)\n",
+			       w->id, (int)w->tid, (double)(now - w->orphan_since_ns) / 1e6);
+			wd->fired = true;
+		}
+	}
+
+	/* rule 1 */
+	if (!free_now) {
+		wd->free_since_ns = 0;
+	} else if (!wd->free_since_ns) {
+		wd->free_since_ns = now;
+		for (int i = 0; i < t->nthreads; i++)
+			t->writers[i].cpu_at_free_ns = writer_cpu_ns(&t->writers[i]);
+	}
+	if (!wd->fired && wd->free_since_ns && now - wd->free_since_ns >= stall_ns &&
+	    longest && longest_ns >= stall_ns) {
+		/* Did every waiter have its chance?  A runnable waiter that the
+		 * OS did not run (or one the injector stopped) is excused. */
+		for (int i = 0; i < t->nthreads; i++) {
+			struct torture_writer *w = &t->writers[i];
+			if (__atomic_load_n(&w->phase, __ATOMIC_ACQUIRE) != TW_WAITING)
+				continue;
+			bool ran = writer_cpu_ns(w) >= w->cpu_at_free_ns + RAN_CPU_NS;
+			char st = os_state_letter(w->tid);
+			bool asleep = st == 'S' || st == 'D';
+			if (__atomic_load_n(&w->stop_req, __ATOMIC_RELAXED) ||
+			    __atomic_load_n(&w->stopped, __ATOMIC_RELAXED) || (!ran && !asleep)) {
+				wd->os_delays++;
+				printf("note: lock free for %.0f ms but writer %d (tid %d, state %c) "
+				       "was not run by the OS: scheduler delay, not a lost wakeup; "
+				       "watching on\n", (double)(now - wd->free_since_ns) / 1e6,
+				       w->id, (int)w->tid, st ? st : '?');
+				fflush(stdout);
+				wd->free_since_ns = now;   /* start a new period */
+				for (int j = 0; j < t->nthreads; j++)
+					t->writers[j].cpu_at_free_ns = writer_cpu_ns(&t->writers[j]);
+				return false;
+			}
+		}
+		printf("!!! stall: writer %d (tid %d) has waited %.0f ms while the lock read "
+		       "free in every sample for %.0f ms (waiter not served)\n",
+		       longest->id, (int)longest->tid, (double)longest_ns / 1e6,
+		       (double)(now - wd->free_since_ns) / 1e6);
+		wd->fired = true;
+	}
+	if (wd->fired)
+		torture_dump(t, "!!! ");
+	return wd->fired;
+}
+
+static struct torture_writer *writer_of_slot(struct torture *t, uint32_t slot)
+{
+	for (int i = 0; i < t->nthreads; i++)
+		if (t->writers[i].slot >= 0 && (uint32_t)t->writers[i].slot == slot)
+			return &t->writers[i];
+	return NULL;
+}
+
+static void dump_queue(struct torture *t, uint32_t word, const char *prefix)
+{
+	struct pvspin_qnode *chain[64];
+	int n = 0;
+
+	if (!(word & _Q_TAIL_MASK)) {
+		printf("%squeue: empty\n", prefix);
+		return;
+	}
+	/* Walk back from the tail: the predecessor of a node is the writer
+	 * node whose next points to it (the MCS links go forward only). */
+	chain[n++] = decode_tail(word & _Q_TAIL_MASK);
+	while (n < 64) {
+		struct pvspin_qnode *prev = NULL;
+		for (int i = 0; i < t->nthreads && !prev; i++) {
+			/* only a waiting writer's node can be queued (others
+			 * keep stale next pointers) */
+			if (__atomic_load_n(&t->writers[i].phase, __ATOMIC_RELAXED) != TW_WAITING)
+				continue;
+			struct pvspin_qnode *cand = writer_node(&t->writers[i]);
+			if (cand && __atomic_load_n(&cand->next, __ATOMIC_RELAXED) == chain[n - 1])
+				prev = cand;
+		}
+		bool seen = false;
+		for (int j = 0; j < n; j++)
+			seen |= chain[j] == prev;
+		if (!prev || seen)
+			break;
+		chain[n++] = prev;
+	}
+	printf("%squeue (head first, %d node%s reached from the tail):\n", prefix, n,
+	       n == 1 ? "" : "s");
+	for (int j = n - 1; j >= 0; j--) {
+		struct pvspin_qnode *q = chain[j];
+		uint32_t cpu = (uint32_t)((q - &pvspin_qnodes[0][0]) / PVSPIN_MAX_NODES);
+		struct torture_writer *w = writer_of_slot(t, cpu);
+		printf("%s  node slot %u idx %d: writer %d, baton(locked)=%u, ", prefix, cpu,
+		       (int)((q - &pvspin_qnodes[0][0]) % PVSPIN_MAX_NODES), w ? w->id : -1,
+		       __atomic_load_n(&q->locked, __ATOMIC_RELAXED));
+		if (t->kind->pv)
+			printf("state=%s, ", state_name(__atomic_load_n(&q->state, __ATOMIC_RELAXED)));
+		printf("next=%s%s\n", __atomic_load_n(&q->next, __ATOMIC_RELAXED) ? "linked" : "none",
+		       !t->kind->pv ? "" : pvspin_plat_vcpu_is_preempted((int)cpu)
+		       ? ", vCPU halted (futex SLEEPING)" : ", vCPU running");
+	}
+}
+
+/* The kernel's view of a thread: state letter (R running or runnable, S
+ * sleeping, T stopped...) and the CPU it last ran on, from
+ * /proc/self/task/TID/stat; "?" if unreadable. */
+static void os_state(pid_t tid, char *buf, size_t len)
+{
+	char path[64], line[512];
+	FILE *f;
+
+	snprintf(buf, len, "?");
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	if (fgets(line, sizeof(line), f)) {
+		char *p = strrchr(line, ')');  /* the name may contain spaces */
+		char state = 0;
+		int cpu = -1, field = 3;
+		if (p && sscanf(p + 2, "%c", &state) == 1) {
+			/* field 39 is the CPU last run on */
+			for (char *q = p + 2; *q && field < 39; q++)
+				if (*q == ' ' && ++field == 39)
+					cpu = atoi(q + 1);
+			snprintf(buf, len, "%c/%d", state, cpu);
+		}
+	}
+	fclose(f);
+}
+
+void torture_dump(struct torture *t, const char *prefix)
+{
+	const struct torture_kind *k = t->kind;
+	uint32_t word = torture_lock_word();
+	uint64_t now = torture_now_ns();
+
+	switch (k->layout) {
+	case TORTURE_WORD_QSPIN: {
+		uint32_t tail = word & _Q_TAIL_MASK, locked = word & _Q_LOCKED_MASK;
+		printf("%slock word 0x%08x: tail %s", prefix, word, tail ? "" : "none");
+		if (tail)
+			printf("cpu %u idx %u", (tail >> _Q_TAIL_CPU_OFFSET) - 1,
+			       (tail & _Q_TAIL_IDX_MASK) >> _Q_TAIL_IDX_OFFSET);
+		printf(", pending %u, locked %u%s\n", (word & _Q_PENDING_MASK) >> _Q_PENDING_OFFSET,
+		       locked, locked == _Q_SLOW_VAL ? " (_Q_SLOW_VAL)" : "");
+		dump_queue(t, word, prefix);
+		break;
+	}
+	case TORTURE_WORD_TICKET:
+		printf("%slock word 0x%08x: owner %u, next %u (%u waiting)\n", prefix, word,
+		       word & 0xffffu, word >> 16, (uint16_t)((word >> 16) - (word & 0xffffu)));
+		break;
+	case TORTURE_WORD_BYTE:
+		printf("%slock word 0x%08x: locked %u\n", prefix, word, word & _Q_LOCKED_MASK);
+		break;
+	default:
+		printf("%slock: %s (no pvspin word to show)\n", prefix, k->name);
+		break;
+	}
+	printf("%swriter   tid     phase      waited_ms  acquisitions  stopped  os   slot  node\n",
+	       prefix);
+	for (int i = 0; i < t->nthreads; i++) {
+		struct torture_writer *w = &t->writers[i];
+		uint32_t phase = __atomic_load_n(&w->phase, __ATOMIC_ACQUIRE);
+		uint64_t start = __atomic_load_n(&w->wait_start_ns, __ATOMIC_RELAXED);
+		struct pvspin_qnode *node = writer_node(w);
+		char nodebuf[96] = "-";
+
+		char os[16];
+
+		if (k->pv && node)
+			snprintf(nodebuf, sizeof(nodebuf), "state=%s baton=%u vCPU %s",
+				 state_name(__atomic_load_n(&node->state, __ATOMIC_RELAXED)),
+				 __atomic_load_n(&node->locked, __ATOMIC_RELAXED),
+				 pvspin_plat_vcpu_is_preempted(w->slot) ? "halted" : "running");
+		else if (k->layout == TORTURE_WORD_QSPIN && node)
+			snprintf(nodebuf, sizeof(nodebuf), "baton=%u",
+				 __atomic_load_n(&node->locked, __ATOMIC_RELAXED));
+		os_state(w->tid, os, sizeof(os));
+		printf("%s%6d  %6d  %-9s  %9.1f  %12llu  %-7s  %-4s %4d  %s\n", prefix, w->id,
+		       (int)w->tid, phase_name(phase),
+		       phase == TW_WAITING && start && now > start ? (double)(now - start) / 1e6 : 0.0,
+		       (unsigned long long)__atomic_load_n(&w->acquisitions, __ATOMIC_RELAXED),
+		       __atomic_load_n(&w->stopped, __ATOMIC_RELAXED) ? "yes" :
+		       __atomic_load_n(&w->stop_req, __ATOMIC_RELAXED) ? "req" : "no",
+		       os, w->slot, nodebuf);
+	}
+	fflush(stdout);
+}
