@@ -67,13 +67,14 @@ static void test_broken_lock_is_caught(void **state)
 #if defined(__SANITIZE_THREAD__)
 	skip();   /* the race is the point; ThreadSanitizer would report it */
 #else
-	/* two threads increment the plain counter with no exclusion: on two
-	 * CPUs updates are lost within microseconds; try up to 25 cells of
-	 * 20 ms in case the threads did not overlap in one */
-	struct bench_cell_spec s = spec_for(&busted_lock, 2);
+	/* four threads increment the plain counter with no exclusion: on two
+	 * CPUs updates are lost within microseconds; try up to 40 cells of
+	 * 50 ms in case the threads did not overlap in one */
+	struct bench_cell_spec s = spec_for(&busted_lock, 4);
 	struct bench_cell_result r;
 	int caught = 0;
-	for (int i = 0; i < 25 && !caught; i++) {
+	s.duration_ms = 50;  /* a loaded machine may run the threads apart: more, longer tries */
+	for (int i = 0; i < 40 && !caught; i++) {
 		assert_int_equal(bench_run_cell(&s, &r), 0);
 		caught = !r.exclusion_ok;
 	}
