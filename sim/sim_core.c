@@ -95,6 +95,7 @@ struct vcpu {
 	sim_time_t ple_acc, ple_window;
 	/* halt */
 	bool pv_unhalted;
+	sim_time_t kicked_at;        /* kick received while not running, 0: none */
 	/* host accounting */
 	int64_t vruntime;
 	sim_time_t run_ns, ready_ns, ready_since, spin_ns;
@@ -187,6 +188,12 @@ static struct sim {
 	uint64_t kick_ready, kick_yields;   /* kicked target runnable-not-running;
 					       boosts that ran it */
 	sim_time_t lhp_ns, lwp_ns;
+	/* evidence for the directed yield on KICK_CPU (sim/README.md):
+	 * kicked vCPUs that were not running, and their time until sched-in;
+	 * sampled time a queued lock was free, queued, and nobody spun as
+	 * its head (the hand-off time a boost of the head could recover) */
+	uint64_t kick_waits;
+	sim_time_t kick_wait_ns, free_queued_ns;
 } S;
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -513,6 +520,11 @@ static void sched_in(struct pcpu *p, struct vcpu *v, sim_time_t t)
 		rq_del(&S.pcpus[v->pcpu], v);
 	if (v->sched == VS_READY)
 		v->ready_ns += t - v->ready_since;
+	if (v->kicked_at) {
+		S.kick_waits++;
+		S.kick_wait_ns += t - v->kicked_at;
+		v->kicked_at = 0;
+	}
 	v->sched = VS_RUNNING;
 	v->pcpu = p->id;
 	p->curr = v;
@@ -953,6 +965,8 @@ void pvspin_plat_pv_kick(int cpu)
 	}
 	t = &S.vcpus[cpu];
 	t->pv_unhalted = true;
+	if (t->sched != VS_RUNNING && t->sched != VS_POLLING && !t->kicked_at)
+		t->kicked_at = S.now;
 	if (t->sched == VS_HALTED) {
 		vcpu_wake(t, S.now, S.prof->ipi_ns);
 	} else if (t->sched == VS_POLLING) {
@@ -1143,8 +1157,15 @@ static void tick(void)
 {
 	sim_time_t period = S.sample;
 	for (int i = 0; i < S.cfg->vms; i++)
-		for (int k = 0; k < S.vms[i].nlocks; k++)
-			S.vms[i].locks[k].tmp_preempted = 0;
+		for (int k = 0; k < S.vms[i].nlocks; k++) {
+			struct sim_lock *L = &S.vms[i].locks[k];
+			uint32_t w = L->word.val;
+			L->tmp_preempted = 0;
+			if ((S.vms[i].lock == PVSPIN_KIND_QSPINLOCK ||
+			     S.vms[i].lock == PVSPIN_KIND_PVQSPINLOCK) &&
+			    (w & _Q_TAIL_MASK) && !(w & _Q_LOCKED_PENDING_MASK))
+				S.free_queued_ns += period;
+		}
 	for (int i = 0; i < S.nv; i++) {
 		struct vcpu *v = &S.vcpus[i];
 		if (v->want_lock >= 0 && v->sched == VS_READY)
@@ -1624,6 +1645,9 @@ static json_t *results_json(double wall)
 	json_object_set_new(host, "directed_yields", json_integer((json_int_t)S.dyields));
 	json_object_set_new(host, "kicks_to_ready", json_integer((json_int_t)S.kick_ready));
 	json_object_set_new(host, "kick_yields", json_integer((json_int_t)S.kick_yields));
+	json_object_set_new(host, "kick_waits", json_integer((json_int_t)S.kick_waits));
+	json_object_set_new(host, "kick_wait_ns", json_integer((json_int_t)S.kick_wait_ns));
+	json_object_set_new(host, "free_queued_ns", json_integer((json_int_t)S.free_queued_ns));
 	json_object_set_new(host, "lhp_ns", json_integer((json_int_t)S.lhp_ns));
 	json_object_set_new(host, "lwp_ns", json_integer((json_int_t)S.lwp_ns));
 	json_object_set_new(host, "steal_pct", json_real(run_tot + ready_tot
