@@ -126,6 +126,8 @@ struct sim_lock {
 	pvspin_lock_t word __attribute__((aligned(64)));
 	int holder;                  /* vCPU slot in the critical section, -1 */
 	int tmp_preempted;           /* scratch for sampling */
+	bool fq_prev;                /* free + queued at the previous sample */
+	uint64_t fq_ops;             /* ops at the previous sample */
 	uint64_t ops;
 } __attribute__((aligned(64)));
 
@@ -197,6 +199,9 @@ static struct sim {
 	 * its head (the hand-off time a boost of the head could recover) */
 	uint64_t kick_waits;
 	sim_time_t kick_wait_ns, free_queued_ns;
+	sim_time_t fq_kicked_ns, fq_preempted_ns; /* of free_queued_ns: a waiter
+						      kicked and not yet running /
+						      else a waiter preempted */
 } S;
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -1232,8 +1237,31 @@ static void tick(void)
 			L->tmp_preempted = 0;
 			if ((S.vms[i].lock == PVSPIN_KIND_QSPINLOCK ||
 			     S.vms[i].lock == PVSPIN_KIND_PVQSPINLOCK) &&
-			    (w & _Q_TAIL_MASK) && !(w & _Q_LOCKED_PENDING_MASK))
+			    (w & _Q_TAIL_MASK) && !(w & _Q_LOCKED_PENDING_MASK)) {
+				bool kicked = false, preempted = false;
+				/* count only idle spans: free and queued at two
+				 * samples in a row with no release in between
+				 * (a hand-off gap is much shorter than sample_us) */
+				bool idle = L->fq_prev && L->fq_ops == L->ops;
+				L->fq_prev = true;
+				L->fq_ops = L->ops;
+				if (!idle)
+					continue;
 				S.free_queued_ns += period;
+				for (int j = 0; j < S.vms[i].n; j++) {
+					struct vcpu *u = &S.vcpus[S.vms[i].first + j];
+					if (u->want_lock != k)
+						continue;
+					kicked |= u->kicked_at != 0;
+					preempted |= u->sched == VS_READY;
+				}
+				if (kicked)
+					S.fq_kicked_ns += period;
+				else if (preempted)
+					S.fq_preempted_ns += period;
+			} else {
+				L->fq_prev = false;
+			}
 		}
 	for (int i = 0; i < S.nv; i++) {
 		struct vcpu *v = &S.vcpus[i];
@@ -1722,6 +1750,9 @@ static json_t *results_json(double wall)
 	json_object_set_new(host, "kick_waits", json_integer((json_int_t)S.kick_waits));
 	json_object_set_new(host, "kick_wait_ns", json_integer((json_int_t)S.kick_wait_ns));
 	json_object_set_new(host, "free_queued_ns", json_integer((json_int_t)S.free_queued_ns));
+	json_object_set_new(host, "free_queued_kicked_ns", json_integer((json_int_t)S.fq_kicked_ns));
+	json_object_set_new(host, "free_queued_preempted_ns",
+			    json_integer((json_int_t)S.fq_preempted_ns));
 	json_object_set_new(host, "lhp_ns", json_integer((json_int_t)S.lhp_ns));
 	json_object_set_new(host, "lwp_ns", json_integer((json_int_t)S.lwp_ns));
 	json_object_set_new(host, "steal_pct", json_real(run_tot + ready_tot
