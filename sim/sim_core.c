@@ -95,6 +95,7 @@ struct vcpu {
 	sim_time_t ple_acc, ple_window;
 	/* halt */
 	bool pv_unhalted;
+	sim_time_t kicked_at;        /* kick received while not running, 0: none */
 	/* host accounting */
 	int64_t vruntime;
 	sim_time_t run_ns, ready_ns, ready_since, spin_ns;
@@ -115,6 +116,9 @@ struct pcpu {
 	int64_t min_vr;
 	uint64_t slice_gen;
 	bool slice_armed;
+	sim_time_t slice_from;       /* start of the current slice */
+	sim_time_t slice_jit;        /* its tick-phase draw (see slice_len) */
+	sim_time_t slice_at;         /* when the armed EV_SLICE fires */
 	sim_time_t busy_ns;
 };
 
@@ -122,6 +126,8 @@ struct sim_lock {
 	pvspin_lock_t word __attribute__((aligned(64)));
 	int holder;                  /* vCPU slot in the critical section, -1 */
 	int tmp_preempted;           /* scratch for sampling */
+	bool fq_prev;                /* free + queued at the previous sample */
+	uint64_t fq_ops;             /* ops at the previous sample */
 	uint64_t ops;
 } __attribute__((aligned(64)));
 
@@ -187,6 +193,15 @@ static struct sim {
 	uint64_t kick_ready, kick_yields;   /* kicked target runnable-not-running;
 					       boosts that ran it */
 	sim_time_t lhp_ns, lwp_ns;
+	/* evidence for the directed yield on KICK_CPU (sim/README.md):
+	 * kicked vCPUs that were not running, and their time until sched-in;
+	 * sampled time a queued lock was free, queued, and nobody spun as
+	 * its head (the hand-off time a boost of the head could recover) */
+	uint64_t kick_waits;
+	sim_time_t kick_wait_ns, free_queued_ns;
+	sim_time_t fq_kicked_ns, fq_preempted_ns; /* of free_queued_ns: a waiter
+						      kicked and not yet running /
+						      else a waiter preempted */
 } S;
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -457,30 +472,74 @@ static struct vcpu *rq_pick(struct pcpu *p, struct vcpu *skip)
 /* Length of the next slice on a pCPU: the base slice, ended at a scheduler
  * tick of that pCPU (ticks are not synchronised across pCPUs), i.e. the base
  * slice +- half a tick (HZ=1000), drawn from the host's random stream. */
-static sim_time_t slice_len(const struct pcpu *p)
+#define SIM_TICK_NS 1000000
+
+/* CFS (the profile has a sched_latency and the slice is not overridden):
+ * the slice is a share of sched_latency that depends on how many tasks are
+ * runnable now. */
+static bool slice_is_cfs_share(void)
 {
-	const sim_time_t tick = 1000000;
-	sim_time_t j = (sim_time_t)gsl_rng_uniform_int(S.host_rng, tick);
+	return S.prof->sched_latency_ns && S.cfg->slice_us < 0;
+}
+
+/* Base slice with `nr` runnable tasks on the pCPU (current included). */
+static sim_time_t slice_base(int nr)
+{
 	sim_time_t base = S.slice;
 	/* CFS: sched_latency shared by the runnable tasks, at least the
 	 * minimum granularity (kernel/sched/fair.c sched_slice()) */
-	if (S.prof->sched_latency_ns && S.cfg->slice_us < 0) {
-		sim_time_t share = S.prof->sched_latency_ns / (sim_time_t)(p->nrq + 1);
+	if (slice_is_cfs_share()) {
+		sim_time_t share = S.prof->sched_latency_ns / (sim_time_t)(nr > 0 ? nr : 1);
 		if (share > base)
 			base = share;
 	}
-	return base > tick / 2 ? base - tick / 2 + j : base + j / 8;
+	return base;
 }
 
+static sim_time_t slice_compose(sim_time_t base, sim_time_t j)
+{
+	return base > SIM_TICK_NS / 2 ? base - SIM_TICK_NS / 2 + j : base + j / 8;
+}
+
+static sim_time_t slice_len(struct pcpu *p)
+{
+	sim_time_t j = (sim_time_t)gsl_rng_uniform_int(S.host_rng, SIM_TICK_NS);
+	p->slice_jit = j;
+	return slice_compose(slice_base(p->nrq + 1), j);
+}
+
+/* Arm the end of the current slice once somebody waits on p.  Under CFS
+ * the ideal slice is recomputed from the tasks runnable now, as
+ * check_preempt_tick() does at every tick with sched_slice(): a vCPU
+ * that took an empty pCPU got all of sched_latency (24 ms), but once a
+ * woken vCPU waits beside it its share is 12 ms (8 ms with three). */
 static void slice_arm(struct pcpu *p, sim_time_t t)
 {
-	if (!p->curr || !p->nrq || p->slice_armed)
+	if (!p->curr || !p->nrq)
 		return;
-	sim_time_t at = p->curr_since + p->slice_len;
+	if (!slice_is_cfs_share()) {
+		if (p->slice_armed)
+			return;
+		sim_time_t at = p->curr_since + p->slice_len;
+		if (at < t)
+			at = t;
+		p->slice_gen++;
+		p->slice_armed = true;
+		p->slice_at = at;
+		heap_push(at, EV_SLICE, (uint32_t)p->id, p->slice_gen);
+		return;
+	}
+	sim_time_t len = slice_compose(slice_base(p->nrq + 1), p->slice_jit);
+	if (len > p->slice_len)
+		len = p->slice_len;   /* a join only shortens the slice */
+	sim_time_t at = p->slice_from + len;
 	if (at < t)
 		at = t;
+	if (p->slice_armed && at >= p->slice_at)
+		return;
 	p->slice_gen++;
 	p->slice_armed = true;
+	p->slice_at = at;
 	heap_push(at, EV_SLICE, (uint32_t)p->id, p->slice_gen);
 }
 
@@ -513,10 +572,16 @@ static void sched_in(struct pcpu *p, struct vcpu *v, sim_time_t t)
 		rq_del(&S.pcpus[v->pcpu], v);
 	if (v->sched == VS_READY)
 		v->ready_ns += t - v->ready_since;
+	if (v->kicked_at) {
+		S.kick_waits++;
+		S.kick_wait_ns += t - v->kicked_at;
+		v->kicked_at = 0;
+	}
 	v->sched = VS_RUNNING;
 	v->pcpu = p->id;
 	p->curr = v;
 	p->curr_since = t;
+	p->slice_from = t;
 	p->slice_len = slice_len(p);
 	v->stint_start = t + S.prof->ctx_switch_ns + v->wake_extra;
 	v->wake_extra = 0;
@@ -639,6 +704,18 @@ static bool buddy_eligible(struct vcpu *t, struct pcpu *p, sim_time_t now)
 /* Directed yield (kvm_vcpu_yield_to -> yield_to): `t` (READY) becomes the
  * next buddy of its pCPU and runs now if that is fair; the yielder gives its
  * own pCPU to another eligible vCPU waiting there.  Returns true if t runs. */
+static void yielder_step_aside(struct vcpu *y, sim_time_t now)
+{
+	struct pcpu *py = &S.pcpus[y->pcpu];
+	if (py->curr == y && py->nrq) {
+		struct vcpu *n = rq_pick(py, NULL);
+		if (buddy_eligible(n, py, now)) {
+			sched_out(py, now, VS_READY);
+			sched_in(py, n, now);
+		}
+	}
+}
+
 static bool directed_yield(struct vcpu *y, struct vcpu *t, sim_time_t now)
 {
 	struct pcpu *pt = &S.pcpus[t->pcpu], *py = &S.pcpus[y->pcpu];
@@ -654,13 +731,7 @@ static bool directed_yield(struct vcpu *y, struct vcpu *t, sim_time_t now)
 	if (pt->curr)
 		sched_out(pt, now, pt->curr->sched == VS_POLLING ? VS_HALTED : VS_READY);
 	sched_in(pt, t, now);
-	if (py->curr == y && py->nrq) {
-		struct vcpu *n = rq_pick(py, NULL);
-		if (buddy_eligible(n, py, now)) {
-			sched_out(py, now, VS_READY);
-			sched_in(py, n, now);
-		}
-	}
+	yielder_step_aside(y, now);
 	return true;
 }
 
@@ -953,6 +1024,8 @@ void pvspin_plat_pv_kick(int cpu)
 	}
 	t = &S.vcpus[cpu];
 	t->pv_unhalted = true;
+	if (t->sched != VS_RUNNING && t->sched != VS_POLLING && !t->kicked_at)
+		t->kicked_at = S.now;
 	if (t->sched == VS_HALTED) {
 		vcpu_wake(t, S.now, S.prof->ipi_ns);
 	} else if (t->sched == VS_POLLING) {
@@ -960,11 +1033,26 @@ void pvspin_plat_pv_kick(int cpu)
 		t->stint_start = S.now + S.prof->l1_ns;
 		arm(t);
 	}
-	/* seed 001: yield to the kicked vCPU if it is ready (not running) */
-	if (t != y && t->sched == VS_READY) {
+	/* seed 001: kvm_sched_yield() if READ_ONCE(target->ready).  KVM sets
+	 * `ready` when the vCPU is preempted or woken and clears it in
+	 * kvm_sched_in(), so a kicked vCPU that was just woken onto a pCPU is
+	 * still `ready` while the wake-up IPI and the switch are in flight
+	 * (here: its stint has not started).  yield_to() then finds it not
+	 * yet running, makes it the next buddy (it is coming anyway) and the
+	 * yielder still calls schedule(): it gives up its own pCPU if another
+	 * task waits there (kernel/sched/core.c yield_to()). */
+	bool in_flight = t->sched == VS_RUNNING && t->stint_start > S.now;
+	if (t != y && (t->sched == VS_READY || in_flight)) {
 		S.kick_ready++;
-		if (S.vms[y->vm].kick_yield && t->vm == y->vm && directed_yield(y, t, S.now))
-			S.kick_yields++;
+		if (S.vms[y->vm].kick_yield && t->vm == y->vm) {
+			if (in_flight) {
+				S.dyields++;
+				S.kick_yields++;
+				yielder_step_aside(y, S.now);
+			} else if (directed_yield(y, t, S.now)) {
+				S.kick_yields++;
+			}
+		}
 	}
 	vcpu_delay(y, 0);
 }
@@ -1143,8 +1231,38 @@ static void tick(void)
 {
 	sim_time_t period = S.sample;
 	for (int i = 0; i < S.cfg->vms; i++)
-		for (int k = 0; k < S.vms[i].nlocks; k++)
-			S.vms[i].locks[k].tmp_preempted = 0;
+		for (int k = 0; k < S.vms[i].nlocks; k++) {
+			struct sim_lock *L = &S.vms[i].locks[k];
+			uint32_t w = L->word.val;
+			L->tmp_preempted = 0;
+			if ((S.vms[i].lock == PVSPIN_KIND_QSPINLOCK ||
+			     S.vms[i].lock == PVSPIN_KIND_PVQSPINLOCK) &&
+			    (w & _Q_TAIL_MASK) && !(w & _Q_LOCKED_PENDING_MASK)) {
+				bool kicked = false, preempted = false;
+				/* count only idle spans: free and queued at two
+				 * samples in a row with no release in between
+				 * (a hand-off gap is much shorter than sample_us) */
+				bool idle = L->fq_prev && L->fq_ops == L->ops;
+				L->fq_prev = true;
+				L->fq_ops = L->ops;
+				if (!idle)
+					continue;
+				S.free_queued_ns += period;
+				for (int j = 0; j < S.vms[i].n; j++) {
+					struct vcpu *u = &S.vcpus[S.vms[i].first + j];
+					if (u->want_lock != k)
+						continue;
+					kicked |= u->kicked_at != 0;
+					preempted |= u->sched == VS_READY;
+				}
+				if (kicked)
+					S.fq_kicked_ns += period;
+				else if (preempted)
+					S.fq_preempted_ns += period;
+			} else {
+				L->fq_prev = false;
+			}
+		}
 	for (int i = 0; i < S.nv; i++) {
 		struct vcpu *v = &S.vcpus[i];
 		if (v->want_lock >= 0 && v->sched == VS_READY)
@@ -1487,7 +1605,12 @@ static void run_loop(void)
 			} else {
 				p->slice_gen++;
 				p->slice_armed = true;
-				heap_push(S.now + slice_len(p), EV_SLICE, (uint32_t)p->id, p->slice_gen);
+				sim_time_t len = slice_len(p);
+				if (slice_is_cfs_share())
+					p->slice_len = len;
+				p->slice_from = S.now;
+				p->slice_at = S.now + len;
+				heap_push(p->slice_at, EV_SLICE, (uint32_t)p->id, p->slice_gen);
 			}
 			break;
 		}
@@ -1624,6 +1747,12 @@ static json_t *results_json(double wall)
 	json_object_set_new(host, "directed_yields", json_integer((json_int_t)S.dyields));
 	json_object_set_new(host, "kicks_to_ready", json_integer((json_int_t)S.kick_ready));
 	json_object_set_new(host, "kick_yields", json_integer((json_int_t)S.kick_yields));
+	json_object_set_new(host, "kick_waits", json_integer((json_int_t)S.kick_waits));
+	json_object_set_new(host, "kick_wait_ns", json_integer((json_int_t)S.kick_wait_ns));
+	json_object_set_new(host, "free_queued_ns", json_integer((json_int_t)S.free_queued_ns));
+	json_object_set_new(host, "free_queued_kicked_ns", json_integer((json_int_t)S.fq_kicked_ns));
+	json_object_set_new(host, "free_queued_preempted_ns",
+			    json_integer((json_int_t)S.fq_preempted_ns));
 	json_object_set_new(host, "lhp_ns", json_integer((json_int_t)S.lhp_ns));
 	json_object_set_new(host, "lwp_ns", json_integer((json_int_t)S.lwp_ns));
 	json_object_set_new(host, "steal_pct", json_real(run_tot + ready_tot
