@@ -1,6 +1,6 @@
 /*
  * sim.h - internal interface of the pvspin hypervisor simulator
- * (`pvspin sim`, DESIGN.md sections 3 and 6).
+ * (`pvspin sim`, docs/design.md sections 3 and 6).
  *
  * Parts:
  *   sim_profile.c   cost profiles (one per machine type), each number sourced

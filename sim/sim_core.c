@@ -1,5 +1,5 @@
 /*
- * sim_core.c - the discrete-event engine of `pvspin sim` (DESIGN.md 6).
+ * sim_core.c - the discrete-event engine of `pvspin sim` (docs/design.md 6).
  *
  * Each simulated vCPU runs the guest workload, and inside it pvspin's own
  * lock code (src/lock, compiled with -DPVSPIN_PLATFORM_SIM), as a ucontext

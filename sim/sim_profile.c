@@ -5,7 +5,7 @@
  * source gives cycles, the value is converted at the profile's clock.  The
  * profiles are fixed: presets never tune them (issue 4, "one cost profile
  * per machine").  Host-scheduler numbers are Linux defaults; KVM numbers are
- * the module parameter defaults (DESIGN.md section 4).
+ * the module parameter defaults (docs/design.md section 4).
  */
 #include <string.h>
 

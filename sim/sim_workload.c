@@ -6,7 +6,7 @@
  * with probability `hot`, else uniformly one of the others).  Each model was
  * calibrated once on its 1-VM, no-overcommit case so that lock wait + hold
  * is a plausible share of CPU time for the benchmark it stands for, then
- * left alone (DESIGN.md section 6).  Every parameter can be overridden with
+ * left alone (docs/design.md section 6).  Every parameter can be overridden with
  * --set (ncs_us, cs_us, ncs_dist, cs_dist, locks, hot, work).
  */
 #include <string.h>

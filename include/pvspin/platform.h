@@ -1,6 +1,6 @@
 /*
  * pvspin/platform.h - the platform interface every lock algorithm is written
- * against (DESIGN.md section 3).
+ * against (docs/design.md section 3).
  *
  * A lock algorithm in pvspin touches shared memory, spins, halts (pv_wait),
  * kicks (pv_kick), finds its CPU slot and asks whether another CPU runs ONLY

@@ -1,6 +1,6 @@
 /*
  * cmd_torture.c - `pvspin torture`: torture-test one lock kind, after Linux
- * kernel/locking/locktorture.c (DESIGN.md section 4).
+ * kernel/locking/locktorture.c (docs/design.md section 4).
  *
  *   pvspin torture [--lock KIND] [--threads N] [--seconds S]
  *                  [--long-hold-ms M] [--seed N] [--stats-interval S]
