@@ -117,8 +117,10 @@ queue:
 		/* Wait for the MCS baton (acquire). */
 		pvspin_plat_wait32(&node->locked, word_nonzero, 0, PVSPIN_WAIT_FOREVER,
 				   &tmp, NULL);
-		/* Our successor, if it has linked already (saves a wait later). */
-		next = pvspin_plat_loadptr((void *const *)&node->next, PVSPIN_RELAXED);
+		/* Our successor, if it has linked already (saves a wait later);
+		 * acquire: its node's initialisation happens before our baton
+		 * store to it. */
+		next = pvspin_plat_loadptr((void *const *)&node->next, PVSPIN_ACQUIRE);
 	}
 
 	/*
@@ -138,9 +140,22 @@ locked:
 	 * tail with a cmpxchg (relaxed: acquire came from the wait above).
 	 * Otherwise (*,0,0) -> (*,0,1) and hand the MCS baton on.
 	 */
-	if ((val & _Q_TAIL_MASK) == tail) {
+	while ((val & _Q_TAIL_MASK) == tail) {
 		if (pvspin_plat_cmpxchg32(&lock->val, &val, _Q_LOCKED_VAL, PVSPIN_RELAXED))
 			goto release;
+#if !QSPIN_PV
+		/*
+		 * Still alone, so the cmpxchg failed on a pending bit that a
+		 * newcomer set on a queued lock and will undo: (n,1,0).  Unlike
+		 * Linux, do not take the lock and wait for that newcomer to
+		 * queue behind us: one without a node (no slot left, nested
+		 * deeper than 4) never will, and would spin on trylock for ever
+		 * against our held lock.  Wait for (*,0,0) again instead.
+		 */
+		if ((val & _Q_TAIL_MASK) == tail)
+			pvspin_plat_wait32(&lock->val, word_unlocked_no_pending, 0,
+					   PVSPIN_WAIT_FOREVER, &val, NULL);
+#endif
 	}
 
 	/* Somebody queued behind us: (*,0,0) -> (*,0,1). */
