@@ -35,7 +35,8 @@ static void usage(FILE *f)
 		"                  [--json FILE|-]\n"
 		"       pvspin sim --list        presets, one per line\n"
 		"       pvspin sim --keys        configuration keys\n"
-		"       pvspin sim --fuzz N [--seed S]   N random small runs, report broken invariants\n"
+		"       pvspin sim --fuzz N [--seed S] [--json FILE|-]\n"
+		"                                N random small runs, report broken invariants\n"
 		"FILE: INI scenario (KEY = VALUE lines) or a .json file with a \"config\" object.\n"
 		"Without --json a summary is printed; --json - writes the JSON document to stdout.\n");
 }
