@@ -137,8 +137,16 @@ int sim_config_set(struct sim_config *c, const char *key, const char *value, FIL
 /** Apply a preset by name (defaults first).  -1 + message if unknown. */
 int sim_config_preset(struct sim_config *c, const char *name, FILE *err);
 /** Parse an INI scenario file (keys of --set; optional [scenario] section,
- *  `preset = NAME` first applies that preset).  -1 + message on error. */
+ *  `preset = NAME` first applies that preset).  Returns 0; -1 + message on
+ *  a bad key or value (a usage error); -2 + message when the file is
+ *  missing, a directory, unreadable or not INI (the file failed). */
 int sim_config_load_ini(struct sim_config *c, const char *path, FILE *err);
+/** Whether `name` is a configuration key (of --set: a key, "preset" or
+ *  vmN.KEY with a per-VM KEY; the VM number is not range-checked). */
+bool sim_config_key_exists(const char *name);
+/** Check that scenario file `path` exists, is not a directory and is
+ *  readable.  Returns 0, or -1 after a message naming the reason to `err`. */
+int sim_scenario_check_file(const char *path, FILE *err);
 /** Fill the workload parameters left at "model default" (negative) from
  *  the named workload model. */
 void sim_config_resolve(struct sim_config *c);

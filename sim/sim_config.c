@@ -11,6 +11,9 @@
 #include <string.h>
 #include <strings.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <ini.h>
 
 #include "sim.h"
@@ -77,7 +80,7 @@ static const struct key keys[] = {
 	{ "workload", K_STR, OFF(workload), 0, 0, "guest workload model" },
 	{ "seconds", K_DOUBLE, OFF(seconds), 1e-6, 3600,
 	  "simulated seconds (throughput), or the time cap of a fixed-work run" },
-	{ "seed", K_U64, OFF(seed), 0, 0, "random seed" },
+	{ "seed", K_U64, OFF(seed), 0, (double)UINT64_MAX, "random seed" },
 	{ "ncs_us", K_DOUBLE, OFF(ncs_us), 0, 1e7, "mean non-critical section, us" },
 	{ "cs_us", K_DOUBLE, OFF(cs_us), 0, 1e7, "mean critical section, us" },
 	{ "ncs_dist", K_DIST, OFF(ncs_dist), 0, 0, "non-critical section distribution" },
@@ -94,9 +97,10 @@ static const struct key keys[] = {
 	  "tas: largest backoff between attempts, loops (0: virt_spin_lock, no backoff)" },
 	{ "early_halt_preempted", K_BOOL, OFF(early_halt_preempted), 0, 1,
 	  "pvqspinlock: also halt early when the predecessor is preempted (the reverted variant)" },
-	{ "halt_poll_us", K_DOUBLE, OFF(halt_poll_us), -1, 1e6,
+	{ "halt_poll_us", K_DOUBLE, OFF(halt_poll_us), 0, 1e6,
 	  "KVM halt polling, us (-1: the profile's)" },
-	{ "slice_us", K_DOUBLE, OFF(slice_us), -1, 1e6,
+	/* at least 1 us: the first slice's random phase draws from [0, slice ns) */
+	{ "slice_us", K_DOUBLE, OFF(slice_us), 1, 1e6,
 	  "host scheduler base slice, us (-1: the profile's)" },
 	{ "sample_us", K_DOUBLE, OFF(sample_us), 1, 1e6,
 	  "period of the LHP/LWP sampling and deadlock check, us" },
@@ -106,6 +110,12 @@ static const struct key keys[] = {
 	  "TEST ONLY: enter the critical section even when trylock failed" },
 };
 #define NKEYS ((int)(sizeof(keys) / sizeof(keys[0])))
+
+/* Keys where -1 (= the profile's value) is valid besides min..max. */
+static bool key_minus_one(const struct key *k)
+{
+	return k->off == OFF(halt_poll_us) || k->off == OFF(slice_us);
+}
 
 void sim_config_defaults(struct sim_config *c)
 {
@@ -136,6 +146,9 @@ void sim_config_defaults(struct sim_config *c)
 		c->vm_ple[i] = c->vm_kick_yield[i] = c->vm_pv_unhalt[i] = c->vm_steal_time[i] = -1;
 }
 
+static int config_set(struct sim_config *c, const char *key, const char *shown,
+		      const char *value, FILE *err);
+
 /* vmN.KEY: a per-VM override of lock, ple, kick_yield, pv_unhalt or
  * steal_time.  Returns 1 if `key` is not of that form. */
 static int set_per_vm(struct sim_config *c, const char *key, const char *value, FILE *err)
@@ -156,7 +169,7 @@ static int set_per_vm(struct sim_config *c, const char *key, const char *value, 
 			     "vmN.kick_yield, vmN.pv_unhalt, vmN.steal_time\n", key);
 		return -1;
 	}
-	if (sim_config_set(&tmp, sub, value, err))
+	if (config_set(&tmp, sub, key, value, err))
 		return -1;
 	if (!strcmp(sub, "lock")) c->vm_lock[n] = tmp.lock;
 	else if (!strcmp(sub, "ple")) c->vm_ple[n] = tmp.ple;
@@ -174,6 +187,18 @@ static const struct key *key_find(const char *name)
 	return NULL;
 }
 
+bool sim_config_key_exists(const char *name)
+{
+	char sub[32];
+	int n, used = 0;
+	if (!strcmp(name, "preset") || key_find(name))
+		return true;
+	if (sscanf(name, "vm%d.%31s%n", &n, sub, &used) != 2 || name[used])
+		return false;
+	return !strcmp(sub, "lock") || !strcmp(sub, "ple") || !strcmp(sub, "kick_yield") ||
+	       !strcmp(sub, "pv_unhalt") || !strcmp(sub, "steal_time");
+}
+
 static void key_names(FILE *err)
 {
 	for (int i = 0; i < NKEYS; i++)
@@ -189,8 +214,16 @@ static int bad(FILE *err, const char *key, const char *value, const char *valid)
 
 int sim_config_set(struct sim_config *c, const char *key, const char *value, FILE *err)
 {
+	return config_set(c, key, key, value, err);
+}
+
+/* sim_config_set() of `key`; error messages name the key as `shown` (the
+ * user's "vm0.lock" for the per-VM "lock"). */
+static int config_set(struct sim_config *c, const char *key, const char *shown,
+		      const char *value, FILE *err)
+{
 	const struct key *k;
-	char *end, range[128];
+	char *end, range[160];
 	char *base = (char *)c;
 
 	if (!strcmp(key, "preset"))
@@ -203,14 +236,16 @@ int sim_config_set(struct sim_config *c, const char *key, const char *value, FIL
 		key_names(err);
 		return -1;
 	}
-	snprintf(range, sizeof(range), "a number from %g to %g", k->min, k->max);
+	snprintf(range, sizeof(range), "%s%s from %.15g to %.15g",
+		 key_minus_one(k) ? "-1 (the profile's) or " : "",
+		 k->type == K_DOUBLE ? "a number" : "an integer", k->min, k->max);
 	errno = 0;
 	switch (k->type) {
 	case K_INT:
 	case K_LONG: {
 		long long v = strtoll(value, &end, 10);
 		if (errno || end == value || *end || v < k->min || v > k->max)
-			return bad(err, key, value, range);
+			return bad(err, shown, value, range);
 		if (k->type == K_INT)
 			*(int *)(base + k->off) = (int)v;
 		else
@@ -220,14 +255,16 @@ int sim_config_set(struct sim_config *c, const char *key, const char *value, FIL
 	case K_U64: {
 		unsigned long long v = strtoull(value, &end, 0);
 		if (errno || end == value || *end || value[0] == '-')
-			return bad(err, key, value, "an unsigned integer");
+			return bad(err, shown, value, "an integer from 0 to 18446744073709551615");
 		*(uint64_t *)(base + k->off) = v;
 		return 0;
 	}
 	case K_DOUBLE: {
 		double v = strtod(value, &end);
-		if (errno || end == value || *end || !isfinite(v) || v < k->min || v > k->max)
-			return bad(err, key, value, range);
+		/* ERANGE on underflow (1e-400) is a tiny number, still out of range */
+		bool in = !isnan(v) && ((v >= k->min && v <= k->max) || (key_minus_one(k) && v == -1));
+		if (end == value || *end || !isfinite(v) || !in)
+			return bad(err, shown, value, range);
 		*(double *)(base + k->off) = v;
 		return 0;
 	}
@@ -243,7 +280,7 @@ int sim_config_set(struct sim_config *c, const char *key, const char *value, FIL
 		else if (k->type == K_TRI && !strcmp(value, "default"))
 			v = -1;
 		else
-			return bad(err, key, value, k->type == K_TRI ? "0, 1 (on/off) or default"
+			return bad(err, shown, value, k->type == K_TRI ? "0, 1 (on/off) or default"
 								       : "0 or 1 (off/on)");
 		*(int *)(base + k->off) = v;
 		return 0;
@@ -251,22 +288,22 @@ int sim_config_set(struct sim_config *c, const char *key, const char *value, FIL
 	case K_KIND: {
 		pvspin_kind_t kind = pvspin_kind_from_name(value);
 		if (kind == PVSPIN_KIND_NONE)
-			return bad(err, key, value, pvspin_kind_names());
+			return bad(err, shown, value, pvspin_kind_names());
 		*(pvspin_kind_t *)(base + k->off) = kind;
 		return 0;
 	}
 	case K_DIST: {
 		int d = sim_dist_from_name(value);
 		if (d < 0)
-			return bad(err, key, value, "const, exp, pareto");
+			return bad(err, shown, value, "const, exp, pareto");
 		*(enum sim_dist *)(base + k->off) = (enum sim_dist)d;
 		return 0;
 	}
 	case K_STR:
 		if (!strcmp(key, "profile") && !sim_profile_find(value))
-			return bad(err, key, value, sim_profile_names());
+			return bad(err, shown, value, sim_profile_names());
 		if (!strcmp(key, "workload") && !sim_workload_find(value))
-			return bad(err, key, value, sim_workload_names());
+			return bad(err, shown, value, sim_workload_names());
 		snprintf(base + k->off, 32, "%s", value);
 		return 0;
 	}
@@ -330,34 +367,60 @@ static int scenario_line(void *user, const char *section, const char *name, cons
 {
 	struct ini_ctx *x = user;
 	if (section[0] && strcmp(section, "scenario") && strcmp(section, "sim")) {
-		fprintf(x->err, "%s: unknown section [%s]; valid: [scenario] or none\n",
+		fprintf(x->err, "pvspin sim: %s: unknown section [%s]; valid: [scenario] or none\n",
 			x->path, section);
 		x->failed = 1;
 		return 0;
 	}
 	if (sim_config_set(x->c, name, value, x->err)) {
-		fprintf(x->err, "%s: in the line '%s = %s'\n", x->path, name, value);
+		fprintf(x->err, "pvspin sim: %s: in the line '%s = %s'\n", x->path, name, value);
 		x->failed = 1;
 		return 0;
 	}
 	return 1;
 }
 
-int sim_config_load_ini(struct sim_config *c, const char *path, FILE *err)
+int sim_scenario_check_file(const char *path, FILE *err)
 {
-	struct ini_ctx x = { c, err, path, 0 };
-	FILE *f = fopen(path, "r");
-	if (!f) {
+	struct stat st;
+	if (stat(path, &st)) {
 		fprintf(err, "pvspin sim: cannot open scenario file '%s': %s\n", path, strerror(errno));
 		return -1;
 	}
+	if (S_ISDIR(st.st_mode)) {
+		fprintf(err, "pvspin sim: cannot read scenario file '%s': %s\n", path,
+			strerror(EISDIR));
+		return -1;
+	}
+	if (access(path, R_OK)) {
+		fprintf(err, "pvspin sim: cannot open scenario file '%s': %s\n", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int sim_config_load_ini(struct sim_config *c, const char *path, FILE *err)
+{
+	struct ini_ctx x = { c, err, path, 0 };
+	if (sim_scenario_check_file(path, err))
+		return -2;
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		fprintf(err, "pvspin sim: cannot open scenario file '%s': %s\n", path, strerror(errno));
+		return -2;
+	}
 	int rc = ini_parse_file(f, scenario_line, &x);
+	int rerr = ferror(f);
 	fclose(f);
 	if (x.failed)
 		return -1;
+	if (rerr) {
+		fprintf(err, "pvspin sim: cannot read scenario file '%s'\n", path);
+		return -2;
+	}
 	if (rc) {
-		fprintf(err, "%s:%d: not an INI 'key = value' line\n", path, rc);
-		return -1;
+		fprintf(err, "pvspin sim: %s:%d: not an INI 'key = value' line\n", path, rc);
+		return -2;
 	}
 	return 0;
 }

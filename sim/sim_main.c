@@ -9,11 +9,17 @@
  * FILE is a scenario: an INI file of KEY = VALUE lines (inih), or a .json
  * file whose "config" object (e.g. the JSON output of an earlier run) or
  * top-level object holds the keys (jansson).  Order of application: preset,
- * FILE, each --set in order, --seed.  Exit status: 0 success, 1 the run
- * stopped on a deadlock / broken invariant / lock misuse (report on
- * stderr), 2 bad usage.
+ * FILE, each --set in order, --seed.  --list and --keys take no other
+ * argument; --fuzz takes only --seed and --json (it draws its own
+ * configurations).  Exit status: 0 success; 1 the run stopped on a
+ * deadlock / broken invariant / lock misuse (report on stderr), or the
+ * scenario file is missing, unreadable or malformed, or the JSON output
+ * cannot be written; 2 bad usage (option, key or value).
+ *
+ * getopt's own messages start with argv[0]: `pvspin sim` passes "pvspin sim".
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,28 +35,45 @@ static void usage(FILE *f)
 		"                  [--json FILE|-]\n"
 		"       pvspin sim --list        presets, one per line\n"
 		"       pvspin sim --keys        configuration keys\n"
-		"       pvspin sim --fuzz N [--seed S]   N random small runs, report broken invariants\n"
+		"       pvspin sim --fuzz N [--seed S] [--json FILE|-]\n"
+		"                                N random small runs, report broken invariants\n"
 		"FILE: INI scenario (KEY = VALUE lines) or a .json file with a \"config\" object.\n"
 		"Without --json a summary is printed; --json - writes the JSON document to stdout.\n");
 }
 
+/* Returns 0, -1 after a usage-type error (bad key or value), -2 when the
+ * file is missing, unreadable or not a scenario (as sim_config_load_ini). */
 static int load_json_scenario(struct sim_config *c, const char *path)
 {
 	json_error_t e;
-	json_t *root = json_load_file(path, 0, &e), *cfg;
+	json_t *root, *cfg;
 	const char *k;
 	json_t *v;
+	if (sim_scenario_check_file(path, stderr))
+		return -2;
+	root = json_load_file(path, 0, &e);
 	if (!root) {
-		fprintf(stderr, "%s:%d: %s\n", path, e.line, e.text);
-		return -1;
+		fprintf(stderr, "pvspin sim: %s:%d: %s\n", path, e.line, e.text);
+		return -2;
 	}
 	cfg = json_object_get(root, "config");
-	if (!cfg)
+	if (!cfg) {
+		/* no "config": the top level may hold the keys, if they all are keys */
 		cfg = root;
+		json_object_foreach(cfg, k, v)
+			if (!sim_config_key_exists(k)) {
+				fprintf(stderr, "pvspin sim: %s: no \"config\" object (and the top-level "
+						"'%s' is not a configuration key; pvspin sim --keys lists "
+						"them)\n", path, k);
+				json_decref(root);
+				return -2;
+			}
+	}
 	if (!json_is_object(cfg)) {
-		fprintf(stderr, "pvspin sim: %s: expected a JSON object\n", path);
+		fprintf(stderr, "pvspin sim: %s: %s\n", path, cfg == root
+				? "expected a JSON object" : "\"config\" is not a JSON object");
 		json_decref(root);
-		return -1;
+		return -2;
 	}
 	/* a preset first (it resets the other keys) */
 	json_t *p = json_object_get(cfg, "preset");
@@ -144,8 +167,10 @@ static int write_json(json_t *j, const char *path)
 		fputc('\n', stdout);
 		return 0;
 	}
+	errno = 0;
 	if (json_dump_file(j, path, flags)) {
-		fprintf(stderr, "pvspin sim: cannot write %s\n", path);
+		fprintf(stderr, "pvspin sim: cannot write %s%s%s\n", path, errno ? ": " : "",
+			errno ? strerror(errno) : "");
 		return -1;
 	}
 	return 0;
@@ -257,7 +282,7 @@ static int sim_main(int argc, char **argv, char **sets)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *preset = NULL, *json_path = NULL, *seed_s = NULL;
-	int nsets = 0, c;
+	int nsets = 0, c, list = 0, keys = 0;
 	long fuzz = -1;
 	struct sim_config cfg;
 
@@ -267,8 +292,8 @@ static int sim_main(int argc, char **argv, char **sets)
 		case 's': sets[nsets++] = optarg; break;
 		case 'S': seed_s = optarg; break;
 		case 'j': json_path = optarg; break;
-		case 'l': sim_presets_list(stdout); return 0;
-		case 'k': sim_keys_help(stdout); return 0;
+		case 'l': list = 1; break;
+		case 'k': keys = 1; break;
 		case 'f': {
 			char *end;
 			fuzz = strtol(optarg, &end, 10);
@@ -283,11 +308,41 @@ static int sim_main(int argc, char **argv, char **sets)
 		default: usage(stderr); return 2;
 		}
 	}
+	if (list || keys) {
+		const char *what = list ? "--list" : "--keys";
+		const char *other = list && keys ? "--keys" : preset ? "--preset" : nsets ? "--set"
+				  : seed_s ? "--seed" : json_path ? "--json" : fuzz > 0 ? "--fuzz"
+				  : NULL;
+		if (other) {
+			fprintf(stderr, "pvspin sim: %s takes no other option (%s given)\n", what,
+				other);
+			return 2;
+		}
+		if (optind < argc) {
+			fprintf(stderr, "pvspin sim: %s takes no argument ('%s' given)\n", what,
+				argv[optind]);
+			return 2;
+		}
+		if (list)
+			sim_presets_list(stdout);
+		else
+			sim_keys_help(stdout);
+		return 0;
+	}
 	sim_config_defaults(&cfg);
 	if (seed_s && sim_config_set(&cfg, "seed", seed_s, stderr))
 		return 2;
-	if (fuzz > 0)
+	if (fuzz > 0) {
+		/* the runs draw their own configurations: nothing to combine */
+		const char *other = preset ? "--preset" : nsets ? "--set" : NULL;
+		if (other || optind < argc) {
+			fprintf(stderr, "pvspin sim: --fuzz draws its own configurations and takes "
+					"only --seed and --json ('%s' given)\n",
+				other ? other : argv[optind]);
+			return 2;
+		}
 		return run_fuzz(fuzz, cfg.seed, json_path);
+	}
 	if (optind < argc - 1) {
 		fprintf(stderr, "pvspin sim: one scenario file at most ('%s' is extra)\n",
 			argv[optind + 1]);
@@ -305,7 +360,7 @@ static int sim_main(int argc, char **argv, char **sets)
 		int rc = (l > 5 && !strcmp(f + l - 5, ".json")) ? load_json_scenario(&cfg, f)
 								 : sim_config_load_ini(&cfg, f, stderr);
 		if (rc)
-			return 2;
+			return rc == -2 ? 1 : 2;   /* the file failed : a bad key or value */
 	}
 	for (int i = 0; i < nsets; i++) {
 		char *eq = strchr(sets[i], '=');

@@ -28,6 +28,9 @@ set(PVSPIN_DETECT_CHECKS
   "bad_interval|--exit|2|--stderr-has|--interval-ms|--|detect|--interval-ms|-5"
   "bad_root|--exit|2|--stderr-has|not a directory|--|detect|--root|${PD}/nonexistent"
   "bad_cpuid|--exit|1|--stderr-has|malformed.txt:4: malformed CPUID line|--|detect|--cpuid|${PD}/cpuid/malformed.txt"
+  "repeated_leaf|--exit|1|--stderr-has|repeated-leaf.txt:5: leaf 0x40000000 subleaf 0x00 repeated (first given on line 3)|--|detect|--cpuid|${PD}/cpuid/repeated-leaf.txt"
+  # Cpus_allowed_list on the first line of proc/self/status
+  "status_first_line|--expect|cpus_allowed=3|--|detect|--json|--cpuid|${PD}/cpuid/baremetal.txt|--root|${PD}/root-status-first|--interval-ms|0"
 )
 foreach(check ${PVSPIN_DETECT_CHECKS})
   string(REPLACE "|" ";" args "${check}")

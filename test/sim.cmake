@@ -20,3 +20,34 @@ if(TARGET pvspin_sim_core)
   add_test(NAME sim_fuzz_short COMMAND pvspin-sim --fuzz 20 --seed 7)
   set_tests_properties(sim_fuzz_short PROPERTIES PASS_REGULAR_EXPRESSION "SUCCESS")
 endif()
+
+# Exit status and stderr of one command line: the test passes when stderr
+# matches REGEX and the status is EXIT (2 usage, 1 the file/output failed).
+function(pvspin_sim_cli_expect name exit_code regex)
+  add_test(NAME ${name} COMMAND sh -c "\"$0\" \"$@\" 2>&1 >/dev/null; echo \"exit=$?\"" ${ARGN})
+  set_tests_properties(${name} PROPERTIES PASS_REGULAR_EXPRESSION "${regex}.*exit=${exit_code}")
+endfunction()
+if(TARGET pvspin_sim_core AND TARGET pvspin)
+  set(P $<TARGET_FILE:pvspin>)
+  pvspin_sim_cli_expect(sim_cli_slice_zero 2
+    "pvspin sim: bad value '0.0001' for key 'slice_us'; valid: -1 .* from 1 to"
+    ${P} sim --preset smoke --set slice_us=0.0001)
+  pvspin_sim_cli_expect(sim_cli_per_vm_key 2 "bad value 'foo' for key 'vm0.lock'"
+    ${P} sim --set vm0.lock=foo)
+  pvspin_sim_cli_expect(sim_cli_dir_scenario 1 "pvspin sim: cannot read scenario file .*Is a directory"
+    ${P} sim ${CMAKE_CURRENT_SOURCE_DIR})
+  pvspin_sim_cli_expect(sim_cli_missing_ini 1 "pvspin sim: cannot open scenario file"
+    ${P} sim /nonexistent/scenario.ini)
+  pvspin_sim_cli_expect(sim_cli_missing_json 1 "pvspin sim: cannot open scenario file"
+    ${P} sim /nonexistent/scenario.json)
+  pvspin_sim_cli_expect(sim_cli_json_no_config 1 "no \"config\" object"
+    ${P} sim ${CMAKE_CURRENT_SOURCE_DIR}/data/sim_noconfig.json)
+  pvspin_sim_cli_expect(sim_cli_json_out_dir 1 "pvspin sim: cannot write .*Is a directory"
+    ${P} sim --preset smoke --json ${CMAKE_CURRENT_SOURCE_DIR})
+  pvspin_sim_cli_expect(sim_cli_list_extra 2 "--list takes no argument" ${P} sim --list extra)
+  pvspin_sim_cli_expect(sim_cli_list_preset 2 "--list takes no other option"
+    ${P} sim --list --preset smoke)
+  pvspin_sim_cli_expect(sim_cli_fuzz_preset 2 "--fuzz draws its own configurations"
+    ${P} sim --fuzz 2 --preset smoke)
+  pvspin_sim_cli_expect(sim_cli_getopt_name 2 "^pvspin sim: unrecognized option" ${P} sim --bogus)
+endif()

@@ -23,7 +23,8 @@ static const char *pvspin;
 
 /* Run `pvspin bench ARGS...`; returns the exit status, with stdout and
  * stderr (first 16 KB each) in out/err. */
-static int run(char *out, char *err, const char *a1, const char *a2, const char *a3)
+static int run4(char *out, char *err, const char *a1, const char *a2, const char *a3,
+		const char *a4)
 {
 	char fo[] = "/tmp/pvspin-cli-out-XXXXXX", fe[] = "/tmp/pvspin-cli-err-XXXXXX";
 	int o = mkstemp(fo), e = mkstemp(fe);
@@ -32,7 +33,8 @@ static int run(char *out, char *err, const char *a1, const char *a2, const char 
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, o, 1);
 	posix_spawn_file_actions_adddup2(&fa, e, 2);
-	char *argv[] = { (char *)pvspin, "bench", (char *)a1, (char *)a2, (char *)a3, NULL };
+	char *argv[] = { (char *)pvspin, "bench", (char *)a1, (char *)a2, (char *)a3, (char *)a4,
+			 NULL };
 	pid_t pid;
 	assert_int_equal(posix_spawn(&pid, pvspin, &fa, NULL, argv, environ), 0);
 	int status;
@@ -48,6 +50,11 @@ static int run(char *out, char *err, const char *a1, const char *a2, const char 
 	unlink(fe);
 	assert_true(WIFEXITED(status));
 	return WEXITSTATUS(status);
+}
+
+static int run(char *out, char *err, const char *a1, const char *a2, const char *a3)
+{
+	return run4(out, err, a1, a2, a3, NULL);
 }
 
 static char out[16384], err[16384];
@@ -81,6 +88,29 @@ static void test_bad_numbers(void **state)
 	expect_usage_error("--cs-lines", "0", "--cs-lines");
 	expect_usage_error("--repeat", "99999999999999999999999", "--repeat");
 	expect_usage_error("--spin-threshold", "0", "--spin-threshold");
+	/* strtok_r would skip empty items: they are an error, naming the list */
+	expect_usage_error("--threads", "1,,2", "--threads: empty item in the list '1,,2'");
+	expect_usage_error("--threads", "1,2,", "'1,2,'");
+	expect_usage_error("--threads", ",1", "',1'");
+	expect_usage_error("--locks", "tas,", "--locks: empty item");
+}
+
+/* Report files are checked before measuring (exit 1 at once, with the
+ * reason), and two reports cannot share a file (exit 2). */
+static void test_report_paths(void **state)
+{
+	(void)state;
+	assert_int_equal(run(out, err, "--json", "/nonexistent/x.json", NULL), 1);
+	assert_non_null(strstr(err, "--json: cannot write '/nonexistent/x.json': No such file"));
+	assert_null(strstr(out, "ops/s"));   /* nothing was measured */
+	assert_int_equal(run(out, err, "--csv", "/", NULL), 1);
+	assert_non_null(strstr(err, "Is a directory"));
+	assert_int_equal(run(out, err, "--plot", "/nonexistent/x.png", NULL), 1);
+	assert_non_null(strstr(err, "--plot: cannot write"));
+	assert_int_equal(run4(out, err, "--json", "/tmp/pvspin-cli-same", "--csv",
+			      "/tmp/../tmp/pvspin-cli-same"), 2);
+	assert_non_null(strstr(err, "--json and --csv name the same file"));
+	assert_int_equal(access("/tmp/pvspin-cli-same", F_OK), -1);
 }
 
 static void test_bad_options(void **state)
@@ -112,6 +142,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_bad_numbers),
 		cmocka_unit_test(test_bad_options),
 		cmocka_unit_test(test_help),
+		cmocka_unit_test(test_report_paths),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

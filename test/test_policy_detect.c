@@ -45,7 +45,8 @@ static void test_cpuid_parse_errors(void **state)
 		{ "CPU 0:\n" L0 "\n# comment\n" L1, 2, NULL },
 		{ "CPU 0:\n" L0 "CPU 1:\n" L1, 1, NULL },         /* first CPU only */
 		{ "CPU:\r\n" L0, 1, NULL },                       /* CRLF */
-		{ "CPU:\n" L0 L0, 1, NULL },                      /* duplicate: first wins */
+		{ "CPU:\n" L0 L0, 0,                             /* which one would be right? */
+		  "dump:3: leaf 0x00000000 subleaf 0x00 repeated (first given on line 2)" },
 		{ "", 0, "dump:0: no CPUID leaves" },
 		{ "CPU:\n# nothing\n", 0, "dump:2: no CPUID leaves" },
 		{ "hello\n", 0, "dump:1: malformed CPUID line, expected a leaf number" },

@@ -256,6 +256,22 @@ static void test_config_errors(void **state)
 	assert_int_equal(sim_config_set(&c, "vms", "0", null), -1);
 	assert_int_equal(sim_config_set(&c, "vms", "2x", null), -1);
 	assert_int_equal(sim_config_set(&c, "profile", "vax", null), -1);
+	/* every numeric key is range-checked: no value reaches the core to crash it */
+	assert_int_equal(sim_config_set(&c, "slice_us", "0", null), -1);
+	assert_int_equal(sim_config_set(&c, "slice_us", "0.0001", null), -1);
+	assert_int_equal(sim_config_set(&c, "slice_us", "-0.5", null), -1);
+	assert_int_equal(sim_config_set(&c, "slice_us", "nan", null), -1);
+	assert_int_equal(sim_config_set(&c, "slice_us", "-1", null), 0);
+	assert_int_equal(sim_config_set(&c, "slice_us", "1", null), 0);
+	assert_int_equal(sim_config_set(&c, "halt_poll_us", "-2", null), -1);
+	assert_int_equal(sim_config_set(&c, "halt_poll_us", "0", null), 0);
+	assert_int_equal(sim_config_set(&c, "sample_us", "0", null), -1);
+	assert_int_equal(sim_config_set(&c, "hot", "1.5", null), -1);
+	assert_int_equal(sim_config_set(&c, "seconds", "1e400", null), -1);
+	assert_int_equal(sim_config_set(&c, "seed", "-1", null), -1);
+	/* a scenario path that is a directory is a file failure (-2) */
+	assert_int_equal(sim_config_load_ini(&c, "/", null), -2);
+	assert_int_equal(sim_config_load_ini(&c, "/nonexistent/x.ini", null), -2);
 	assert_int_equal(sim_config_preset(&c, "nope", null), -1);
 	assert_int_equal(sim_config_preset(&c, "spawn-dedicated", null), 0);
 	assert_int_equal(sim_config_set(&c, "vms", "2", null), 0);

@@ -87,3 +87,10 @@ else()
   message(WARNING "spin not found: the Promela model checks (test/model) are not run; "
                   "install Debian's spin (scripts/install-deps.sh)")
 endif()
+
+# getopt's own messages name the command as the user typed it.
+if(TARGET pvspin)
+  add_test(NAME torture_cli_getopt_name COMMAND pvspin torture --bogus)
+  set_tests_properties(torture_cli_getopt_name PROPERTIES
+    PASS_REGULAR_EXPRESSION "^pvspin torture: unrecognized option")
+endif()

@@ -100,7 +100,8 @@ typedef struct pvspin_env_cpuid {
  *
  * A "CPU:" or "CPU N:" line starts a CPU; only the first CPU of a dump is
  * read (the hypervisor leaves are the same on every vCPU).  Blank lines and
- * lines starting with '#' are ignored.  Any other line is an error.
+ * lines starting with '#' are ignored.  Any other line is an error, and
+ * so is a leaf + subleaf given twice within the CPU.
  *
  * `name` names the input in error messages.  Returns 0, or -1 with a
  * message "NAME:LINE: what is wrong" in `err` (at most `errlen` bytes,

@@ -139,11 +139,23 @@ static const char *parse_leaf_line(const char *p, pvspin_env_cpuid_leaf_t *l)
 	return NULL;
 }
 
-static int table_add(pvspin_env_cpuid_t *t, const pvspin_env_cpuid_leaf_t *l)
+/* Append *l; *lines (grown with the table) keeps each leaf's line number.
+ * Returns 0, -1 out of memory, or the line (> 0) that already gave this
+ * leaf and subleaf (a dump has each once: which would be right?). */
+static long table_add(pvspin_env_cpuid_t *t, const pvspin_env_cpuid_leaf_t *l,
+		      unsigned **lines, size_t *lines_cap, unsigned lineno)
 {
 	for (size_t i = 0; i < t->count; i++)
 		if (t->leaves[i].leaf == l->leaf && t->leaves[i].subleaf == l->subleaf)
-			return 0;   /* first one wins */
+			return (*lines)[i];
+	if (t->count == *lines_cap) {
+		size_t cap = *lines_cap ? *lines_cap * 2 : 64;
+		unsigned *nl = realloc(*lines, cap * sizeof(*nl));
+		if (!nl)
+			return -1;
+		*lines = nl;
+		*lines_cap = cap;
+	}
 	if (t->count == t->capacity) {
 		size_t cap = t->capacity ? t->capacity * 2 : 64;
 		pvspin_env_cpuid_leaf_t *n = realloc(t->leaves, cap * sizeof(*n));
@@ -152,6 +164,7 @@ static int table_add(pvspin_env_cpuid_t *t, const pvspin_env_cpuid_leaf_t *l)
 		t->leaves = n;
 		t->capacity = cap;
 	}
+	(*lines)[t->count] = lineno;
 	t->leaves[t->count++] = *l;
 	return 0;
 }
@@ -162,7 +175,8 @@ int pvspin_env_cpuid_parse(pvspin_env_cpuid_t *t, FILE *f, const char *name,
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t len;
-	unsigned lineno = 0;
+	unsigned lineno = 0, *lines = NULL;
+	size_t lines_cap = 0;   /* line of each leaf, for a repeated one */
 	int cpus = 0;
 	int ret = 0;
 
@@ -197,8 +211,15 @@ int pvspin_env_cpuid_parse(pvspin_env_cpuid_t *t, FILE *f, const char *name,
 			ret = -1;
 			break;
 		}
-		if (table_add(t, &l)) {
+		long first = table_add(t, &l, &lines, &lines_cap, lineno);
+		if (first < 0) {
 			set_err(err, errlen, "%s:%u: out of memory", name, lineno);
+			ret = -1;
+			break;
+		}
+		if (first > 0) {
+			set_err(err, errlen, "%s:%u: leaf 0x%08x subleaf 0x%02x repeated "
+				"(first given on line %ld)", name, lineno, l.leaf, l.subleaf, first);
 			ret = -1;
 			break;
 		}
@@ -212,6 +233,7 @@ int pvspin_env_cpuid_parse(pvspin_env_cpuid_t *t, FILE *f, const char *name,
 		ret = -1;
 	}
 	free(line);
+	free(lines);
 	if (ret)
 		pvspin_env_cpuid_free(t);
 	return ret;

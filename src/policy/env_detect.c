@@ -323,10 +323,16 @@ static int detect_allowed(const pvspin_env_source_t *src)
 	char buf[8192];
 	if (read_file(src, "/proc/self/status", buf, sizeof(buf)) < 0)
 		return 0;
-	const char *p = strstr(buf, "\nCpus_allowed_list:");
-	if (!p)
-		return 0;
-	p += strlen("\nCpus_allowed_list:");
+	/* the field at the start of a line, the first line included */
+	static const char field[] = "Cpus_allowed_list:";
+	const char *p = buf;
+	if (strncmp(p, field, strlen(field))) {
+		p = strstr(buf, "\nCpus_allowed_list:");
+		if (!p)
+			return 0;
+		p++;
+	}
+	p += strlen(field);
 	char list[4096];
 	size_t n = strcspn(p, "\n");
 	if (n >= sizeof(list))

@@ -93,8 +93,22 @@ static int parse_num(const char *opt, const char *s, uint64_t lo, uint64_t hi, u
 	return 0;
 }
 
+/* An empty item ("1,,2", "1,2,", ",1", ""): strtok_r would skip it. */
+static int empty_item(const char *opt, const char *arg)
+{
+	size_t n = strlen(arg);
+	if (n && arg[0] != ',' && arg[n - 1] != ',' && !strstr(arg, ",,"))
+		return 0;
+	fprintf(stderr, "pvspin bench: %s: empty item in the list '%s' (expected e.g. %s)\n"
+		"(pvspin bench --help lists the options)\n", opt, arg,
+		strcmp(opt, "--threads") ? "qspinlock,tas" : "1,2,4,8");
+	return USAGE_EXIT;
+}
+
 static int parse_locks(const char *arg, struct bench_config *c)
 {
+	if (empty_item("--locks", arg))
+		return USAGE_EXIT;
 	size_t n;
 	bench_locks(&n);
 	char *copy = strdup(arg), *save = NULL;
@@ -147,6 +161,8 @@ static int add_threads(struct bench_config *c, unsigned t)
 
 static int parse_threads(const char *arg, struct bench_config *c)
 {
+	if (empty_item("--threads", arg))
+		return USAGE_EXIT;
 	char *copy = strdup(arg), *save = NULL;
 	int ret = 0;
 	free(c->threads);
@@ -272,6 +288,12 @@ static int parse_options(int argc, char **argv, struct bench_config *c)
 		return usage_error("unexpected argument '%s'%s", argv[optind], "");
 	if (c->json_path && c->csv_path && !strcmp(c->json_path, "-") && !strcmp(c->csv_path, "-"))
 		return usage_error("--json and --csv cannot both write to stdout%s%s", "", "");
+	if (bench_output_same(c->json_path, c->csv_path))
+		return usage_error("--json and --csv name the same file '%s'%s", c->csv_path, "");
+	if (bench_output_same(c->json_path, c->plot_path))
+		return usage_error("--json and --plot name the same file '%s'%s", c->plot_path, "");
+	if (bench_output_same(c->csv_path, c->plot_path))
+		return usage_error("--csv and --plot name the same file '%s'%s", c->plot_path, "");
 
 	if (!c->locks) {
 		size_t n;
@@ -377,6 +399,13 @@ int pvspin_cmd_bench(int argc, char **argv)
 	if (c.plot_path && !bench_plot_have_gnuplot()) {
 		fprintf(stderr, "pvspin bench: --plot needs gnuplot, which is not installed "
 			"(apt-get install gnuplot-nox)\n");
+		ret = 1;
+		goto out;
+	}
+	/* the reports must be writable before minutes of measuring, not after */
+	if ((c.json_path && bench_output_check("--json", c.json_path)) ||
+	    (c.csv_path && bench_output_check("--csv", c.csv_path)) ||
+	    (c.plot_path && bench_output_check("--plot", c.plot_path))) {
 		ret = 1;
 		goto out;
 	}

@@ -27,6 +27,7 @@
 
 #include "cmd.h"
 #include "pvspin/lock.h"
+#include "pvspin/policy.h"
 
 #ifndef PVSPIN_INSTALL_LIBDIR
 #define PVSPIN_INSTALL_LIBDIR "lib"
@@ -128,6 +129,7 @@ int pvspin_cmd_run(int argc, char **argv)
 	bool stats = false;
 	int c;
 
+	argv[0] = (char *)"pvspin run";   /* getopt's messages: the command as typed */
 	optind = 1;
 	/* '+': stop at the first non-option, the program's own options
 	 * are not ours even without "--". */
@@ -158,6 +160,15 @@ int pvspin_cmd_run(int argc, char **argv)
 		return 2;
 	}
 	char **prog = argv + optind;
+	if (policy) {
+		/* here, not in the library's constructor after exec: a usage error */
+		pvspin_policy_t p;
+		if (pvspin_policy_parse(policy, &p)) {
+			fprintf(stderr, "pvspin run: unknown policy '%s'; valid: %s\n", policy,
+				pvspin_policy_names());
+			return 2;
+		}
+	}
 
 	pvspin_kind_t kind;
 	if (lock) {

@@ -6,7 +6,8 @@
  * library); it is the separate executable `pvspin-sim`.  This command execs
  * it with the same arguments: first `pvspin-sim` in the directory of the
  * running `pvspin` (readlink /proc/self/exe: the build tree or the install
- * prefix), then `pvspin-sim` from PATH.
+ * prefix), then `pvspin-sim` from PATH.  Its argv[0] is "pvspin sim", so
+ * getopt's messages name the command the user typed.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -19,8 +20,9 @@
 #include "cmd.h"
 
 /**
- * Exec pvspin-sim with argv[1..].  Returns only on failure: 2 with a
- * message naming where it looked when pvspin-sim cannot be found or run.
+ * Exec pvspin-sim with argv[1..].  Returns only on failure: 1 with a
+ * message naming where it looked when pvspin-sim cannot be found or run
+ * (the command line was fine; what it asked for failed).
  */
 int pvspin_cmd_sim(int argc, char **argv)
 {
@@ -30,9 +32,9 @@ int pvspin_cmd_sim(int argc, char **argv)
 
 	if (!args) {
 		fprintf(stderr, "pvspin sim: out of memory\n");
-		return 2;
+		return 1;
 	}
-	args[0] = (char *)"pvspin-sim";
+	args[0] = (char *)"pvspin sim";
 	for (int i = 1; i < argc; i++)
 		args[i] = argv[i];
 	args[argc] = NULL;
@@ -49,7 +51,7 @@ int pvspin_cmd_sim(int argc, char **argv)
 				execv(path, args);
 				fprintf(stderr, "pvspin sim: cannot run %s: %s\n", path, strerror(errno));
 				free(args);
-				return 2;
+				return 1;
 			}
 		}
 	}
@@ -58,5 +60,5 @@ int pvspin_cmd_sim(int argc, char **argv)
 			"(%s); build it (target pvspin-sim) or install pvspin\n",
 		path[0] ? "at " : "", path, path[0] ? "" : "next to pvspin", strerror(errno));
 	free(args);
-	return 2;
+	return 1;
 }

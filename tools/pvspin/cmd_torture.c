@@ -298,6 +298,7 @@ int pvspin_cmd_torture(int argc, char **argv)
 	t.stall_ms = 1000;
 	t.inject = true;
 
+	argv[0] = (char *)"pvspin torture";   /* getopt's messages: the command as typed */
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {

@@ -2,11 +2,17 @@
  * bench/output.c - table, JSON (jansson) and CSV reports of `pvspin bench`
  * (see output.h).
  */
+#define _GNU_SOURCE
 #include "bench/output.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -196,6 +202,57 @@ int bench_write_json(const char *path, const struct bench_config *c,
 		return -1;
 	}
 	return 0;
+}
+
+/* ---- checks before measuring ---------------------------------------------- */
+
+int bench_output_check(const char *opt, const char *path)
+{
+	if (!strcmp(path, "-"))
+		return 0;
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	if (fd >= 0) {
+		close(fd);
+		unlink(path);   /* created only to find out: the run writes it later */
+		return 0;
+	}
+	if (errno == EEXIST)
+		fd = open(path, O_WRONLY | O_CLOEXEC);   /* no O_TRUNC: not yet */
+	if (fd < 0) {
+		fprintf(stderr, "pvspin bench: %s: cannot write '%s': %s\n", opt, path,
+			strerror(errno));
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+/* realpath() of the directory of `path` + "/" + its last component. */
+static int canonical(const char *path, char *out, size_t size)
+{
+	char dir[PATH_MAX], real[PATH_MAX];
+	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+	if (slash == path)
+		snprintf(dir, sizeof(dir), "/");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) : 1,
+			 slash ? path : ".");
+	if (!realpath(dir, real))
+		return -1;
+	return snprintf(out, size, "%s/%s", real, base) >= (int)size ? -1 : 0;
+}
+
+int bench_output_same(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	char ca[PATH_MAX + 1], cb[PATH_MAX + 1];
+	if (!a || !b || !strcmp(a, "-") || !strcmp(b, "-"))
+		return 0;
+	if (!strcmp(a, b))
+		return 1;
+	if (!stat(a, &sa) && !stat(b, &sb))
+		return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+	return !canonical(a, ca, sizeof(ca)) && !canonical(b, cb, sizeof(cb)) && !strcmp(ca, cb);
 }
 
 /* ---- CSV ---------------------------------------------------------------- */

@@ -30,6 +30,22 @@ int bench_write_json(const char *path, const struct bench_config *c,
 int bench_write_csv(const char *path, const struct bench_config *c,
 		    const struct bench_row *rows, size_t nrows);
 
+/**
+ * Check, before any measuring, that report file `path` of option `opt`
+ * ("--json", ...) can be written: opens it for writing without truncating
+ * (a file it had to create is removed again).  "-" (stdout) is fine.
+ * Returns 0, or -1 with "pvspin bench: OPT: cannot write 'PATH': REASON"
+ * on stderr.
+ */
+int bench_output_check(const char *opt, const char *path);
+
+/**
+ * Whether report paths `a` and `b` name the same file: the same string, the
+ * same inode (existing files) or the same canonical directory + name.
+ * "-" and NULL never match.
+ */
+int bench_output_same(const char *a, const char *b);
+
 /** The image format of a --plot path from its extension: "png", "svg", or
  *  NULL for anything else (case-insensitive). */
 const char *bench_plot_format(const char *path);

@@ -6,6 +6,7 @@
 #include "bench/output.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,7 +152,12 @@ int bench_write_plot(const char *path, const struct bench_config *c,
 
 	char *argv[] = { "gnuplot", script, NULL };
 	pid_t pid;
-	int err = posix_spawnp(&pid, "gnuplot", NULL, NULL, argv, environ);
+	/* gnuplot's own stderr is not for our user: pvspin says what failed */
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+	int err = posix_spawnp(&pid, "gnuplot", &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
 	if (err) {
 		unlink(script);
 		if (err == ENOENT)
@@ -166,9 +172,16 @@ int bench_write_plot(const char *path, const struct bench_config *c,
 		;
 	unlink(script);
 	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
-		fprintf(stderr, "pvspin bench: gnuplot failed drawing '%s' (%s %d)\n", path,
+		/* the likely reason: the output file (checked before measuring, but
+		 * it may have gone since) */
+		int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
+		int why = fd < 0 ? errno : 0;
+		if (fd >= 0)
+			close(fd);
+		fprintf(stderr, "pvspin bench: gnuplot failed drawing '%s' (%s %d)%s%s\n", path,
 			WIFEXITED(status) ? "exit status" : "signal",
-			WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+			WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
+			why ? ": " : "", why ? strerror(why) : "");
 		return -1;
 	}
 	return 0;
