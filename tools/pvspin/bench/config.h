@@ -19,9 +19,9 @@
  *  400 ms x 3 repeats = 48 s of measurement.  Each repeat also starts and
  *  drains its threads: a few ms on a quiet machine, but the FIFO locks
  *  under overcommit drain through preempted waiters (50 ms - 1 s per
- *  repeat measured here with other work running), so a whole default run
- *  took 50-65 s here; 500 ms x 3 took 76 s on a busy machine, too close
- *  to the 90 s budget of issue 2. */
+ *  repeat measured here with other work running).  500 ms x 3 took 76 s
+ *  here, half of it with other work running: too close to the 90 s
+ *  budget of issue 2.  docs/bench.md has the measurements. */
 #define BENCH_DEFAULT_CS_NS        50
 #define BENCH_DEFAULT_NCS_NS       100
 #define BENCH_DEFAULT_CS_LINES     2
