@@ -160,7 +160,7 @@ static json_t *json_row(const struct bench_config *c, const struct bench_row *ro
 				"p99", jreal(r->lat.p99), "p999", jreal(r->lat.p999),
 				"max", jreal(r->lat.max));
 	return json_pack("{s:s, s:i, s:I, s:I, s:f, s:o, s:o, s:o, s:o,"
-			 " s:I, s:I, s:I, s:I, s:b, s:o}",
+			 " s:I, s:I, s:I, s:I, s:b, s:o, s:f, s:f, s:f}",
 			 "lock", row->lock->name, "threads", (int)row->threads,
 			 "cs_ns", (json_int_t)c->cs_ns, "ncs_ns", (json_int_t)c->ncs_ns,
 			 "ops_per_s", r->ops_per_s, "jain", jreal(r->jain),
@@ -170,7 +170,9 @@ static json_t *json_row(const struct bench_config *c, const struct bench_row *ro
 			 "acq_min", (json_int_t)r->acq_min, "acq_max", (json_int_t)r->acq_max,
 			 "latency_samples", (json_int_t)r->lat.samples,
 			 "mutual_exclusion_ok", (int)row->exclusion_ok,
-			 "ops_per_s_repeats", reps);
+			 "ops_per_s_repeats", reps,
+			 "elapsed_ms", r->elapsed_s * 1e3, "setup_ms", r->setup_s * 1e3,
+			 "drain_ms", r->drain_s * 1e3);
 }
 
 int bench_write_json(const char *path, const struct bench_config *c,

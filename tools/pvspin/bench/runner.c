@@ -128,6 +128,7 @@ int bench_run_cell(const struct bench_cell_spec *spec, struct bench_cell_result 
 	struct pvspin_events ev0, ev1;
 	pvspin_events_read(&ev0);
 
+	uint64_t t_setup = bench_now_ns();
 	for (; created < nt; created++) {
 		err = pthread_create(&w[created].tid, NULL, worker_main, &w[created]);
 		if (err) {
@@ -158,6 +159,7 @@ int bench_run_cell(const struct bench_cell_spec *spec, struct bench_cell_result 
 	}
 	for (unsigned i = 0; i < created; i++)
 		pthread_join(w[i].tid, NULL);
+	uint64_t t_joined = bench_now_ns();
 	pvspin_events_read(&ev1);
 	pvspin_slots_read(&out->slots_after);
 	pthread_cond_destroy(&run.cv);
@@ -180,6 +182,8 @@ int bench_run_cell(const struct bench_cell_spec *spec, struct bench_cell_result 
 	out->counter = sh->lines[0].word;
 	out->exclusion_ok = out->counter == out->acquisitions;
 	out->elapsed_s = (double)(t1 - t0) / 1e9;
+	out->setup_s = (double)(t0 - t_setup) / 1e9;
+	out->drain_s = (double)(t_joined - t1) / 1e9;
 	out->ops_per_s = out->elapsed_s > 0 ? (double)out->acquisitions / out->elapsed_s : 0;
 	out->jain = bench_jain(acq, nt);
 	out->max_min = bench_max_min(acq, nt);

@@ -80,6 +80,8 @@ struct bench_cell_spec {
 /** What a cell measured. */
 struct bench_cell_result {
 	double elapsed_s;             /* stop time - start time, s */
+	double setup_s;               /* first thread created -> all checked in, s */
+	double drain_s;               /* stop flag raised -> all threads joined, s */
 	uint64_t acquisitions;        /* sum over threads */
 	double ops_per_s;             /* acquisitions / elapsed_s */
 	double jain;                  /* Jain's index of per-thread acquisitions */
