@@ -333,10 +333,8 @@ static size_t samples_per_thread(unsigned threads)
 	return s;
 }
 
-/* Run every repeat of one cell into *row.  Returns 0, or 1 if a cell
- * could not run. */
-static int run_row(const struct bench_config *c, struct bench_row *row, unsigned cell,
-		   unsigned ncells, int progress)
+/* The cell spec of one row. */
+static struct bench_cell_spec row_spec(const struct bench_config *c, const struct bench_row *row)
 {
 	struct bench_cell_spec spec = {
 		.lock = row->lock,
@@ -351,40 +349,33 @@ static int run_row(const struct bench_config *c, struct bench_row *row, unsigned
 		.samples_per_thread = samples_per_thread(row->threads),
 		.pin = c->pin,
 	};
-	struct bench_cell_result *res = calloc(c->repeat, sizeof(*res));
-	row->ops_repeats = calloc(c->repeat, sizeof(double));
-	if (!res || !row->ops_repeats) {
-		free(res);
-		fprintf(stderr, "pvspin bench: out of memory\n");
-		return 1;
+	return spec;
+}
+
+/* Run repeat k of one row into res[k].  Returns 0, or 1 if the cell could
+ * not run. */
+static int run_repeat(const struct bench_config *c, struct bench_row *row,
+		      struct bench_cell_result *res, unsigned k, unsigned cell,
+		      unsigned ncells, int progress)
+{
+	struct bench_cell_spec spec = row_spec(c, row);
+	if (progress) {
+		fprintf(stderr, "\r\033[K[%u/%u] %s x%u, repeat %u/%u", cell + 1, ncells,
+			row->lock->name, row->threads, k + 1, c->repeat);
+		fflush(stderr);
 	}
 	row->samples_per_thread = spec.samples_per_thread;
-	row->exclusion_ok = true;
-	for (unsigned k = 0; k < c->repeat; k++) {
-		if (progress) {
-			fprintf(stderr, "\r\033[K[%u/%u] %s x%u, repeat %u/%u", cell + 1, ncells,
-				row->lock->name, row->threads, k + 1, c->repeat);
-			fflush(stderr);
-		}
-		spec.seed = (uint64_t)cell * 1000 + k;
-		if (bench_run_cell(&spec, &res[k])) {
-			free(res);
-			return 1;
-		}
-		if (!res[k].exclusion_ok) {
-			fprintf(stderr, "%spvspin bench: MUTUAL EXCLUSION FAILED: %s x%u repeat %u: "
-				"counter %" PRIu64 " != %" PRIu64 " acquisitions\n",
-				progress ? "\r\033[K" : "", row->lock->name, row->threads, k + 1,
-				res[k].counter, res[k].acquisitions);
-			row->exclusion_ok = false;
-		}
-		row->ops_repeats[k] = res[k].ops_per_s;
+	spec.seed = (uint64_t)cell * 1000 + k;
+	if (bench_run_cell(&spec, &res[k]))
+		return 1;
+	if (!res[k].exclusion_ok) {
+		fprintf(stderr, "%spvspin bench: MUTUAL EXCLUSION FAILED: %s x%u repeat %u: "
+			"counter %" PRIu64 " != %" PRIu64 " acquisitions\n",
+			progress ? "\r\033[K" : "", row->lock->name, row->threads, k + 1,
+			res[k].counter, res[k].acquisitions);
+		row->exclusion_ok = false;
 	}
-	row->nrepeats = c->repeat;
-	row->r = res[bench_median_index(row->ops_repeats, c->repeat)];
-	free(res);
-	if (progress)
-		fputs("\r\033[K", stderr);
+	row->ops_repeats[k] = res[k].ops_per_s;
 	return 0;
 }
 
@@ -421,30 +412,59 @@ int pvspin_cmd_bench(int argc, char **argv)
 	if (progress)
 		fputs("\r\033[K", stderr);
 
+	/*
+	 * Rows are lock-major (the table's order), but cells run in rounds:
+	 * for each thread count, repeat k of every lock, then repeat k+1.  A
+	 * drift of the machine (a noisy neighbour, steal time) then hits every
+	 * lock alike, so the ratios between locks in one run stay meaningful.
+	 */
 	size_t nrows = c.nlocks * c.nthreads;
 	struct bench_row *rows = calloc(nrows, sizeof(*rows));
-	if (!rows) {
+	struct bench_cell_result **res = calloc(nrows, sizeof(*res));
+	if (!rows || !res) {
 		fprintf(stderr, "pvspin bench: out of memory\n");
+		free(rows);
+		free(res);
 		ret = 1;
 		goto out;
+	}
+	for (size_t l = 0; l < c.nlocks; l++) {
+		for (size_t t = 0; t < c.nthreads; t++) {
+			struct bench_row *row = &rows[l * c.nthreads + t];
+			row->lock = c.locks[l];
+			row->threads = c.threads[t];
+			row->exclusion_ok = true;
+			row->nrepeats = c.repeat;
+			row->ops_repeats = calloc(c.repeat, sizeof(double));
+			res[l * c.nthreads + t] = calloc(c.repeat, sizeof(**res));
+			if (!row->ops_repeats || !res[l * c.nthreads + t]) {
+				fprintf(stderr, "pvspin bench: out of memory\n");
+				ret = 1;
+				goto free_rows;
+			}
+		}
 	}
 	bench_table_header(table, &c);
 	int broken = 0;
 	size_t done = 0;
-	for (size_t l = 0; l < c.nlocks; l++) {
-		for (size_t t = 0; t < c.nthreads; t++, done++) {
-			struct bench_row *row = &rows[done];
-			row->lock = c.locks[l];
-			row->threads = c.threads[t];
-			if (run_row(&c, row, (unsigned)done, (unsigned)nrows, progress)) {
-				ret = 1;
-				goto report;
+	unsigned cell = 0, ncells = (unsigned)(nrows * c.repeat);
+	for (size_t t = 0; t < c.nthreads; t++)
+		for (unsigned k = 0; k < c.repeat; k++)
+			for (size_t l = 0; l < c.nlocks; l++, cell++) {
+				size_t i = l * c.nthreads + t;
+				if (run_repeat(&c, &rows[i], res[i], k, cell, ncells, progress)) {
+					ret = 1;
+					goto free_rows;
+				}
 			}
-			bench_table_row(table, row);
-			broken |= !row->exclusion_ok;
-		}
+	if (progress)
+		fputs("\r\033[K", stderr);
+	for (done = 0; done < nrows; done++) {
+		struct bench_row *row = &rows[done];
+		row->r = res[done][bench_median_index(row->ops_repeats, c.repeat)];
+		bench_table_row(table, row);
+		broken |= !row->exclusion_ok;
 	}
-report:
 	if (c.json_path && bench_write_json(c.json_path, &c, rows, done))
 		ret = 1;
 	if (c.csv_path && bench_write_csv(c.csv_path, &c, rows, done))
@@ -455,9 +475,13 @@ report:
 		fprintf(stderr, "pvspin bench: FAILURE: a lock broke mutual exclusion (see above)\n");
 		ret = 1;
 	}
-	for (size_t i = 0; i < nrows; i++)
+free_rows:
+	for (size_t i = 0; i < nrows; i++) {
 		free(rows[i].ops_repeats);
+		free(res[i]);
+	}
 	free(rows);
+	free(res);
 out:
 	free(c.locks);
 	free(c.threads);
