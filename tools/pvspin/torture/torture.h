@@ -14,12 +14,16 @@
 #define PVSPIN_TOOLS_TORTURE_H
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include <time.h>
 
 #include "pvspin/lock.h"
+
+/** Real-time signal asking a writer where it is (stall diagnosis). */
+#define TORTURE_SIG_DIAG (SIGRTMIN + 4)
 
 /* ---- the lock kinds under test (torture_locks.c) -------------------- */
 
@@ -113,6 +117,10 @@ struct torture_writer {
 	/* watchdog bookkeeping (main thread only) */
 	uint64_t orphan_since_ns; /* halted with nobody left to kick it, since */
 	uint64_t cpu_at_free_ns;  /* its CPU time when the lock was last seen taken */
+	/* stall diagnosis (torture_dump): written by the writer's signal handler */
+	uint64_t diag_pc;         /* interrupted program counter */
+	uint32_t diag_count;      /* its node[0] nesting count at that moment */
+	uint32_t diag_seq;        /* bumped by each answer */
 } __attribute__((aligned(64)));
 
 /** The run's parameters and shared state. */

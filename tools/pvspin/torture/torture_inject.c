@@ -22,8 +22,10 @@
 #include <signal.h>
 #include <string.h>
 #include <time.h>
+#include <ucontext.h>
 
 #include "torture.h"
+#include "lock/qnode.h"
 
 #define TORTURE_SIG_STOP (SIGRTMIN + 2)
 #define TORTURE_SIG_CONT (SIGRTMIN + 3)
@@ -56,9 +58,39 @@ static void cont_handler(int sig)
 	(void)sig;   /* only ends the sigsuspend() of stop_handler */
 }
 
+/* Stall diagnosis: record where this writer is (its program counter) and
+ * its MCS nesting count, for torture_dump().  Async-signal-safe. */
+static void diag_handler(int sig, siginfo_t *si, void *ctx)
+{
+	struct torture_writer *w = tls_writer;
+	(void)sig;
+	(void)si;
+	if (!w)
+		return;
+#if defined(__x86_64__)
+	__atomic_store_n(&w->diag_pc, (uint64_t)((ucontext_t *)ctx)->uc_mcontext.gregs[REG_RIP],
+			 __ATOMIC_RELAXED);
+#elif defined(__aarch64__)
+	__atomic_store_n(&w->diag_pc, (uint64_t)((ucontext_t *)ctx)->uc_mcontext.pc,
+			 __ATOMIC_RELAXED);
+#else
+	(void)ctx;
+#endif
+	if (w->slot >= 0)
+		__atomic_store_n(&w->diag_count, pvspin_qnodes[w->slot][0].count, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&w->diag_seq, 1, __ATOMIC_RELEASE);
+}
+
 int torture_inject_install(void)
 {
 	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = diag_handler;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(TORTURE_SIG_DIAG, &sa, NULL))
+		return -1;
 
 	sigfillset(&suspend_mask);
 	sigdelset(&suspend_mask, TORTURE_SIG_CONT);

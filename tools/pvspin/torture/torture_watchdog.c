@@ -21,6 +21,10 @@
  * Injected stops last at most 20 ms and real preemption a few ms, so a
  * correct lock never meets either rule for a stall_ms of hundreds of ms.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <link.h>
 #include <stdio.h>
 #include <time.h>
 #include <stdlib.h>
@@ -295,6 +299,38 @@ static void os_state(pid_t tid, char *buf, size_t len)
 	fclose(f);
 }
 
+/* Load address of the executable, so a printed PC minus it is what
+ * `addr2line -e pvspin OFFSET` takes. */
+static int first_object(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	*(uintptr_t *)data = (uintptr_t)info->dlpi_addr;
+	return 1;
+}
+
+/* Ask every waiting writer where it is (its signal handler records the
+ * interrupted PC and its MCS nesting count); wait up to 50 ms for the
+ * answers.  A writer parked by the injector answers later, or not. */
+static void diag_request(struct torture *t, uint32_t *seq0)
+{
+	for (int i = 0; i < t->nthreads; i++) {
+		struct torture_writer *w = &t->writers[i];
+		seq0[i] = __atomic_load_n(&w->diag_seq, __ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&w->phase, __ATOMIC_ACQUIRE) == TW_WAITING)
+			pthread_kill(w->thread, TORTURE_SIG_DIAG);
+	}
+	for (int ms = 0; ms < 50; ms++) {
+		int missing = 0;
+		for (int i = 0; i < t->nthreads; i++)
+			missing += __atomic_load_n(&t->writers[i].phase, __ATOMIC_ACQUIRE) == TW_WAITING &&
+				   __atomic_load_n(&t->writers[i].diag_seq, __ATOMIC_ACQUIRE) == seq0[i];
+		if (!missing)
+			break;
+		struct timespec ts = { 0, 1000000 };
+		nanosleep(&ts, NULL);
+	}
+}
+
 void torture_dump(struct torture *t, const char *prefix)
 {
 	const struct torture_kind *k = t->kind;
@@ -324,6 +360,10 @@ void torture_dump(struct torture *t, const char *prefix)
 		printf("%slock: %s (no pvspin word to show)\n", prefix, k->name);
 		break;
 	}
+	uint32_t seq0[t->nthreads];
+	uintptr_t base = 0;
+	diag_request(t, seq0);
+	dl_iterate_phdr(first_object, &base);
 	printf("%swriter   tid     phase      waited_ms  acquisitions  stopped  os   slot  node\n",
 	       prefix);
 	for (int i = 0; i < t->nthreads; i++) {
@@ -351,6 +391,10 @@ void torture_dump(struct torture *t, const char *prefix)
 		       __atomic_load_n(&w->stopped, __ATOMIC_RELAXED) ? "yes" :
 		       __atomic_load_n(&w->stop_req, __ATOMIC_RELAXED) ? "req" : "no",
 		       os, w->slot, nodebuf);
+		if (__atomic_load_n(&w->diag_seq, __ATOMIC_ACQUIRE) != seq0[i])
+			printf("%s        at pc 0x%llx (addr2line -e pvspin 0x%llx), nesting count %u\n",
+			       prefix, (unsigned long long)w->diag_pc,
+			       (unsigned long long)(w->diag_pc - base), w->diag_count);
 	}
 	fflush(stdout);
 }
