@@ -302,6 +302,54 @@ PVSPIN_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m)
 	return 0;
 }
 
+/* How an acquisition waits: not at all (trylock), until it has the lock,
+ * or until an absolute deadline. */
+enum acquire_mode { ACQUIRE_TRY, ACQUIRE_WAIT, ACQUIRE_TIMED };
+
+/* Take the word: 0, EBUSY (trylock), ETIMEDOUT or EINVAL (timed). */
+static int word_acquire(struct pmutex *pm, enum acquire_mode mode, clockid_t clock,
+			const struct timespec *abstime)
+{
+	switch (mode) {
+	case ACQUIRE_TRY:
+		return word_trylock(pm) ? 0 : EBUSY;
+	case ACQUIRE_TIMED:
+		return word_timedlock(pm, clock, abstime);
+	default:
+		word_lock(pm);
+		return 0;
+	}
+}
+
+/*
+ * Every acquisition of an interposed mutex, by type, with glibc's results:
+ * a recursive mutex already ours counts up (EAGAIN at UINT32_MAX); an
+ * error-checking one already ours is EDEADLK (EBUSY for trylock, as glibc);
+ * otherwise take the word and, for those two types, record the owner.
+ */
+static int typed_acquire(struct pmutex *pm, int kind, enum acquire_mode mode,
+			 clockid_t clock, const struct timespec *abstime)
+{
+	int type = kind & TYPE_MASK, ret;
+	bool owned = __atomic_load_n(&pm->owner, __ATOMIC_RELAXED) == SELF;
+
+	if (type == PTHREAD_MUTEX_RECURSIVE && owned) {
+		if (pm->count == UINT32_MAX)
+			return EAGAIN;
+		pm->count++;
+		return 0;
+	}
+	if (type == PTHREAD_MUTEX_ERRORCHECK && owned)
+		return mode == ACQUIRE_TRY ? EBUSY : EDEADLK;
+	ret = word_acquire(pm, mode, clock, abstime);
+	if (ret == 0 && (type == PTHREAD_MUTEX_RECURSIVE || type == PTHREAD_MUTEX_ERRORCHECK)) {
+		__atomic_store_n(&pm->owner, SELF, __ATOMIC_RELAXED);
+		if (type == PTHREAD_MUTEX_RECURSIVE)
+			pm->count = 1;
+	}
+	return ret;
+}
+
 PVSPIN_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 {
 	struct pmutex *pm = pm_of(m);
@@ -314,28 +362,7 @@ PVSPIN_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 		const struct preload_real *r = preload_real();
 		return r ? r->mutex_lock(m) : EAGAIN;
 	}
-	switch (kind & TYPE_MASK) {
-	case PTHREAD_MUTEX_RECURSIVE:
-		if (__atomic_load_n(&pm->owner, __ATOMIC_RELAXED) == SELF) {
-			if (pm->count == UINT32_MAX)
-				return EAGAIN;
-			pm->count++;
-			return 0;
-		}
-		word_lock(pm);
-		__atomic_store_n(&pm->owner, SELF, __ATOMIC_RELAXED);
-		pm->count = 1;
-		return 0;
-	case PTHREAD_MUTEX_ERRORCHECK:
-		if (__atomic_load_n(&pm->owner, __ATOMIC_RELAXED) == SELF)
-			return EDEADLK;
-		word_lock(pm);
-		__atomic_store_n(&pm->owner, SELF, __ATOMIC_RELAXED);
-		return 0;
-	default: /* normal with elision bits, adaptive */
-		word_lock(pm);
-		return 0;
-	}
+	return typed_acquire(pm, kind, ACQUIRE_WAIT, CLOCK_REALTIME, NULL);
 }
 
 PVSPIN_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
@@ -346,58 +373,14 @@ PVSPIN_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
 		const struct preload_real *r = preload_real();
 		return r ? r->mutex_trylock(m) : EAGAIN;
 	}
-	switch (kind & TYPE_MASK) {
-	case PTHREAD_MUTEX_RECURSIVE:
-		if (__atomic_load_n(&pm->owner, __ATOMIC_RELAXED) == SELF) {
-			if (pm->count == UINT32_MAX)
-				return EAGAIN;
-			pm->count++;
-			return 0;
-		}
-		if (!word_trylock(pm))
-			return EBUSY;
-		__atomic_store_n(&pm->owner, SELF, __ATOMIC_RELAXED);
-		pm->count = 1;
-		return 0;
-	case PTHREAD_MUTEX_ERRORCHECK:
-		if (!word_trylock(pm))
-			return EBUSY;
-		__atomic_store_n(&pm->owner, SELF, __ATOMIC_RELAXED);
-		return 0;
-	default:
-		return word_trylock(pm) ? 0 : EBUSY;
-	}
+	return typed_acquire(pm, kind, ACQUIRE_TRY, CLOCK_REALTIME, NULL);
 }
 
 static int clocklock_common(pthread_mutex_t *m, clockid_t clock, const struct timespec *abstime)
 {
 	struct pmutex *pm = pm_of(m);
-	int kind = __atomic_load_n(&pm->kind, __ATOMIC_RELAXED);
-	int ret;
-	switch (kind & TYPE_MASK) {
-	case PTHREAD_MUTEX_RECURSIVE:
-		if (__atomic_load_n(&pm->owner, __ATOMIC_RELAXED) == SELF) {
-			if (pm->count == UINT32_MAX)
-				return EAGAIN;
-			pm->count++;
-			return 0;
-		}
-		ret = word_timedlock(pm, clock, abstime);
-		if (ret == 0) {
-			__atomic_store_n(&pm->owner, SELF, __ATOMIC_RELAXED);
-			pm->count = 1;
-		}
-		return ret;
-	case PTHREAD_MUTEX_ERRORCHECK:
-		if (__atomic_load_n(&pm->owner, __ATOMIC_RELAXED) == SELF)
-			return EDEADLK;
-		ret = word_timedlock(pm, clock, abstime);
-		if (ret == 0)
-			__atomic_store_n(&pm->owner, SELF, __ATOMIC_RELAXED);
-		return ret;
-	default:
-		return word_timedlock(pm, clock, abstime);
-	}
+	return typed_acquire(pm, __atomic_load_n(&pm->kind, __ATOMIC_RELAXED), ACQUIRE_TIMED,
+			     clock, abstime);
 }
 
 PVSPIN_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *abstime)
