@@ -130,11 +130,11 @@ static void pv_init_node(struct pvspin_qnode *node, int cpu)
 
 /* Halt early when the predecessor is not running (kernel pv_wait_early):
  * it cannot hand us the baton soon. */
-static bool pv_wait_early(struct pvspin_qnode *prev)
+static bool pv_wait_early(struct pvspin_qnode *prev, bool check_preempted)
 {
 	if (pvspin_plat_load8(&prev->state, PVSPIN_RELAXED) != VCPU_RUNNING)
 		return true;
-	return pvspin_tunable_get(PVSPIN_TUNE_EARLY_HALT_PREEMPTED) &&
+	return check_preempted &&
 	       pvspin_plat_vcpu_is_preempted(
 		       (int)pvspin_plat_load32(&prev->cpu, PVSPIN_RELAXED));
 }
@@ -146,6 +146,7 @@ static bool pv_wait_early(struct pvspin_qnode *prev)
 static void pv_wait_node(struct pvspin_qnode *node, struct pvspin_qnode *prev)
 {
 	uint32_t threshold = pvspin_tunable_get(PVSPIN_TUNE_SPIN_THRESHOLD), val;
+	bool check_preempted = pvspin_tunable_get(PVSPIN_TUNE_EARLY_HALT_PREEMPTED);
 
 	for (;;) {
 		bool early = false;
@@ -156,7 +157,7 @@ static void pv_wait_node(struct pvspin_qnode *node, struct pvspin_qnode *prev)
 			if (pvspin_plat_wait32(&node->locked, word_nonzero, 0, chunk, &val, NULL))
 				return;
 			left -= chunk;
-			if (pv_wait_early(prev)) {
+			if (pv_wait_early(prev, check_preempted)) {
 				early = true;
 				break;
 			}
