@@ -184,7 +184,11 @@ int bench_run_cell(const struct bench_cell_spec *spec, struct bench_cell_result 
 	out->elapsed_s = (double)(t1 - t0) / 1e9;
 	out->setup_s = (double)(t0 - t_setup) / 1e9;
 	out->drain_s = (double)(t_joined - t1) / 1e9;
-	out->ops_per_s = out->elapsed_s > 0 ? (double)out->acquisitions / out->elapsed_s : 0;
+	/* Acquisitions in flight at the stop flag complete during the drain
+	 * and are counted, so the rate is over start to last join: a critical
+	 * section longer than the cell cannot inflate it. */
+	double counted_s = (double)(t_joined - t0) / 1e9;
+	out->ops_per_s = counted_s > 0 ? (double)out->acquisitions / counted_s : 0;
 	out->jain = bench_jain(acq, nt);
 	out->max_min = bench_max_min(acq, nt);
 	if (bench_latency_merge(res, nt, &out->lat)) {
