@@ -403,5 +403,11 @@ int main(int argc, char **argv)
 	}
 	int rc = sim_main(argc, argv, sets);
 	free(sets);
+	/* a report written to a full or closed stdout is a failure */
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "pvspin sim: cannot write to standard output: %s\n", strerror(errno));
+		if (!rc)
+			rc = 1;
+	}
 	return rc;
 }

@@ -51,3 +51,9 @@ if(TARGET pvspin_sim_core AND TARGET pvspin)
     ${P} sim --fuzz 2 --preset smoke)
   pvspin_sim_cli_expect(sim_cli_getopt_name 2 "^pvspin sim: unrecognized option" ${P} sim --bogus)
 endif()
+
+# A report written to a full stdout is a failure (exit 1), for the pvspin
+# command and for the simulator it execs.
+add_test(NAME cli_full_stdout_is_failure COMMAND sh -c
+  "$<TARGET_FILE:pvspin> sim --preset smoke --json - > /dev/full; test $? -eq 1 && \
+   $<TARGET_FILE:pvspin> detect --interval-ms 1 > /dev/full; test $? -eq 1")

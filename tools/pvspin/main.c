@@ -5,6 +5,7 @@
  * file (argv[0] is the subcommand name; returns the exit status).  A
  * subcommand not linked into this build is reported as such.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -31,6 +32,17 @@ static void usage(FILE *f)
 			fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
 }
 
+/* A report written to a full or closed stdout is a failure, not a
+ * success: flush it here and say so. */
+static int exit_status(int rc)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "pvspin: cannot write to standard output: %s\n", strerror(errno));
+		return rc ? rc : 1;
+	}
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -48,7 +60,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "pvspin: '%s' is not part of this build\n", argv[1]);
 			return 2;
 		}
-		return commands[i].fn(argc - 1, argv + 1);
+		return exit_status(commands[i].fn(argc - 1, argv + 1));
 	}
 	fprintf(stderr, "pvspin: unknown command '%s'\n\n", argv[1]);
 	usage(stderr);
