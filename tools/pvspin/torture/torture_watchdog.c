@@ -24,7 +24,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include <link.h>
+#include <dlfcn.h>
 #include <stdio.h>
 #include <time.h>
 #include <stdlib.h>
@@ -299,13 +299,18 @@ static void os_state(pid_t tid, char *buf, size_t len)
 	fclose(f);
 }
 
-/* Load address of the executable, so a printed PC minus it is what
- * `addr2line -e pvspin OFFSET` takes. */
-static int first_object(struct dl_phdr_info *info, size_t size, void *data)
+/* Print where a PC is: the object that contains it and the offset that
+ * `addr2line -e OBJECT OFFSET` takes. */
+static void print_pc(const char *prefix, uint64_t pc, uint32_t count)
 {
-	(void)size;
-	*(uintptr_t *)data = (uintptr_t)info->dlpi_addr;
-	return 1;
+	Dl_info info;
+	if (dladdr((void *)(uintptr_t)pc, &info) && info.dli_fname)
+		printf("%s        at pc 0x%llx (addr2line -e %s 0x%llx), nesting count %u\n",
+		       prefix, (unsigned long long)pc, info.dli_fname,
+		       (unsigned long long)(pc - (uintptr_t)info.dli_fbase), count);
+	else
+		printf("%s        at pc 0x%llx (no object found), nesting count %u\n",
+		       prefix, (unsigned long long)pc, count);
 }
 
 /* Ask every waiting writer where it is (its signal handler records the
@@ -361,9 +366,7 @@ void torture_dump(struct torture *t, const char *prefix)
 		break;
 	}
 	uint32_t seq0[t->nthreads];
-	uintptr_t base = 0;
 	diag_request(t, seq0);
-	dl_iterate_phdr(first_object, &base);
 	printf("%swriter   tid     phase      waited_ms  acquisitions  stopped  os   slot  node\n",
 	       prefix);
 	for (int i = 0; i < t->nthreads; i++) {
@@ -392,9 +395,7 @@ void torture_dump(struct torture *t, const char *prefix)
 		       __atomic_load_n(&w->stop_req, __ATOMIC_RELAXED) ? "req" : "no",
 		       os, w->slot, nodebuf);
 		if (__atomic_load_n(&w->diag_seq, __ATOMIC_ACQUIRE) != seq0[i])
-			printf("%s        at pc 0x%llx (addr2line -e pvspin 0x%llx), nesting count %u\n",
-			       prefix, (unsigned long long)w->diag_pc,
-			       (unsigned long long)(w->diag_pc - base), w->diag_count);
+			print_pc(prefix, w->diag_pc, w->diag_count);
 	}
 	fflush(stdout);
 }
