@@ -26,7 +26,11 @@ set(PVSPIN_DETECT_CHECKS
   "bad_option|--exit|2|--stderr-has|unknown option '--bogus'|--|detect|--bogus"
   "bad_policy|--exit|2|--stderr-has|valid policies: linux|--|detect|--policy|fastest"
   "bad_interval|--exit|2|--stderr-has|--interval-ms|--|detect|--interval-ms|-5"
-  "bad_root|--exit|2|--stderr-has|not a directory|--|detect|--root|${PD}/nonexistent"
+  # a missing or non-directory --root is bad input (1, with strerror), like
+  # --cpuid; a --root without its value is bad usage (2)
+  "missing_root|--exit|1|--stderr-has|--root ${PD}/nonexistent: No such file or directory|--|detect|--root|${PD}/nonexistent"
+  "file_root|--exit|1|--stderr-has|--root ${PD}/cpuid/baremetal.txt: Not a directory|--|detect|--root|${PD}/cpuid/baremetal.txt"
+  "root_no_value|--exit|2|--stderr-has|option '--root' needs a value|--|detect|--root"
   "bad_cpuid|--exit|1|--stderr-has|malformed.txt:4: malformed CPUID line|--|detect|--cpuid|${PD}/cpuid/malformed.txt"
   "repeated_leaf|--exit|1|--stderr-has|repeated-leaf.txt:5: leaf 0x40000000 subleaf 0x00 repeated (first given on line 3)|--|detect|--cpuid|${PD}/cpuid/repeated-leaf.txt"
   # Cpus_allowed_list on the first line of proc/self/status

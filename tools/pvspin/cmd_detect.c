@@ -6,12 +6,13 @@
  *   pvspin detect [--json] [--cpuid FILE] [--root DIR] [--policy NAME]
  *                 [--interval-ms N]
  */
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -153,6 +154,17 @@ static int parse_uint(const char *s, long max, long *out)
 	return 0;
 }
 
+/* Can `dir` stand in for "/": a directory we may list and search?
+ * Returns 0, or -1 with errno (ENOENT, ENOTDIR, EACCES, ...). */
+static int root_check(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return -1;
+	closedir(d);
+	return access(dir, X_OK);
+}
+
 int pvspin_cmd_detect(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -211,10 +223,11 @@ int pvspin_cmd_detect(int argc, char **argv)
 			"(see pvspin detect --help)\n", argv[optind]);
 		return 2;
 	}
-	struct stat st;
-	if (root && (stat(root, &st) || !S_ISDIR(st.st_mode))) {
-		fprintf(stderr, "pvspin detect: --root %s: not a directory\n", root);
-		return 2;
+	/* A root that is missing or unreadable is bad input, not bad usage:
+	 * exit 1 with the reason, as an unreadable --cpuid file does. */
+	if (root && root_check(root)) {
+		fprintf(stderr, "pvspin detect: --root %s: %s\n", root, strerror(errno));
+		return 1;
 	}
 
 	pvspin_env_cpuid_t table = { 0 };
