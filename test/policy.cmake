@@ -32,6 +32,9 @@ set(PVSPIN_DETECT_CHECKS
   "file_root|--exit|1|--stderr-has|--root ${PD}/cpuid/baremetal.txt: Not a directory|--|detect|--root|${PD}/cpuid/baremetal.txt"
   "root_no_value|--exit|2|--stderr-has|option '--root' needs a value|--|detect|--root"
   "bad_cpuid|--exit|1|--stderr-has|malformed.txt:4: malformed CPUID line|--|detect|--cpuid|${PD}/cpuid/malformed.txt"
+  # a dump without leaf 1: the hypervisor bit is unknown, an error (not "bare metal")
+  "no_leaf1|--exit|1|--stderr-has|no-leaf1.txt: no leaf 0x00000001|--|detect|--cpuid|${PD}/cpuid/no-leaf1.txt|--interval-ms|0"
+  "no_leaf1_json|--exit|1|--stderr-has|no-leaf1.txt: no leaf 0x00000001|--|detect|--json|--cpuid|${PD}/cpuid/no-leaf1.txt|--interval-ms|0"
   "repeated_leaf|--exit|1|--stderr-has|repeated-leaf.txt:5: leaf 0x40000000 subleaf 0x00 repeated (first given on line 3)|--|detect|--cpuid|${PD}/cpuid/repeated-leaf.txt"
   # Cpus_allowed_list on the first line of proc/self/status
   "status_first_line|--expect|cpus_allowed=3|--|detect|--json|--cpuid|${PD}/cpuid/baremetal.txt|--root|${PD}/root-status-first|--interval-ms|0"

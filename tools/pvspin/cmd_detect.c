@@ -32,7 +32,8 @@ static void usage(FILE *f)
 		"policy picks for it, with the reason.\n"
 		"\n"
 		"  --json            print JSON instead of text\n"
-		"  --cpuid FILE      read CPUID from FILE, a dump of `cpuid -1 -r`\n"
+		"  --cpuid FILE      read CPUID from FILE, a dump of `cpuid -1 -r` holding\n"
+		"                    at least leaf 0x00000001 (the hypervisor bit)\n"
 		"                    (default: the CPUID instruction)\n"
 		"  --root DIR        read /proc and /sys under DIR instead of /; the\n"
 		"                    allowed CPUs then come from DIR/proc/self/status\n"
@@ -165,6 +166,16 @@ static int root_check(const char *dir)
 	return access(dir, X_OK);
 }
 
+/* Does the dump hold leaf 1 subleaf 0, where CPUID.1:ECX bit 31
+ * (X86_FEATURE_HYPERVISOR) is read? */
+static bool has_leaf1(const pvspin_env_cpuid_t *t)
+{
+	for (size_t i = 0; i < t->count; i++)
+		if (t->leaves[i].leaf == 1 && t->leaves[i].subleaf == 0)
+			return true;
+	return false;
+}
+
 int pvspin_cmd_detect(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -234,6 +245,16 @@ int pvspin_cmd_detect(int argc, char **argv)
 	char err[512];
 	if (cpuid_file && pvspin_env_cpuid_load(&table, cpuid_file, err, sizeof(err))) {
 		fprintf(stderr, "pvspin detect: %s\n", err);
+		return 1;
+	}
+	if (cpuid_file && !has_leaf1(&table)) {
+		/* Without leaf 1 the hypervisor bit is unknown, and every pick
+		 * would rest on a guessed "bare metal": refuse, as for a
+		 * malformed dump (stdout stays empty, with --json too). */
+		fprintf(stderr, "pvspin detect: %s: no leaf 0x00000001 (its ECX bit 31 tells "
+			"whether a hypervisor is present); give a full dump of `cpuid -1 -r`\n",
+			cpuid_file);
+		pvspin_env_cpuid_free(&table);
 		return 1;
 	}
 	pvspin_env_source_t src = { root, cpuid_file ? &table : NULL };
