@@ -20,6 +20,7 @@ target_link_libraries(test_preload_helper PRIVATE test_preload_ctor Threads::Thr
 add_executable(test_preload_malloc test_preload_malloc.c)
 target_link_libraries(test_preload_malloc PRIVATE Threads::Threads)
 add_executable(test_preload_check test_preload_check.c)
+add_executable(test_preload_nolock test_preload_nolock.c)
 add_executable(test_preload_semantics test_preload_semantics.c)
 target_link_libraries(test_preload_semantics PRIVATE PkgConfig::CMOCKA Threads::Threads ${CMAKE_DL_LIBS})
 
@@ -128,6 +129,20 @@ preload_test(preload_twice_same 60 ${_check} --stats-lines 1 --min-acquisitions 
   -- env "LD_PRELOAD=${_lib}:${_lib}" PVSPIN_STATS=1 ${_helper} count 1000)
 preload_test(preload_twice_copies 60 ${_check} --stats-lines 1 --min-acquisitions 3000
   -- env "LD_PRELOAD=${_lib}:${_lib_copy}" PVSPIN_STATS=1 ${_helper} count 1000)
+# stats asked for are always printed: a program that never takes a pthread
+# lock gets one line with zero counters, whether it leaves by exit() or by
+# returning from main, and its exit status passes through unchanged; so
+# does an exec'd system program (true)
+set(_nolock $<TARGET_FILE:test_preload_nolock>)
+preload_test(preload_stats_nolock_exit 30 ${_check} --exit 3 --stats-lines 1
+  --expect "acquisitions=0 contended=0" --expect "(no lock was taken)"
+  -- ${_pvspin} run --stats -- ${_nolock} exit 3)
+preload_test(preload_stats_nolock_return 30 ${_check} --exit 5 --stats-lines 1
+  --expect "acquisitions=0 contended=0" --expect "(no lock was taken)"
+  -- env PVSPIN_STATS=1 ${_pvspin} run -- ${_nolock} return 5)
+preload_test(preload_stats_nolock_true 30 ${_check} --stats-lines 1
+  --expect "acquisitions=0" --expect "(no lock was taken)"
+  -- ${_pvspin} run --stats -- true)
 # `pvspin run` errors: missing program (127 like a shell), bad kind (2),
 # missing interposer (1), no program (2)
 file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/preload_run_errors.sh

@@ -4,9 +4,11 @@
  *
  *   test_preload_check [--min-acquisitions N] [--max-slots-in-use N]
  *                      [--min-slots-allocated N] [--no-exhaustion]
- *                      [--stats-lines N] [--expect TEXT]... -- COMMAND ARGS...
+ *                      [--stats-lines N] [--expect TEXT]... [--exit N]
+ *                      -- COMMAND ARGS...
  *
- * Exit 0 when the command exited 0 and every check holds, 1 otherwise
+ * Exit 0 when the command exited N (--exit, default 0) and every check
+ * holds, 1 otherwise
  * (each failed check is named).  The stats line is the interposer's
  * "pvspin: stats ..." (PVSPIN_STATS=1); with several lines the first one
  * is checked.
@@ -40,10 +42,11 @@ int main(int argc, char **argv)
 		{ "no-exhaustion", no_argument, NULL, 'x' },
 		{ "stats-lines", required_argument, NULL, 'n' },
 		{ "expect", required_argument, NULL, 'e' },
+		{ "exit", required_argument, NULL, 'E' },
 		{ NULL, 0, NULL, 0 },
 	};
 	long min_acq = -1, max_inuse = -1, min_alloc = -1, stats_lines = -1;
-	int no_exh = 0, nexp = 0, c;
+	int no_exh = 0, nexp = 0, want_exit = 0, c;
 	const char *expect[16];
 	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
 		switch (c) {
@@ -53,6 +56,7 @@ int main(int argc, char **argv)
 		case 'x': no_exh = 1; break;
 		case 'n': stats_lines = atol(optarg); break;
 		case 'e': if (nexp < 16) expect[nexp++] = optarg; break;
+		case 'E': want_exit = atoi(optarg); break;
 		default: return 2;
 		}
 	}
@@ -88,8 +92,8 @@ int main(int argc, char **argv)
 	fwrite(out, 1, len, stdout);
 
 	int ok = 1;
-	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-		printf("CHECK FAILED: command exit status 0x%x\n", st);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != want_exit) {
+		printf("CHECK FAILED: command wait status 0x%x, expected exit %d\n", st, want_exit);
 		ok = 0;
 	}
 	for (int i = 0; i < nexp; i++)
