@@ -11,6 +11,20 @@ if(NOT TARGET PkgConfig::GSL)
 endif()
 set(PVSPIN_BENCH_SRC ${PROJECT_SOURCE_DIR}/tools/pvspin/bench)
 
+# The ck_* peers are in the build exactly when Concurrency Kit's header was
+# found (one detection, cmake/ck.cmake, shared with tools/pvspin/bench.cmake);
+# without it, asking for one names the missing package.
+include(${PROJECT_SOURCE_DIR}/cmake/ck.cmake)
+if(PVSPIN_HAVE_CK_SPINLOCK_H)
+  add_test(NAME bench_ck_peers COMMAND pvspin bench --help)
+  set(_ck_regex "ck_mcs .*ck_ticket .*ck_fas ")
+else()
+  add_test(NAME bench_ck_peers COMMAND pvspin bench --locks ck_mcs)
+  set(_ck_regex "'ck_mcs' is not in this build \\(built without Concurrency Kit, libck-dev\\)")
+endif()
+set_tests_properties(bench_ck_peers PROPERTIES PASS_REGULAR_EXPRESSION "${_ck_regex}"
+                     LABELS sanitize)
+
 # Statistics on known inputs (Jain, max/min, reservoir, GSL percentiles).
 pvspin_test(test_bench_stats ${PVSPIN_BENCH_SRC}/stats.c)
 target_include_directories(test_bench_stats PRIVATE ${PROJECT_SOURCE_DIR}/tools/pvspin)

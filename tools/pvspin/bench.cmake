@@ -7,8 +7,7 @@ endif()
 if(NOT TARGET PkgConfig::GSL)
   pkg_check_modules(GSL REQUIRED IMPORTED_TARGET gsl)
 endif()
-include(CheckIncludeFile)
-check_include_file(ck_spinlock.h PVSPIN_HAVE_CK_SPINLOCK_H)
+include(${PROJECT_SOURCE_DIR}/cmake/ck.cmake)
 
 set(PVSPIN_BENCH_DIR ${CMAKE_CURRENT_SOURCE_DIR}/pvspin/bench)
 target_sources(pvspin PRIVATE
@@ -23,8 +22,5 @@ target_sources(pvspin PRIVATE
 target_include_directories(pvspin PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/pvspin)
 target_link_libraries(pvspin PRIVATE PkgConfig::JANSSON PkgConfig::GSL m)
 if(PVSPIN_HAVE_CK_SPINLOCK_H)
-  # ck_spinlock is header-only (inline assembly); nothing to link.
   target_compile_definitions(pvspin PRIVATE PVSPIN_HAVE_CK)
-else()
-  message(STATUS "pvspin bench: ck_spinlock.h not found, building without the ck_* peers (apt-get install libck-dev)")
 endif()
