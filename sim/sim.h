@@ -92,6 +92,19 @@ extern const int sim_nworkloads;
 
 /* ---- configuration (sim_config.c) ------------------------------------ */
 
+/** What the host does for the kicked vCPU on KICK_CPU (key `kick_yield`).
+ *  SIM_KY_OFF and SIM_KY_YIELD are the two kernels of seed 001; the two
+ *  oracles are analysis modes no hypervisor implements: they bound what any
+ *  boost of the kicked vCPU could gain (sim/README.md, "ebizzy"). */
+enum sim_kick_yield {
+	SIM_KY_OFF = 0,          /* vanilla KVM: the kick only wakes */
+	SIM_KY_YIELD = 1,        /* seed 001: the kicker directed-yields to it */
+	SIM_KY_ORACLE = 2,       /* it runs at once, preempting whatever runs on
+				  * its pCPU; the kicker keeps its own pCPU */
+	SIM_KY_ORACLE_CROSS = 3, /* as ORACLE, but never preempts a vCPU of its
+				  * own VM (no holder preemption in its VM) */
+};
+
 /** Most VMs in one run. */
 #define SIM_MAX_VMS 64
 
@@ -102,7 +115,8 @@ struct sim_config {
 	int vms, vcpus, pcpus, nodes;
 	pvspin_kind_t lock;
 	int ple;                    /* 0/1; -1 = profile default */
-	int kick_yield, pv_unhalt, dedicated, steal_time;
+	int kick_yield;             /* enum sim_kick_yield */
+	int pv_unhalt, dedicated, steal_time;
 	char profile[32];
 	char workload[32];
 	double seconds;             /* throughput duration or completion cap */

@@ -50,7 +50,7 @@ static const struct sim_preset presets[] = {
 
 /* ---- keys ----------------------------------------------------------------- */
 
-enum ktype { K_INT, K_LONG, K_U64, K_DOUBLE, K_BOOL, K_TRI, K_STR, K_KIND, K_DIST };
+enum ktype { K_INT, K_LONG, K_U64, K_DOUBLE, K_BOOL, K_TRI, K_STR, K_KIND, K_DIST, K_KYIELD };
 
 struct key {
 	const char *name;
@@ -68,8 +68,9 @@ static const struct key keys[] = {
 	{ "nodes", K_INT, OFF(nodes), 1, 64, "NUMA nodes (pCPUs split evenly)" },
 	{ "lock", K_KIND, OFF(lock), 0, 0, "guest lock kind" },
 	{ "ple", K_TRI, OFF(ple), 0, 0, "Pause-Loop Exiting: 0, 1 or default (the profile's)" },
-	{ "kick_yield", K_BOOL, OFF(kick_yield), 0, 1,
-	  "directed yield to the kicked vCPU on KICK_CPU (seed 001's boost)" },
+	{ "kick_yield", K_KYIELD, OFF(kick_yield), 0, 3,
+	  "directed yield to the kicked vCPU on KICK_CPU (seed 001's boost): 0, 1, "
+	  "or the bounds oracle / oracle-cross-vm (the kicked vCPU runs at once)" },
 	{ "pv_unhalt", K_BOOL, OFF(pv_unhalt), 0, 1,
 	  "KVM_FEATURE_PV_UNHALT offered: pv_wait halts, pv_kick wakes (else no-ops)" },
 	{ "dedicated", K_BOOL, OFF(dedicated), 0, 1,
@@ -285,6 +286,20 @@ static int config_set(struct sim_config *c, const char *key, const char *shown,
 		*(int *)(base + k->off) = v;
 		return 0;
 	}
+	case K_KYIELD:
+		if (!strcmp(value, "oracle"))
+			*(int *)(base + k->off) = SIM_KY_ORACLE;
+		else if (!strcmp(value, "oracle-cross-vm"))
+			*(int *)(base + k->off) = SIM_KY_ORACLE_CROSS;
+		else if (!strcmp(value, "1") || !strcasecmp(value, "on") ||
+			 !strcasecmp(value, "true") || !strcasecmp(value, "yes"))
+			*(int *)(base + k->off) = SIM_KY_YIELD;
+		else if (!strcmp(value, "0") || !strcasecmp(value, "off") ||
+			 !strcasecmp(value, "false") || !strcasecmp(value, "no"))
+			*(int *)(base + k->off) = SIM_KY_OFF;
+		else
+			return bad(err, shown, value, "0, 1 (off/on), oracle or oracle-cross-vm");
+		return 0;
 	case K_KIND: {
 		pvspin_kind_t kind = pvspin_kind_from_name(value);
 		if (kind == PVSPIN_KIND_NONE)
@@ -482,6 +497,17 @@ void sim_config_resolve(struct sim_config *c)
 	if (c->work < 0) c->work = w->work;
 }
 
+/* kick_yield in the JSON config: a boolean for the two kernels (as before
+ * the oracles existed), the oracle's name otherwise. */
+static json_t *kick_yield_json(int ky)
+{
+	if (ky == SIM_KY_ORACLE)
+		return json_string("oracle");
+	if (ky == SIM_KY_ORACLE_CROSS)
+		return json_string("oracle-cross-vm");
+	return json_boolean(ky);
+}
+
 json_t *sim_config_json(const struct sim_config *in)
 {
 	struct sim_config cc = *in, *c = &cc;
@@ -498,6 +524,7 @@ json_t *sim_config_json(const struct sim_config *in)
 		case K_U64: v = json_integer((json_int_t)*(const uint64_t *)(base + k->off)); break;
 		case K_DOUBLE: v = json_real(*(const double *)(base + k->off)); break;
 		case K_BOOL: v = json_boolean(*(const int *)(base + k->off)); break;
+		case K_KYIELD: v = kick_yield_json(*(const int *)(base + k->off)); break;
 		case K_TRI: {
 			int t = *(const int *)(base + k->off);
 			v = t < 0 ? json_string("default") : json_boolean(t);
@@ -520,7 +547,8 @@ json_t *sim_config_json(const struct sim_config *in)
 		for (int k = 0; k < 4; k++)
 			if (vals[k][i] >= 0) {
 				snprintf(name, sizeof(name), "vm%d.%s", i, sub[k]);
-				json_object_set_new(o, name, json_boolean(vals[k][i]));
+				json_object_set_new(o, name, k == 1 ? kick_yield_json(vals[k][i])
+								  : json_boolean(vals[k][i]));
 			}
 	}
 	return o;

@@ -134,7 +134,8 @@ struct sim_lock {
 struct vm {
 	int id, first, n;
 	pvspin_kind_t lock;          /* per-VM features (config + overrides) */
-	bool ple, kick_yield, pv_unhalt, steal_time;
+	bool ple, pv_unhalt, steal_time;
+	int kick_yield;           /* enum sim_kick_yield */
 	struct sim_lock *locks;
 	int nlocks;
 	int last_boosted;
@@ -1011,6 +1012,23 @@ void pvspin_plat_pv_wait(uint8_t *ptr, uint8_t val)
 	v->left = 0;
 }
 
+/* kick_yield=oracle / oracle-cross-vm (analysis only, no hypervisor does
+ * this): the kicked vCPU t, READY, runs at once on its pCPU, preempting the
+ * vCPU running there; the kicker is not descheduled.  With `cross_vm_only`
+ * a vCPU of t's own VM is never preempted, so the boost cannot create
+ * holder preemption inside the kicked vCPU's VM.  An upper bound on what
+ * any boost of the kicked vCPU can gain. */
+static void kick_oracle_run(struct vcpu *t, bool cross_vm_only)
+{
+	struct pcpu *pt = &S.pcpus[t->pcpu];
+	if (cross_vm_only && pt->curr && pt->curr->vm == t->vm)
+		return;
+	S.kick_yields++;
+	if (pt->curr)
+		sched_out(pt, S.now, pt->curr->sched == VS_POLLING ? VS_HALTED : VS_READY);
+	sched_in(pt, t, S.now);
+}
+
 void pvspin_plat_pv_kick(int cpu)
 {
 	struct vcpu *y = S.cur, *t;
@@ -1044,7 +1062,11 @@ void pvspin_plat_pv_kick(int cpu)
 	bool in_flight = t->sched == VS_RUNNING && t->stint_start > S.now;
 	if (t != y && (t->sched == VS_READY || in_flight)) {
 		S.kick_ready++;
-		if (S.vms[y->vm].kick_yield && t->vm == y->vm) {
+		int ky = S.vms[y->vm].kick_yield;
+		if (ky >= SIM_KY_ORACLE && t->vm == y->vm) {
+			if (!in_flight)
+				kick_oracle_run(t, ky == SIM_KY_ORACLE_CROSS);
+		} else if (ky == SIM_KY_YIELD && t->vm == y->vm) {
 			if (in_flight) {
 				S.dyields++;
 				S.kick_yields++;

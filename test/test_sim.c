@@ -67,6 +67,52 @@ static void test_determinism(void **state)
 	free(d);
 }
 
+/* host counter `name` of a run's JSON */
+static json_int_t host_counter(const struct sim_config *c, const char *name)
+{
+	struct sim_result r;
+	assert_int_equal(sim_run(c, &r), 0);
+	json_int_t v = json_integer_value(json_object_get(json_object_get(r.json, "host"), name));
+	json_decref(r.json);
+	free(r.report);
+	return v;
+}
+
+/* kick_yield=oracle: every kicked vCPU runs the moment it is kicked, so no
+ * kicked vCPU ever waits for a pCPU; oracle-cross-vm never preempts a vCPU
+ * of the kicked one's own VM, so with a single VM it never boosts. */
+static void test_kick_oracles(void **state)
+{
+	(void)state;
+	struct sim_config c;
+	sim_config_defaults(&c);
+	set(&c, "vcpus", "8");
+	set(&c, "pcpus", "2");
+	set(&c, "lock", "pvqspinlock");
+	set(&c, "workload", "ebizzy");
+	set(&c, "ncs_us", "5");
+	set(&c, "cs_us", "2");
+	set(&c, "spin_threshold", "256");
+	set(&c, "seconds", "0.02");
+	set(&c, "kick_yield", "0");
+	json_int_t vanilla_wait = host_counter(&c, "kick_wait_ns");
+	json_int_t kicked_ready = host_counter(&c, "kicks_to_ready");
+	print_message("vanilla: kicks to a waiting vCPU %lld, their wait %lld ns\n",
+		      (long long)kicked_ready, (long long)vanilla_wait);
+	assert_true(kicked_ready > 0 && vanilla_wait > 0);
+
+	set(&c, "kick_yield", "oracle");
+	assert_true(host_counter(&c, "kick_yields") > 0);
+	assert_int_equal(host_counter(&c, "kick_wait_ns"), 0);
+
+	set(&c, "kick_yield", "oracle-cross-vm");
+	assert_true(host_counter(&c, "kicks_to_ready") > 0);
+	assert_int_equal(host_counter(&c, "kick_yields"), 0);
+	set(&c, "vms", "2");
+	set(&c, "pcpus", "4");
+	assert_true(host_counter(&c, "kick_yields") > 0);
+}
+
 /* Two always-runnable vCPUs on one pCPU each get half the time (1%). */
 static void test_scheduler_fair_share(void **state)
 {
@@ -313,6 +359,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_determinism),
 		cmocka_unit_test(test_scheduler_fair_share),
+		cmocka_unit_test(test_kick_oracles),
 		cmocka_unit_test(test_kick_before_halt),
 		cmocka_unit_test(test_deadlock_report_lost_kicks),
 		cmocka_unit_test(test_two_holders),
