@@ -13,7 +13,8 @@
  * argument; --fuzz takes only --seed and --json (it draws its own
  * configurations).  Exit status: 0 success; 1 the run stopped on a
  * deadlock / broken invariant / lock misuse (report on stderr), or the
- * scenario file is missing, unreadable or malformed, or the JSON output
+ * scenario file is missing, unreadable or malformed (e.g. an INI line that
+ * is not KEY = VALUE, or an unknown [section]), or the JSON output
  * cannot be written; 2 bad usage (option, key or value).
  *
  * getopt's own messages start with argv[0]: `pvspin sim` passes "pvspin sim".

@@ -10,10 +10,10 @@ if(TARGET pvspin_sim_core)
   # The command line: bad input is a usage error naming the problem.
   add_test(NAME sim_cli_bad_key COMMAND pvspin-sim --preset smoke --set bogus=1)
   set_tests_properties(sim_cli_bad_key PROPERTIES
-    PASS_REGULAR_EXPRESSION "unknown key 'bogus'; valid keys: vms")
+    PASS_REGULAR_EXPRESSION "unknown key 'bogus'. valid keys: vms")
   add_test(NAME sim_cli_bad_value COMMAND pvspin-sim --preset smoke --set lock=mutex)
   set_tests_properties(sim_cli_bad_value PROPERTIES
-    PASS_REGULAR_EXPRESSION "bad value 'mutex' for key 'lock'; valid: qspinlock")
+    PASS_REGULAR_EXPRESSION "bad value 'mutex' for key 'lock'. valid: qspinlock")
   add_test(NAME sim_cli_list COMMAND pvspin sim --list)
   set_tests_properties(sim_cli_list PROPERTIES
     PASS_REGULAR_EXPRESSION "kcbench-no-ple.*ebizzy-boost.*spawn-dedicated")
@@ -42,6 +42,11 @@ if(TARGET pvspin_sim_core AND TARGET pvspin)
     ${P} sim /nonexistent/scenario.json)
   pvspin_sim_cli_expect(sim_cli_json_no_config 1 "no \"config\" object"
     ${P} sim ${CMAKE_CURRENT_SOURCE_DIR}/data/sim_noconfig.json)
+  # an unknown section is a malformed file (exit 1, like a line that is not
+  # INI), named with its line and the valid sections
+  pvspin_sim_cli_expect(sim_cli_ini_unknown_section 1
+    "sim_unknown_section.ini:3: unknown section \\[bogus\\]. valid sections: \\[scenario\\]"
+    ${P} sim ${CMAKE_CURRENT_SOURCE_DIR}/data/sim_unknown_section.ini)
   pvspin_sim_cli_expect(sim_cli_json_out_dir 1 "pvspin sim: cannot write .*Is a directory"
     ${P} sim --preset smoke --json ${CMAKE_CURRENT_SOURCE_DIR})
   pvspin_sim_cli_expect(sim_cli_list_extra 2 "--list takes no argument" ${P} sim --list extra)
