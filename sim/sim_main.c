@@ -112,16 +112,59 @@ static int load_json_scenario(struct sim_config *c, const char *path)
 	return 0;
 }
 
+/* The guest locks the VMs ran (their "lock", which the vmN.lock keys
+ * override), for the summary's first line: "lock K" when all VMs ran K,
+ * else "locks (vm0 K1, vm1-vm2 K2)" (runs of VMs with the same lock).
+ * Writes at most n bytes (truncated) to buf. */
+static void locks_summary(json_t *vms, const char *global, char *buf, size_t n)
+{
+	size_t nvm = json_array_size(vms), used = 0;
+	const char *first = nvm ? json_string_value(json_object_get(json_array_get(vms, 0), "lock"))
+				: NULL;
+	bool same = first != NULL;
+	for (size_t i = 1; same && i < nvm; i++) {
+		const char *k = json_string_value(json_object_get(json_array_get(vms, i), "lock"));
+		same = k && !strcmp(k, first);
+	}
+	if (same || !nvm) {
+		snprintf(buf, n, "lock %s", same ? first : global);
+		return;
+	}
+	used = (size_t)snprintf(buf, n, "locks (");
+	for (size_t i = 0; i < nvm && used < n;) {
+		const char *k = json_string_value(json_object_get(json_array_get(vms, i), "lock"));
+		size_t end = i + 1;
+		while (end < nvm) {
+			const char *e = json_string_value(json_object_get(json_array_get(vms, end),
+									  "lock"));
+			if (!k || !e || strcmp(k, e))
+				break;
+			end++;
+		}
+		if (end - i == 1)
+			used += (size_t)snprintf(buf + used, n - used, "%svm%zu %s", i ? ", " : "", i,
+						 k ? k : "?");
+		else
+			used += (size_t)snprintf(buf + used, n - used, "%svm%zu-vm%zu %s",
+						 i ? ", " : "", i, end - 1, k ? k : "?");
+		i = end;
+	}
+	if (used < n)
+		snprintf(buf + used, n - used, ")");
+}
+
 static void print_summary(FILE *f, json_t *j)
 {
 	json_t *cfg = json_object_get(j, "config"), *host = json_object_get(j, "host");
 	json_t *vms = json_object_get(j, "vms"), *vm;
+	char locks[SIM_MAX_VMS * 40];
 	size_t i;
-	fprintf(f, "pvspin sim: preset %s, lock %s, %lld VM(s) x %lld vCPUs on %lld pCPUs, "
+	locks_summary(vms, json_string_value(json_object_get(cfg, "lock")), locks, sizeof(locks));
+	fprintf(f, "pvspin sim: preset %s, %s, %lld VM(s) x %lld vCPUs on %lld pCPUs, "
 		   "profile %s, workload %s, stop %s at %.6f s\n",
 		json_string_value(json_object_get(cfg, "preset"))[0]
 			? json_string_value(json_object_get(cfg, "preset")) : "-",
-		json_string_value(json_object_get(cfg, "lock")),
+		locks,
 		json_integer_value(json_object_get(cfg, "vms")),
 		json_integer_value(json_object_get(cfg, "vcpus")),
 		json_integer_value(json_object_get(cfg, "pcpus")),

@@ -17,6 +17,16 @@ if(TARGET pvspin_sim_core)
   add_test(NAME sim_cli_list COMMAND pvspin sim --list)
   set_tests_properties(sim_cli_list PROPERTIES
     PASS_REGULAR_EXPRESSION "kcbench-no-ple.*ebizzy-boost.*spawn-dedicated")
+  # The summary's first line names the locks the VMs ran (vmN.lock
+  # overrides the global lock), not the global lock.
+  add_test(NAME sim_cli_summary_per_vm_lock COMMAND pvspin-sim --preset smoke
+    --set seconds=0.001 --set vms=3 --set vm0.lock=tas --set vm2.lock=tas)
+  set_tests_properties(sim_cli_summary_per_vm_lock PROPERTIES PASS_REGULAR_EXPRESSION
+    "preset smoke, locks \\(vm0 tas, vm1 qspinlock, vm2 tas\\), 3 VM")
+  add_test(NAME sim_cli_summary_vm0_lock COMMAND pvspin-sim --preset smoke
+    --set seconds=0.001 --set vm0.lock=ticket)
+  set_tests_properties(sim_cli_summary_vm0_lock PROPERTIES PASS_REGULAR_EXPRESSION
+    "preset smoke, lock ticket, 1 VM")
   add_test(NAME sim_fuzz_short COMMAND pvspin-sim --fuzz 20 --seed 7)
   set_tests_properties(sim_fuzz_short PROPERTIES PASS_REGULAR_EXPRESSION "SUCCESS")
 endif()
