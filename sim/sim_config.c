@@ -65,7 +65,7 @@ static const struct key keys[] = {
 	{ "vms", K_INT, OFF(vms), 1, 64, "number of VMs" },
 	{ "vcpus", K_INT, OFF(vcpus), 1, 4096, "vCPUs per VM" },
 	{ "pcpus", K_INT, OFF(pcpus), 1, 4096, "host pCPUs" },
-	{ "nodes", K_INT, OFF(nodes), 1, 64, "NUMA nodes (pCPUs split evenly)" },
+	{ "nodes", K_INT, OFF(nodes), 1, 64, "NUMA nodes (pCPUs split evenly: must divide pcpus)" },
 	{ "lock", K_KIND, OFF(lock), 0, 0, "guest lock kind" },
 	{ "ple", K_TRI, OFF(ple), 0, 0, "Pause-Loop Exiting: 0, 1 or default (the profile's)" },
 	{ "kick_yield", K_BOOL, OFF(kick_yield), 0, 1,
@@ -537,6 +537,20 @@ int sim_config_check(const struct sim_config *c, FILE *err)
 	if (c->nodes > c->pcpus) {
 		fprintf(err, "pvspin sim: nodes (%d) must not exceed pcpus (%d)\n", c->nodes,
 			c->pcpus);
+		return -1;
+	}
+	/* sim_core.c gives pCPU p node p * nodes / pcpus: equal nodes only when
+	 * nodes divides pcpus, which is what the key means (and real hosts are) */
+	if (c->pcpus % c->nodes) {
+		fprintf(err, "pvspin sim: pcpus (%d) must be a multiple of nodes (%d): the pCPUs are "
+			     "split evenly into NUMA nodes; valid nodes for pcpus=%d:", c->pcpus,
+			c->nodes, c->pcpus);
+		for (int n = 1, first = 1; n <= c->pcpus && n <= 64; n++)
+			if (c->pcpus % n == 0) {
+				fprintf(err, "%s %d", first ? "" : ",", n);
+				first = 0;
+			}
+		fprintf(err, "\n");
 		return -1;
 	}
 	if (!sim_profile_find(c->profile) || !sim_workload_find(c->workload)) {

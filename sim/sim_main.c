@@ -235,7 +235,10 @@ static void fuzz_config(struct sim_config *c, gsl_rng *r, char *cmd, size_t n)
 	snprintf(set[k++], 48, "vms=%d", vms);
 	snprintf(set[k++], 48, "vcpus=%d", vcpus);
 	snprintf(set[k++], 48, "pcpus=%d", pcpus);
-	snprintf(set[k++], 48, "nodes=%d", pcpus > 1 ? 1 + (int)gsl_rng_uniform_int(r, 2) : 1);
+	/* 2 nodes only for an even pcpus (nodes must divide it); the draw is
+	 * made either way, so the runs of a fuzz seed keep their other keys */
+	int nodes = pcpus > 1 ? 1 + (int)gsl_rng_uniform_int(r, 2) : 1;
+	snprintf(set[k++], 48, "nodes=%d", pcpus % nodes ? 1 : nodes);
 	snprintf(set[k++], 48, "lock=%s", locks[gsl_rng_uniform_int(r, 4)]);
 	snprintf(set[k++], 48, "workload=%s", wls[gsl_rng_uniform_int(r, 4)]);
 	snprintf(set[k++], 48, "profile=%s", profs[gsl_rng_uniform_int(r, 3)]);

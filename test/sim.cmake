@@ -59,6 +59,16 @@ if(TARGET pvspin_sim_core AND TARGET pvspin)
     ${P} sim ${CMAKE_CURRENT_SOURCE_DIR}/data/sim_unknown_section.ini)
   pvspin_sim_cli_expect(sim_cli_json_out_dir 1 "pvspin sim: cannot write .*Is a directory"
     ${P} sim --preset smoke --json ${CMAKE_CURRENT_SOURCE_DIR})
+  # host shapes that make no sense: nodes split pcpus evenly, dedicated
+  # vCPUs need a pCPU each; the message names both keys and their values
+  pvspin_sim_cli_expect(sim_cli_nodes_not_divisor 2
+    "pcpus \\(4\\) must be a multiple of nodes \\(3\\).*valid nodes for pcpus=4: 1, 2, 4\n"
+    ${P} sim --preset smoke --set nodes=3)
+  pvspin_sim_cli_expect(sim_cli_nodes_over_pcpus 2 "nodes \\(8\\) must not exceed pcpus \\(4\\)"
+    ${P} sim --preset smoke --set nodes=8)
+  pvspin_sim_cli_expect(sim_cli_dedicated_over_pcpus 2
+    "dedicated=1 needs vms x vcpus \\(8\\) <= pcpus \\(4\\)"
+    ${P} sim --preset smoke --set vms=2 --set dedicated=1)
   pvspin_sim_cli_expect(sim_cli_list_extra 2 "--list takes no argument" ${P} sim --list extra)
   pvspin_sim_cli_expect(sim_cli_list_preset 2 "--list takes no other option"
     ${P} sim --list --preset smoke)

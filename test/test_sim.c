@@ -276,6 +276,14 @@ static void test_config_errors(void **state)
 	assert_int_equal(sim_config_preset(&c, "spawn-dedicated", null), 0);
 	assert_int_equal(sim_config_set(&c, "vms", "2", null), 0);
 	assert_int_equal(sim_config_check(&c, null), -1);   /* 240 dedicated > 120 */
+	/* NUMA nodes split the pCPUs evenly: nodes must divide pcpus */
+	sim_config_defaults(&c);
+	assert_int_equal(sim_config_set(&c, "nodes", "3", null), 0);
+	assert_int_equal(sim_config_check(&c, null), -1);   /* 4 pCPUs in 3 nodes */
+	assert_int_equal(sim_config_set(&c, "pcpus", "6", null), 0);
+	assert_int_equal(sim_config_check(&c, null), 0);
+	assert_int_equal(sim_config_set(&c, "nodes", "7", null), 0);
+	assert_int_equal(sim_config_check(&c, null), -1);   /* more nodes than pCPUs */
 	fclose(null);
 }
 
