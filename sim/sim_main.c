@@ -15,15 +15,18 @@
  * deadlock / broken invariant / lock misuse (report on stderr), or the
  * scenario file is missing, unreadable or malformed (e.g. an INI line that
  * is not KEY = VALUE, or an unknown [section]), or the JSON output
- * cannot be written; 2 bad usage (option, key or value).
+ * cannot be written (checked before simulating, then at the write); 2 bad
+ * usage (option, key or value, a host shape that makes no sense).
  *
  * getopt's own messages start with argv[0]: `pvspin sim` passes "pvspin sim".
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <gsl/gsl_rng.h>
 
@@ -213,10 +216,38 @@ static int write_json(json_t *j, const char *path)
 	}
 	errno = 0;
 	if (json_dump_file(j, path, flags)) {
-		fprintf(stderr, "pvspin sim: cannot write %s%s%s\n", path, errno ? ": " : "",
-			errno ? strerror(errno) : "");
+		fprintf(stderr, "pvspin sim: --json: cannot write '%s'%s%s\n", path,
+			errno ? ": " : "", errno ? strerror(errno) : "");
 		return -1;
 	}
+	return 0;
+}
+
+/*
+ * Check, before simulating, that the --json file `path` can be written, as
+ * `pvspin bench` checks its reports (tools/pvspin/bench/output.c): open it
+ * for writing without truncating an existing file (its old contents stay
+ * until the results exist); a file created only to find out is removed
+ * again.  "-" (stdout) is fine.  Returns 0, or -1 with "pvspin sim: --json:
+ * cannot write 'PATH': REASON" on stderr.
+ */
+static int check_json_path(const char *path)
+{
+	if (!strcmp(path, "-"))
+		return 0;
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	if (fd >= 0) {
+		close(fd);
+		unlink(path);
+		return 0;
+	}
+	if (errno == EEXIST)
+		fd = open(path, O_WRONLY | O_CLOEXEC);   /* no O_TRUNC: not yet */
+	if (fd < 0) {
+		fprintf(stderr, "pvspin sim: --json: cannot write '%s': %s\n", path, strerror(errno));
+		return -1;
+	}
+	close(fd);
 	return 0;
 }
 
@@ -307,7 +338,8 @@ static int run_fuzz(long n, uint64_t seed, const char *json_path)
 		json_object_set_new(j, "runs", json_integer(n));
 		json_object_set_new(j, "seed", json_integer((json_int_t)seed));
 		json_object_set_new(j, "failures", fails);
-		write_json(j, json_path);
+		if (write_json(j, json_path))
+			failures++;   /* the report is lost: the run failed */
 		json_decref(j);
 	} else {
 		json_decref(fails);
@@ -388,6 +420,8 @@ static int sim_main(int argc, char **argv, char **sets)
 				other ? other : argv[optind]);
 			return 2;
 		}
+		if (json_path && check_json_path(json_path))
+			return 1;
 		return run_fuzz(fuzz, cfg.seed, json_path);
 	}
 	if (optind < argc - 1) {
@@ -423,6 +457,9 @@ static int sim_main(int argc, char **argv, char **sets)
 		return 2;
 	if (sim_config_check(&cfg, stderr))
 		return 2;
+	/* the report must be writable before a possibly long run, not after */
+	if (json_path && check_json_path(json_path))
+		return 1;
 
 	struct sim_result res;
 	int rc = sim_run(&cfg, &res);

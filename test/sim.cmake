@@ -57,8 +57,22 @@ if(TARGET pvspin_sim_core AND TARGET pvspin)
   pvspin_sim_cli_expect(sim_cli_ini_unknown_section 1
     "sim_unknown_section.ini:3: unknown section \\[bogus\\]. valid sections: \\[scenario\\]"
     ${P} sim ${CMAKE_CURRENT_SOURCE_DIR}/data/sim_unknown_section.ini)
-  pvspin_sim_cli_expect(sim_cli_json_out_dir 1 "pvspin sim: cannot write .*Is a directory"
+  pvspin_sim_cli_expect(sim_cli_json_out_dir 1 "pvspin sim: --json: cannot write .*Is a directory"
     ${P} sim --preset smoke --json ${CMAKE_CURRENT_SOURCE_DIR})
+  # --json FILE is checked before simulating: this run would deadlock (lost
+  # kicks) and print a DEADLOCK report if it were simulated
+  pvspin_sim_cli_expect(sim_cli_json_out_checked_first 1
+    "pvspin sim: --json: cannot write '/nonexistent/dir/out.json': No such file or directory"
+    ${P} sim --set lock=pvqspinlock --set workload=spawn --set cs_us=5 --set work=200
+    --set spin_threshold=64 --set lose_kicks=1 --set seconds=0.05
+    --json /nonexistent/dir/out.json)
+  set_tests_properties(sim_cli_json_out_checked_first PROPERTIES FAIL_REGULAR_EXPRESSION "DEADLOCK")
+  # and before the runs of --fuzz, whose summary line says "N runs"
+  add_test(NAME sim_cli_fuzz_json_out_checked_first COMMAND sh -c
+    "\"$0\" sim --fuzz 1 --json /nonexistent/dir/out.json 2>&1; echo \"exit=$?\"" ${P})
+  set_tests_properties(sim_cli_fuzz_json_out_checked_first PROPERTIES
+    PASS_REGULAR_EXPRESSION "--json: cannot write '/nonexistent/dir/out.json'.*exit=1"
+    FAIL_REGULAR_EXPRESSION " runs, ")
   # host shapes that make no sense: nodes split pcpus evenly, dedicated
   # vCPUs need a pCPU each; the message names both keys and their values
   pvspin_sim_cli_expect(sim_cli_nodes_not_divisor 2
