@@ -150,10 +150,13 @@ void sim_config_defaults(struct sim_config *c);
 int sim_config_set(struct sim_config *c, const char *key, const char *value, FILE *err);
 /** Apply a preset by name (defaults first).  -1 + message if unknown. */
 int sim_config_preset(struct sim_config *c, const char *name, FILE *err);
-/** Parse an INI scenario file (keys of --set; optional [scenario] section,
- *  `preset = NAME` first applies that preset).  Returns 0; -1 + message on
- *  a bad key or value (a usage error); -2 + message when the file is
- *  missing, a directory, unreadable or not INI (the file failed). */
+/** Parse an INI scenario file (keys of --set; optional [scenario] or [sim]
+ *  section, `preset = NAME` first applies that preset).  Stops at the first
+ *  error and reports only it, naming the file and line.  Returns 0; -1 +
+ *  message on a bad key or value (a usage error, as with --set); -2 +
+ *  message when the file is missing, a directory, unreadable or malformed:
+ *  a line that is not INI, a line over inih's 199 characters, an unknown
+ *  section (the file failed). */
 int sim_config_load_ini(struct sim_config *c, const char *path, FILE *err);
 /** Whether `name` is a configuration key (of --set: a key, "preset" or
  *  vmN.KEY with a per-VM KEY; the VM number is not range-checked). */

@@ -65,7 +65,7 @@ static const struct key keys[] = {
 	{ "vms", K_INT, OFF(vms), 1, 64, "number of VMs" },
 	{ "vcpus", K_INT, OFF(vcpus), 1, 4096, "vCPUs per VM" },
 	{ "pcpus", K_INT, OFF(pcpus), 1, 4096, "host pCPUs" },
-	{ "nodes", K_INT, OFF(nodes), 1, 64, "NUMA nodes (pCPUs split evenly)" },
+	{ "nodes", K_INT, OFF(nodes), 1, 64, "NUMA nodes (pCPUs split evenly: must divide pcpus)" },
 	{ "lock", K_KIND, OFF(lock), 0, 0, "guest lock kind" },
 	{ "ple", K_TRI, OFF(ple), 0, 0, "Pause-Loop Exiting: 0, 1 or default (the profile's)" },
 	{ "kick_yield", K_KYIELD, OFF(kick_yield), 0, 3,
@@ -371,26 +371,91 @@ void sim_keys_help(FILE *f)
 
 /* ---- INI scenario files ---------------------------------------------------- */
 
+/*
+ * The file is read through ini_parse_stream() with our own line reader, so
+ * every message can name the line: inih's handler gets no line number
+ * unless the library was built with INI_HANDLER_LINENO, which Debian's is
+ * not.  The first error stops the parse (the reader then reports end of
+ * file) and is the only one reported, whichever kind it is.
+ */
 struct ini_ctx {
 	struct sim_config *c;
-	FILE *err;
 	const char *path;
-	int failed;
+	FILE *f;
+	int line;           /* line of the text last handed to inih, from 1 */
+	int fail_line;      /* line of the first error, 0 = none yet */
+	int fail_rc;        /* -1 a bad key or value (usage), -2 the file failed */
+	char *msg;          /* that error's message (open_memstream) */
+	size_t msg_len;
+	FILE *msgf;
 };
+
+/* Whether the section name s[0..n) may hold keys: [scenario], [sim]. */
+static bool scenario_section_ok(const char *s, size_t n)
+{
+	return (n == 8 && !strncmp(s, "scenario", 8)) || (n == 3 && !strncmp(s, "sim", 3));
+}
+
+/* Record an unknown section (name s[0..n)) at the current line; `key` is
+ * the first key found in it, or NULL at the header. */
+static void scenario_section_error(struct ini_ctx *x, const char *s, int n, const char *key)
+{
+	fprintf(x->msgf, "pvspin sim: %s:%d: %s%s%sunknown section [%.*s]; valid sections: "
+			 "[scenario] (or [sim]), or none (keys before any section)\n",
+		x->path, x->line, key ? "'" : "", key ? key : "", key ? "' is in the " : "", n, s);
+	x->fail_line = x->line;
+	x->fail_rc = -2;
+}
+
+/* ini_reader: fgets() that counts lines and refuses a line longer than
+ * inih's buffer (it would split it and parse the tail as a line of its
+ * own).  Returns NULL (end of file for inih) once an error was found. */
+static char *scenario_read_line(char *str, int num, void *stream)
+{
+	struct ini_ctx *x = stream;
+	if (x->fail_line || !fgets(str, num, x->f))
+		return NULL;
+	x->line++;
+	size_t n = strlen(str);
+	if (n == (size_t)num - 1 && str[n - 1] != '\n') {
+		int ch = getc(x->f);   /* '\n' or EOF: the line just fits */
+		if (ch != EOF && ch != '\n') {
+			fprintf(x->msgf, "pvspin sim: %s:%d: line longer than %d characters\n",
+				x->path, x->line, num - 1);
+			x->fail_line = x->line;
+			x->fail_rc = -2;
+			return NULL;
+		}
+	}
+	/* a section header at the start of a line: checked here, so that an
+	 * unknown section is an error even without keys (inih calls the
+	 * handler for key lines only); an indented header is left to the
+	 * handler (it may be a continuation line) */
+	char *close = str[0] == '[' ? strchr(str, ']') : NULL;
+	if (close && !scenario_section_ok(str + 1, (size_t)(close - str - 1))) {
+		scenario_section_error(x, str + 1, (int)(close - str - 1), NULL);
+		return NULL;
+	}
+	return str;
+}
 
 static int scenario_line(void *user, const char *section, const char *name, const char *value)
 {
 	struct ini_ctx *x = user;
-	if (section[0] && strcmp(section, "scenario") && strcmp(section, "sim")) {
-		fprintf(x->err, "pvspin sim: %s: unknown section [%s]; valid: [scenario] or none\n",
-			x->path, section);
-		x->failed = 1;
-		return 0;
+	if (x->fail_line)
+		return 1;
+	if (section[0] && !scenario_section_ok(section, strlen(section))) {
+		/* an indented header the reader did not check: the error is at
+		 * the section's first key */
+		scenario_section_error(x, section, (int)strlen(section), name);
+		return 1;
 	}
-	if (sim_config_set(x->c, name, value, x->err)) {
-		fprintf(x->err, "pvspin sim: %s: in the line '%s = %s'\n", x->path, name, value);
-		x->failed = 1;
-		return 0;
+	if (sim_config_set(x->c, name, value, x->msgf)) {
+		fprintf(x->msgf, "pvspin sim: %s:%d: in the line '%s = %s'\n", x->path, x->line,
+			name, value);
+		x->fail_line = x->line;
+		x->fail_rc = -1;
+		return 1;
 	}
 	return 1;
 }
@@ -416,28 +481,41 @@ int sim_scenario_check_file(const char *path, FILE *err)
 
 int sim_config_load_ini(struct sim_config *c, const char *path, FILE *err)
 {
-	struct ini_ctx x = { c, err, path, 0 };
+	struct ini_ctx x = { .c = c, .path = path };
 	if (sim_scenario_check_file(path, err))
 		return -2;
-	FILE *f = fopen(path, "r");
-	if (!f) {
+	x.f = fopen(path, "r");
+	if (!x.f) {
 		fprintf(err, "pvspin sim: cannot open scenario file '%s': %s\n", path, strerror(errno));
 		return -2;
 	}
-	int rc = ini_parse_file(f, scenario_line, &x);
-	int rerr = ferror(f);
-	fclose(f);
-	if (x.failed)
-		return -1;
+	x.msgf = open_memstream(&x.msg, &x.msg_len);
+	if (!x.msgf) {
+		fprintf(err, "pvspin sim: out of memory\n");
+		fclose(x.f);
+		return -2;
+	}
+	/* rc: the line of the first line that is not INI (inih's own error) */
+	int rc = ini_parse_stream(scenario_read_line, &x, scenario_line, &x);
+	int rerr = ferror(x.f);
+	fclose(x.f);
+	fclose(x.msgf);
+	int ret = 0;
 	if (rerr) {
 		fprintf(err, "pvspin sim: cannot read scenario file '%s'\n", path);
-		return -2;
-	}
-	if (rc) {
+		ret = -2;
+	} else if (rc > 0 && (!x.fail_line || rc < x.fail_line)) {
 		fprintf(err, "pvspin sim: %s:%d: not an INI 'key = value' line\n", path, rc);
-		return -2;
+		ret = -2;
+	} else if (x.fail_line) {
+		fputs(x.msg, err);
+		ret = x.fail_rc;
+	} else if (rc) {
+		fprintf(err, "pvspin sim: cannot parse scenario file '%s'\n", path);
+		ret = -2;
 	}
-	return 0;
+	free(x.msg);
+	return ret;
 }
 
 /* ---- validation, resolution, JSON -------------------------------------------- */
@@ -474,6 +552,20 @@ int sim_config_check(const struct sim_config *c, FILE *err)
 	if (c->nodes > c->pcpus) {
 		fprintf(err, "pvspin sim: nodes (%d) must not exceed pcpus (%d)\n", c->nodes,
 			c->pcpus);
+		return -1;
+	}
+	/* sim_core.c gives pCPU p node p * nodes / pcpus: equal nodes only when
+	 * nodes divides pcpus, which is what the key means (and real hosts are) */
+	if (c->pcpus % c->nodes) {
+		fprintf(err, "pvspin sim: pcpus (%d) must be a multiple of nodes (%d): the pCPUs are "
+			     "split evenly into NUMA nodes; valid nodes for pcpus=%d:", c->pcpus,
+			c->nodes, c->pcpus);
+		for (int n = 1, first = 1; n <= c->pcpus && n <= 64; n++)
+			if (c->pcpus % n == 0) {
+				fprintf(err, "%s %d", first ? "" : ",", n);
+				first = 0;
+			}
+		fprintf(err, "\n");
 		return -1;
 	}
 	if (!sim_profile_find(c->profile) || !sim_workload_find(c->workload)) {

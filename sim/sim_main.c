@@ -13,16 +13,20 @@
  * argument; --fuzz takes only --seed and --json (it draws its own
  * configurations).  Exit status: 0 success; 1 the run stopped on a
  * deadlock / broken invariant / lock misuse (report on stderr), or the
- * scenario file is missing, unreadable or malformed, or the JSON output
- * cannot be written; 2 bad usage (option, key or value).
+ * scenario file is missing, unreadable or malformed (e.g. an INI line that
+ * is not KEY = VALUE, or an unknown [section]), or the JSON output
+ * cannot be written (checked before simulating, then at the write); 2 bad
+ * usage (option, key or value, a host shape that makes no sense).
  *
  * getopt's own messages start with argv[0]: `pvspin sim` passes "pvspin sim".
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <gsl/gsl_rng.h>
 
@@ -111,16 +115,59 @@ static int load_json_scenario(struct sim_config *c, const char *path)
 	return 0;
 }
 
+/* The guest locks the VMs ran (their "lock", which the vmN.lock keys
+ * override), for the summary's first line: "lock K" when all VMs ran K,
+ * else "locks (vm0 K1, vm1-vm2 K2)" (runs of VMs with the same lock).
+ * Writes at most n bytes (truncated) to buf. */
+static void locks_summary(json_t *vms, const char *global, char *buf, size_t n)
+{
+	size_t nvm = json_array_size(vms), used = 0;
+	const char *first = nvm ? json_string_value(json_object_get(json_array_get(vms, 0), "lock"))
+				: NULL;
+	bool same = first != NULL;
+	for (size_t i = 1; same && i < nvm; i++) {
+		const char *k = json_string_value(json_object_get(json_array_get(vms, i), "lock"));
+		same = k && !strcmp(k, first);
+	}
+	if (same || !nvm) {
+		snprintf(buf, n, "lock %s", same ? first : global);
+		return;
+	}
+	used = (size_t)snprintf(buf, n, "locks (");
+	for (size_t i = 0; i < nvm && used < n;) {
+		const char *k = json_string_value(json_object_get(json_array_get(vms, i), "lock"));
+		size_t end = i + 1;
+		while (end < nvm) {
+			const char *e = json_string_value(json_object_get(json_array_get(vms, end),
+									  "lock"));
+			if (!k || !e || strcmp(k, e))
+				break;
+			end++;
+		}
+		if (end - i == 1)
+			used += (size_t)snprintf(buf + used, n - used, "%svm%zu %s", i ? ", " : "", i,
+						 k ? k : "?");
+		else
+			used += (size_t)snprintf(buf + used, n - used, "%svm%zu-vm%zu %s",
+						 i ? ", " : "", i, end - 1, k ? k : "?");
+		i = end;
+	}
+	if (used < n)
+		snprintf(buf + used, n - used, ")");
+}
+
 static void print_summary(FILE *f, json_t *j)
 {
 	json_t *cfg = json_object_get(j, "config"), *host = json_object_get(j, "host");
 	json_t *vms = json_object_get(j, "vms"), *vm;
+	char locks[SIM_MAX_VMS * 40];
 	size_t i;
-	fprintf(f, "pvspin sim: preset %s, lock %s, %lld VM(s) x %lld vCPUs on %lld pCPUs, "
+	locks_summary(vms, json_string_value(json_object_get(cfg, "lock")), locks, sizeof(locks));
+	fprintf(f, "pvspin sim: preset %s, %s, %lld VM(s) x %lld vCPUs on %lld pCPUs, "
 		   "profile %s, workload %s, stop %s at %.6f s\n",
 		json_string_value(json_object_get(cfg, "preset"))[0]
 			? json_string_value(json_object_get(cfg, "preset")) : "-",
-		json_string_value(json_object_get(cfg, "lock")),
+		locks,
 		json_integer_value(json_object_get(cfg, "vms")),
 		json_integer_value(json_object_get(cfg, "vcpus")),
 		json_integer_value(json_object_get(cfg, "pcpus")),
@@ -169,10 +216,38 @@ static int write_json(json_t *j, const char *path)
 	}
 	errno = 0;
 	if (json_dump_file(j, path, flags)) {
-		fprintf(stderr, "pvspin sim: cannot write %s%s%s\n", path, errno ? ": " : "",
-			errno ? strerror(errno) : "");
+		fprintf(stderr, "pvspin sim: --json: cannot write '%s'%s%s\n", path,
+			errno ? ": " : "", errno ? strerror(errno) : "");
 		return -1;
 	}
+	return 0;
+}
+
+/*
+ * Check, before simulating, that the --json file `path` can be written, as
+ * `pvspin bench` checks its reports (tools/pvspin/bench/output.c): open it
+ * for writing without truncating an existing file (its old contents stay
+ * until the results exist); a file created only to find out is removed
+ * again.  "-" (stdout) is fine.  Returns 0, or -1 with "pvspin sim: --json:
+ * cannot write 'PATH': REASON" on stderr.
+ */
+static int check_json_path(const char *path)
+{
+	if (!strcmp(path, "-"))
+		return 0;
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	if (fd >= 0) {
+		close(fd);
+		unlink(path);
+		return 0;
+	}
+	if (errno == EEXIST)
+		fd = open(path, O_WRONLY | O_CLOEXEC);   /* no O_TRUNC: not yet */
+	if (fd < 0) {
+		fprintf(stderr, "pvspin sim: --json: cannot write '%s': %s\n", path, strerror(errno));
+		return -1;
+	}
+	close(fd);
 	return 0;
 }
 
@@ -191,7 +266,10 @@ static void fuzz_config(struct sim_config *c, gsl_rng *r, char *cmd, size_t n)
 	snprintf(set[k++], 48, "vms=%d", vms);
 	snprintf(set[k++], 48, "vcpus=%d", vcpus);
 	snprintf(set[k++], 48, "pcpus=%d", pcpus);
-	snprintf(set[k++], 48, "nodes=%d", pcpus > 1 ? 1 + (int)gsl_rng_uniform_int(r, 2) : 1);
+	/* 2 nodes only for an even pcpus (nodes must divide it); the draw is
+	 * made either way, so the runs of a fuzz seed keep their other keys */
+	int nodes = pcpus > 1 ? 1 + (int)gsl_rng_uniform_int(r, 2) : 1;
+	snprintf(set[k++], 48, "nodes=%d", pcpus % nodes ? 1 : nodes);
 	snprintf(set[k++], 48, "lock=%s", locks[gsl_rng_uniform_int(r, 4)]);
 	snprintf(set[k++], 48, "workload=%s", wls[gsl_rng_uniform_int(r, 4)]);
 	snprintf(set[k++], 48, "profile=%s", profs[gsl_rng_uniform_int(r, 3)]);
@@ -260,7 +338,8 @@ static int run_fuzz(long n, uint64_t seed, const char *json_path)
 		json_object_set_new(j, "runs", json_integer(n));
 		json_object_set_new(j, "seed", json_integer((json_int_t)seed));
 		json_object_set_new(j, "failures", fails);
-		write_json(j, json_path);
+		if (write_json(j, json_path))
+			failures++;   /* the report is lost: the run failed */
 		json_decref(j);
 	} else {
 		json_decref(fails);
@@ -341,6 +420,8 @@ static int sim_main(int argc, char **argv, char **sets)
 				other ? other : argv[optind]);
 			return 2;
 		}
+		if (json_path && check_json_path(json_path))
+			return 1;
 		return run_fuzz(fuzz, cfg.seed, json_path);
 	}
 	if (optind < argc - 1) {
@@ -376,6 +457,9 @@ static int sim_main(int argc, char **argv, char **sets)
 		return 2;
 	if (sim_config_check(&cfg, stderr))
 		return 2;
+	/* the report must be writable before a possibly long run, not after */
+	if (json_path && check_json_path(json_path))
+		return 1;
 
 	struct sim_result res;
 	int rc = sim_run(&cfg, &res);

@@ -10,13 +10,23 @@ if(TARGET pvspin_sim_core)
   # The command line: bad input is a usage error naming the problem.
   add_test(NAME sim_cli_bad_key COMMAND pvspin-sim --preset smoke --set bogus=1)
   set_tests_properties(sim_cli_bad_key PROPERTIES
-    PASS_REGULAR_EXPRESSION "unknown key 'bogus'; valid keys: vms")
+    PASS_REGULAR_EXPRESSION "unknown key 'bogus'. valid keys: vms")
   add_test(NAME sim_cli_bad_value COMMAND pvspin-sim --preset smoke --set lock=mutex)
   set_tests_properties(sim_cli_bad_value PROPERTIES
-    PASS_REGULAR_EXPRESSION "bad value 'mutex' for key 'lock'; valid: qspinlock")
+    PASS_REGULAR_EXPRESSION "bad value 'mutex' for key 'lock'. valid: qspinlock")
   add_test(NAME sim_cli_list COMMAND pvspin sim --list)
   set_tests_properties(sim_cli_list PROPERTIES
     PASS_REGULAR_EXPRESSION "kcbench-no-ple.*ebizzy-boost.*spawn-dedicated")
+  # The summary's first line names the locks the VMs ran (vmN.lock
+  # overrides the global lock), not the global lock.
+  add_test(NAME sim_cli_summary_per_vm_lock COMMAND pvspin-sim --preset smoke
+    --set seconds=0.001 --set vms=3 --set vm0.lock=tas --set vm2.lock=tas)
+  set_tests_properties(sim_cli_summary_per_vm_lock PROPERTIES PASS_REGULAR_EXPRESSION
+    "preset smoke, locks \\(vm0 tas, vm1 qspinlock, vm2 tas\\), 3 VM")
+  add_test(NAME sim_cli_summary_vm0_lock COMMAND pvspin-sim --preset smoke
+    --set seconds=0.001 --set vm0.lock=ticket)
+  set_tests_properties(sim_cli_summary_vm0_lock PROPERTIES PASS_REGULAR_EXPRESSION
+    "preset smoke, lock ticket, 1 VM")
   add_test(NAME sim_fuzz_short COMMAND pvspin-sim --fuzz 20 --seed 7)
   set_tests_properties(sim_fuzz_short PROPERTIES PASS_REGULAR_EXPRESSION "SUCCESS")
 endif()
@@ -42,8 +52,37 @@ if(TARGET pvspin_sim_core AND TARGET pvspin)
     ${P} sim /nonexistent/scenario.json)
   pvspin_sim_cli_expect(sim_cli_json_no_config 1 "no \"config\" object"
     ${P} sim ${CMAKE_CURRENT_SOURCE_DIR}/data/sim_noconfig.json)
-  pvspin_sim_cli_expect(sim_cli_json_out_dir 1 "pvspin sim: cannot write .*Is a directory"
+  # an unknown section is a malformed file (exit 1, like a line that is not
+  # INI), named with its line and the valid sections
+  pvspin_sim_cli_expect(sim_cli_ini_unknown_section 1
+    "sim_unknown_section.ini:3: unknown section \\[bogus\\]. valid sections: \\[scenario\\]"
+    ${P} sim ${CMAKE_CURRENT_SOURCE_DIR}/data/sim_unknown_section.ini)
+  pvspin_sim_cli_expect(sim_cli_json_out_dir 1 "pvspin sim: --json: cannot write .*Is a directory"
     ${P} sim --preset smoke --json ${CMAKE_CURRENT_SOURCE_DIR})
+  # --json FILE is checked before simulating: this run would deadlock (lost
+  # kicks) and print a DEADLOCK report if it were simulated
+  pvspin_sim_cli_expect(sim_cli_json_out_checked_first 1
+    "pvspin sim: --json: cannot write '/nonexistent/dir/out.json': No such file or directory"
+    ${P} sim --set lock=pvqspinlock --set workload=spawn --set cs_us=5 --set work=200
+    --set spin_threshold=64 --set lose_kicks=1 --set seconds=0.05
+    --json /nonexistent/dir/out.json)
+  set_tests_properties(sim_cli_json_out_checked_first PROPERTIES FAIL_REGULAR_EXPRESSION "DEADLOCK")
+  # and before the runs of --fuzz, whose summary line says "N runs"
+  add_test(NAME sim_cli_fuzz_json_out_checked_first COMMAND sh -c
+    "\"$0\" sim --fuzz 1 --json /nonexistent/dir/out.json 2>&1; echo \"exit=$?\"" ${P})
+  set_tests_properties(sim_cli_fuzz_json_out_checked_first PROPERTIES
+    PASS_REGULAR_EXPRESSION "--json: cannot write '/nonexistent/dir/out.json'.*exit=1"
+    FAIL_REGULAR_EXPRESSION " runs, ")
+  # host shapes that make no sense: nodes split pcpus evenly, dedicated
+  # vCPUs need a pCPU each; the message names both keys and their values
+  pvspin_sim_cli_expect(sim_cli_nodes_not_divisor 2
+    "pcpus \\(4\\) must be a multiple of nodes \\(3\\).*valid nodes for pcpus=4: 1, 2, 4\n"
+    ${P} sim --preset smoke --set nodes=3)
+  pvspin_sim_cli_expect(sim_cli_nodes_over_pcpus 2 "nodes \\(8\\) must not exceed pcpus \\(4\\)"
+    ${P} sim --preset smoke --set nodes=8)
+  pvspin_sim_cli_expect(sim_cli_dedicated_over_pcpus 2
+    "dedicated=1 needs vms x vcpus \\(8\\) <= pcpus \\(4\\)"
+    ${P} sim --preset smoke --set vms=2 --set dedicated=1)
   pvspin_sim_cli_expect(sim_cli_list_extra 2 "--list takes no argument" ${P} sim --list extra)
   pvspin_sim_cli_expect(sim_cli_list_preset 2 "--list takes no other option"
     ${P} sim --list --preset smoke)

@@ -322,6 +322,14 @@ static void test_config_errors(void **state)
 	assert_int_equal(sim_config_preset(&c, "spawn-dedicated", null), 0);
 	assert_int_equal(sim_config_set(&c, "vms", "2", null), 0);
 	assert_int_equal(sim_config_check(&c, null), -1);   /* 240 dedicated > 120 */
+	/* NUMA nodes split the pCPUs evenly: nodes must divide pcpus */
+	sim_config_defaults(&c);
+	assert_int_equal(sim_config_set(&c, "nodes", "3", null), 0);
+	assert_int_equal(sim_config_check(&c, null), -1);   /* 4 pCPUs in 3 nodes */
+	assert_int_equal(sim_config_set(&c, "pcpus", "6", null), 0);
+	assert_int_equal(sim_config_check(&c, null), 0);
+	assert_int_equal(sim_config_set(&c, "nodes", "7", null), 0);
+	assert_int_equal(sim_config_check(&c, null), -1);   /* more nodes than pCPUs */
 	fclose(null);
 }
 
@@ -350,6 +358,38 @@ static void test_ini_scenario(void **state)
 	fclose(f);
 	FILE *null = fopen("/dev/null", "w");
 	assert_int_equal(sim_config_load_ini(&c, path, null), -1);
+
+	/* an unknown section is a file failure (-2), even without keys; the
+	 * message names the file, the line and the valid sections */
+	f = fopen(path, "w");
+	fprintf(f, "vms = 2\n\n[bogus]\n");
+	fclose(f);
+	char *msg = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&msg, &len);
+	assert_int_equal(sim_config_load_ini(&c, path, m), -2);
+	fclose(m);
+	char want[64];
+	snprintf(want, sizeof(want), "%s:3: unknown section [bogus]", path);
+	assert_non_null(strstr(msg, want));
+	assert_non_null(strstr(msg, "valid sections: [scenario]"));
+	free(msg);
+	/* a bad key names its line */
+	f = fopen(path, "w");
+	fprintf(f, "[sim]\nvms = 3\nfoo = 1\n");
+	fclose(f);
+	m = open_memstream(&msg, &len);
+	assert_int_equal(sim_config_load_ini(&c, path, m), -1);
+	fclose(m);
+	snprintf(want, sizeof(want), "%s:3: in the line 'foo = 1'", path);
+	assert_non_null(strstr(msg, want));
+	free(msg);
+	/* [sim] is the other valid section */
+	f = fopen(path, "w");
+	fprintf(f, "[sim]\nvms = 3\n");
+	fclose(f);
+	assert_int_equal(sim_config_load_ini(&c, path, null), 0);
+	assert_int_equal(c.vms, 3);
 	fclose(null);
 	unlink(path);
 }
