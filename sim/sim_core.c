@@ -1089,10 +1089,15 @@ bool pvspin_plat_vcpu_is_preempted(int cpu)
 	return S.vcpus[cpu].sched == VS_READY;
 }
 
-void pvspin_plat_event(int ev)
+void pvspin_plat_event_add(int ev, uint64_t n)
 {
 	if (S.cur && ev >= 0 && ev < PVSPIN_EV_COUNT)
-		S.vms[S.cur->vm].events[ev]++;
+		S.vms[S.cur->vm].events[ev] += n;
+}
+
+void pvspin_plat_event(int ev)
+{
+	pvspin_plat_event_add(ev, 1);
 }
 
 /* Misuse reported by the lock code stops the run with a report. */

@@ -85,6 +85,9 @@ bool pvspin_plat_vcpu_is_preempted(int cpu);
 /** Count one lock event for the calling vCPU's VM. */
 void pvspin_plat_event(int ev);
 
+/** Count `n` lock events for the calling vCPU's VM (lockevent_add()). */
+void pvspin_plat_event_add(int ev, uint64_t n);
+
 #ifdef __cplusplus
 }
 #endif

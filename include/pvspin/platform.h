@@ -36,6 +36,7 @@
  *     pvspin_plat_pv_kick(cpu)               wake cpu's halt
  *     pvspin_plat_vcpu_is_preempted(cpu)     is that CPU off its pCPU
  *     pvspin_plat_event(ev)                  count one lock event
+ *     pvspin_plat_event_add(ev, n)           count n lock events
  *
  * This header is installed because the inline fast paths of the lock headers
  * need it; it is not part of the stable API.  Applications call the lock
@@ -72,7 +73,7 @@ typedef bool (*pvspin_plat_pred_t)(uint32_t val, uint32_t arg);
 #define PVSPIN_WAIT_FOREVER 0u
 
 /** Lock events, after Linux kernel/locking/lock_events_list.h.  Counted by
- *  pvspin_plat_event(); read with pvspin_events_read() (pvspin/stats.h). */
+ *  pvspin_plat_event() / pvspin_plat_event_add(); read with pvspin_events_read() (pvspin/stats.h). */
 enum pvspin_event {
 	PVSPIN_EV_PV_WAIT_NODE,      /* halts of queued (non-head) waiters */
 	PVSPIN_EV_PV_WAIT_HEAD,      /* halts of the queue head */

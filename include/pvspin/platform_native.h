@@ -154,6 +154,10 @@ bool pvspin_plat_vcpu_is_preempted(int cpu);
 /** Count one lock event (relaxed increment of this slot's counter). */
 void pvspin_plat_event(int ev);
 
+/** Count `n` lock events at once (after the kernel's lockevent_add());
+ *  relaxed add to this slot's counter.  An unknown `ev` is ignored. */
+void pvspin_plat_event_add(int ev, uint64_t n);
+
 #ifdef __cplusplus
 }
 #endif

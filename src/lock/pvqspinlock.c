@@ -58,8 +58,8 @@ static struct pv_hash_entry *pv_hash(pvspin_lock_t *lock, struct pvspin_qnode *n
 		/* relaxed: the entry is published by the _Q_SLOW_VAL store after */
 		if (pvspin_plat_cmpxchgptr((void **)&he->lock, &empty, lock, PVSPIN_RELAXED)) {
 			pvspin_plat_storeptr((void **)&he->node, node, PVSPIN_RELAXED);
-			while (hops--)
-				pvspin_plat_event(PVSPIN_EV_PV_HASH_HOPS);
+			if (hops)
+				pvspin_plat_event_add(PVSPIN_EV_PV_HASH_HOPS, hops);
 			return he;
 		}
 	}

@@ -177,13 +177,18 @@ bool pvspin_plat_vcpu_is_preempted(int cpu)
 	return __atomic_load_n(&slots[cpu].futex, __ATOMIC_RELAXED) == SLOT_SLEEPING;
 }
 
-void pvspin_plat_event(int ev)
+void pvspin_plat_event_add(int ev, uint64_t n)
 {
 	if ((unsigned)ev >= PVSPIN_EV_COUNT)
 		return;
 	int cpu = pvspin_plat_cpu();
 	uint64_t *c = cpu >= 0 ? &slots[cpu].events[ev] : &slotless_events[ev];
-	__atomic_fetch_add(c, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(c, n, __ATOMIC_RELAXED);
+}
+
+void pvspin_plat_event(int ev)
+{
+	pvspin_plat_event_add(ev, 1);
 }
 
 /* ---- pvspin/stats.h ------------------------------------------------- */
