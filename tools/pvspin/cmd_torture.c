@@ -415,7 +415,7 @@ int pvspin_cmd_torture(int argc, char **argv)
 	bool injecting = t.inject && !pthread_create(&injector, NULL, torture_inject_main, &t);
 
 	/* Main loop: watchdog sample about every ms, statistics every interval. */
-	struct torture_watchdog wd = { 0, false, 0 };
+	struct torture_watchdog wd = { 0 };
 	struct torture_snapshot prev, cur;
 	uint64_t start = torture_now_ns(), end = start + (uint64_t)t.seconds * 1000000000u;
 	uint64_t next_stats = start + (uint64_t)t.stats_interval * 1000000000u, last_stats = start;

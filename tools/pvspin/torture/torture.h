@@ -182,6 +182,7 @@ void *torture_inject_main(void *arg);
 /** Watchdog state of the main thread. */
 struct torture_watchdog {
 	uint64_t free_since_ns;   /* lock read free in every sample since, or 0 */
+	uint64_t acquisitions;    /* all writers' acquisitions at the last sample */
 	bool fired;
 	uint64_t os_delays;       /* rule-1 periods excused: a waiter was not run */
 };
@@ -190,7 +191,9 @@ struct torture_watchdog {
  * Take one sample and apply the stall rules (docs/torture.md):
  *  1. the lock reads free (no writer holds or is unlocking it and, where
  *     the kind has a pvspin word, the word reads unlocked) in every sample
- *     for stall_ms while a writer has waited at least stall_ms, and every
+ *     for stall_ms, no writer completed an acquisition in that time (a
+ *     hold shorter than the sampling period is still progress), a writer
+ *     has waited at least stall_ms, and every
  *     waiting writer had its chance: it ran (>= 10 ms of CPU time in that
  *     period) or it sleeps in the kernel - a waiter that is runnable but
  *     not run is the OS scheduler's delay (lock waiter preemption), not a

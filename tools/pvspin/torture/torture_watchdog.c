@@ -5,11 +5,17 @@
  * A lost wakeup shows as a waiter that is not served although the lock is
  * free for it.  Two rules, sampled by the main thread about every ms:
  *
- *  1. free lock, waiting writer: in every sample for stall_ms no writer
- *     held the lock or was releasing it and the kind's word (if it has a
- *     pvspin word) read unlocked, while some writer has been inside its
- *     lock call for at least stall_ms.  Catches a queue that nobody
- *     serves (a lost MCS hand-over, a lost wakeup of a FIFO lock).
+ *  1. free lock, waiting writer, no progress: in every sample for
+ *     stall_ms no writer held the lock or was releasing it, the kind's
+ *     word (if it has a pvspin word) read unlocked, and no writer completed
+ *     an acquisition, while some writer has been inside its lock call for
+ *     at least stall_ms.  Catches a queue that nobody serves (a lost MCS
+ *     hand-over, a lost wakeup of a FIFO lock).  The progress condition
+ *     matters for the fair kinds under overcommit: their holds are a few
+ *     us, so ~1 kHz samples almost never see them held, and a hand-off to
+ *     a preempted queue head can take tens of ms; without it a slow but
+ *     moving queue (8 writers on 2 CPUs: ~100 acquisitions/s) read "free in
+ *     every sample" for seconds and fired (two 10-minute qspinlock runs).
  *  2. orphaned halt (pv kinds): a waiting writer is halted in pv_wait (its
  *     slot's futex word reads SLEEPING), its MCS node is HASHED, and the
  *     locked byte is not _Q_SLOW_VAL, in every sample for stall_ms.  A
@@ -172,7 +178,13 @@ bool torture_watchdog_sample(struct torture *t, struct torture_watchdog *wd, uin
 		}
 	}
 
-	/* rule 1 */
+	/* rule 1: a completed acquisition since the last sample is progress */
+	uint64_t acq = 0;
+	for (int i = 0; i < t->nthreads; i++)
+		acq += __atomic_load_n(&t->writers[i].acquisitions, __ATOMIC_RELAXED);
+	if (acq != wd->acquisitions)
+		free_now = false;
+	wd->acquisitions = acq;
 	if (!free_now) {
 		wd->free_since_ns = 0;
 	} else if (!wd->free_since_ns) {
