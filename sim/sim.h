@@ -180,7 +180,8 @@ void sim_keys_help(FILE *f);
 
 enum sim_stop {
 	SIM_STOP_NONE, SIM_STOP_END, SIM_STOP_DONE,
-	SIM_STOP_DEADLOCK, SIM_STOP_TWO_HOLDERS, SIM_STOP_MISUSE,
+	SIM_STOP_DEADLOCK,          /* all vCPUs stuck, or one lost wake-up */
+	SIM_STOP_TWO_HOLDERS, SIM_STOP_MISUSE,
 };
 
 /** Outcome of one run: the JSON document and how it stopped. */

@@ -96,13 +96,18 @@ struct vcpu {
 	/* halt */
 	bool pv_unhalted;
 	sim_time_t kicked_at;        /* kick received while not running, 0: none */
+	const uint8_t *halt_ptr;     /* pv_wait(ptr, val) of the current halt */
+	uint8_t halt_val;
+	sim_time_t halt_since;
+	bool wake_due;               /* lost-wake-up watch: condition false, */
+	uint64_t wake_due_ops;       /* ... and its lock's ops at that sample */
 	/* host accounting */
 	int64_t vruntime;
 	sim_time_t run_ns, ready_ns, ready_since, spin_ns;
 	/* workload */
 	gsl_rng *rng;
 	long ops, quota;
-	int want_lock, holds;
+	int want_lock, holds, unlocking;
 	sim_time_t done_at;
 };
 
@@ -996,6 +1001,10 @@ void pvspin_plat_pv_wait(uint8_t *ptr, uint8_t val)
 	S.halts++;
 	struct pcpu *p = &S.pcpus[v->pcpu];
 	v->act = VA_HALT;
+	v->halt_ptr = ptr;
+	v->halt_val = val;
+	v->halt_since = S.now;
+	v->wake_due = false;
 	if (S.poll && !p->nrq) {
 		/* KVM halt polling: keep the pCPU while nobody else wants it */
 		v->sched = VS_POLLING;
@@ -1199,8 +1208,10 @@ static void vcpu_main(int id)
 		vcpu_compute(v, us_to_ns(draw_us(v->rng, c->cs_dist, c->cs_us)));
 		L->holder = -1;
 		v->holds = -1;
+		v->unlocking = li;
 		if (got)
 			pvspin_kind_unlock(vm->lock, &L->word);
+		v->unlocking = -1;
 		L->ops++;
 		v->ops++;
 		vm->ops++;
@@ -1253,6 +1264,51 @@ static bool vcpu_stuck(const struct vcpu *v)
 }
 
 static void deadlock_report(void);
+static void lost_wakeup_report(const struct vcpu *v, uint64_t ops);
+
+/*
+ * Lost wake-up watch (per halted vCPU; a deadlock needs every vCPU stuck,
+ * this catches one).  v is halted in pv_wait(ptr, val) with no kick
+ * pending although its wait condition is over (*ptr != val: its baton
+ * came, or the unlock it waited for happened).  Legitimately that lasts
+ * only while the vCPU that owes the kick is on its way: the new holder
+ * that hashed v holds the lock until its unlock kicks (no acquisition can
+ * complete meanwhile), or an unlocker is between its release store and
+ * its KICK_CPU (it is `unlocking`).  So if, with nobody unlocking the
+ * lock, its acquisitions advance by more than twice the VM's vCPUs since
+ * the condition was first seen over, nobody is left to kick v.  Counted
+ * in acquisitions, not time, so no host delay can make it fire falsely.
+ * It stops the run as a deadlock (of that vCPU) with its own report.
+ */
+static bool lost_wakeup_check(void)
+{
+	for (int i = 0; i < S.nv; i++) {
+		struct vcpu *v = &S.vcpus[i];
+		bool over = (v->sched == VS_HALTED || v->sched == VS_POLLING) &&
+			    v->act == VA_HALT && !v->pv_unhalted && v->want_lock >= 0 &&
+			    v->halt_ptr && *v->halt_ptr != v->halt_val;
+		if (!over) {
+			v->wake_due = false;
+			continue;
+		}
+		struct vm *vm = &S.vms[v->vm];
+		struct sim_lock *L = &vm->locks[v->want_lock];
+		bool unlocking = false;
+		for (int j = 0; j < vm->n && !unlocking; j++)
+			unlocking = S.vcpus[vm->first + j].unlocking == v->want_lock;
+		if (unlocking || !v->wake_due) {
+			v->wake_due = true;
+			v->wake_due_ops = L->ops;
+			continue;
+		}
+		if (L->ops - v->wake_due_ops > 2 * (uint64_t)vm->n) {
+			S.stop = SIM_STOP_DEADLOCK;   /* of that vCPU */
+			lost_wakeup_report(v, L->ops - v->wake_due_ops);
+			return true;
+		}
+	}
+	return false;
+}
 
 static void tick(void)
 {
@@ -1315,6 +1371,8 @@ static void tick(void)
 		deadlock_report();
 		return;
 	}
+	if (lost_wakeup_check())
+		return;
 	heap_push(S.now + period, EV_TICK, 0, 0);
 }
 
@@ -1370,6 +1428,21 @@ static void lock_report(int vmi, int li)
 	report_add("\n");
 }
 
+static void vcpus_report(void);
+
+static void lost_wakeup_report(const struct vcpu *v, uint64_t ops)
+{
+	report_add("DEADLOCK (lost wake-up) at %.9f s: vCPU %d (vm%d #%d) is halted in pv_wait since "
+		   "%.9f s on byte %p, which no longer reads 0x%02x (0x%02x), with no kick "
+		   "pending; lock %d completed %llu acquisitions since with nobody unlocking "
+		   "it, so nobody is left to kick it\n", S.now / 1e9, v->id, v->vm, v->idx,
+		   v->halt_since / 1e9, (const void *)v->halt_ptr, v->halt_val, *v->halt_ptr,
+		   v->want_lock, (unsigned long long)ops);
+	report_add("locks:\n");
+	lock_report(v->vm, v->want_lock);
+	vcpus_report();
+}
+
 static void deadlock_report(void)
 {
 	report_add("DEADLOCK at %.9f s: every vCPU is halted or spinning on a word that "
@@ -1381,6 +1454,12 @@ static void deadlock_report(void)
 			if (L->word.val || L->holder >= 0)
 				lock_report(i, k);
 		}
+	vcpus_report();
+}
+
+/* Every vCPU's host and guest state, one line each. */
+static void vcpus_report(void)
+{
 	report_add("vCPUs:\n");
 	for (int i = 0; i < S.nv; i++) {
 		struct vcpu *v = &S.vcpus[i];
@@ -1468,7 +1547,7 @@ static int setup(const struct sim_config *c)
 		v->vm = i / c->vcpus;
 		v->idx = i % c->vcpus;
 		v->rq_pos = -1;
-		v->want_lock = v->holds = -1;
+		v->want_lock = v->holds = v->unlocking = -1;
 		v->quota = c->work;
 		v->pinned = -1;
 		if (c->dedicated) {

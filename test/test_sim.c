@@ -217,6 +217,23 @@ static void test_deadlock_report_lost_kicks(void **state)
 	assert_int_equal(sim_run(&c, &r), 0);
 	json_decref(r.json);
 	free(r.report);
+
+	/* Throughput (the other vCPUs never finish): the first vCPU left
+	 * halted with nobody to kick it stops the run (lost wake-up). */
+	set(&c, "lose_kicks", "1");
+	set(&c, "work", "0");
+	assert_int_equal(sim_run(&c, &r), 1);
+	assert_int_equal(r.stop, SIM_STOP_DEADLOCK);
+	assert_non_null(strstr(r.report, "DEADLOCK (lost wake-up)"));
+	assert_non_null(strstr(r.report, "no kick pending"));
+	assert_non_null(strstr(r.report, "word 0x"));
+	json_decref(r.json);
+	free(r.report);
+	/* and with working kicks the same throughput run is clean */
+	set(&c, "lose_kicks", "0");
+	assert_int_equal(sim_run(&c, &r), 0);
+	json_decref(r.json);
+	free(r.report);
 }
 
 /* A lock that lets a second vCPU in: the two-holders check fires. */
