@@ -151,8 +151,11 @@ int sim_config_set(struct sim_config *c, const char *key, const char *value, FIL
 /** Apply a preset by name (defaults first).  -1 + message if unknown. */
 int sim_config_preset(struct sim_config *c, const char *name, FILE *err);
 /** Parse an INI scenario file (keys of --set; optional [scenario] or [sim]
- *  section, `preset = NAME` first applies that preset).  Stops at the first
- *  error and reports only it, naming the file and line.  Returns 0; -1 +
+ *  section).  `preset = NAME`, wherever it is, is applied first, then the
+ *  other keys in file order; a second preset line is an error.  Checks the
+ *  whole file before applying anything (on an error `c` is unchanged).
+ *  Stops at the first error and reports only it, naming the file and line.
+ *  Returns 0; -1 +
  *  message on a bad key or value (a usage error, as with --set); -2 +
  *  message when the file is missing, a directory, unreadable or malformed:
  *  a line that is not INI, a line over inih's 199 characters, an unknown

@@ -362,7 +362,8 @@ void sim_keys_help(FILE *f)
 {
 	for (int i = 0; i < NKEYS; i++)
 		fprintf(f, "  %-15s %s\n", keys[i].name, keys[i].help);
-	fprintf(f, "  %-15s apply a preset first (INI files)\n", "preset");
+	fprintf(f, "  %-15s apply a preset first, wherever it is given (a scenario file's "
+		   "other keys and the other --set keys follow)\n", "preset");
 	fprintf(f, "  %-15s per-VM override of lock, ple, kick_yield, pv_unhalt, steal_time "
 		   "(N from 0)\n", "vmN.KEY");
 	fprintf(f, "  profiles:  %s\n  workloads: %s\n  locks:     %s\n  dists:     const, exp, pareto\n",
@@ -377,9 +378,24 @@ void sim_keys_help(FILE *f)
  * unless the library was built with INI_HANDLER_LINENO, which Debian's is
  * not.  The first error stops the parse (the reader then reports end of
  * file) and is the only one reported, whichever kind it is.
+ *
+ * `preset = NAME` is applied first wherever it is in the file, then the
+ * other keys in file order, as for a JSON scenario: the parse checks every
+ * line (each key on a scratch configuration, so errors come in line order)
+ * and collects the keys; they are applied only once the whole file is good.
  */
+struct ini_key {
+	char *name, *value;
+	int line;
+};
+
 struct ini_ctx {
 	struct sim_config *c;
+	struct sim_config scratch;  /* where each key is checked */
+	struct ini_key *keys;       /* the keys other than preset, in file order */
+	int nkeys, cap;
+	char *preset;               /* the preset line's value, or NULL */
+	int preset_line;
 	const char *path;
 	FILE *f;
 	int line;           /* line of the text last handed to inih, from 1 */
@@ -450,14 +466,78 @@ static int scenario_line(void *user, const char *section, const char *name, cons
 		scenario_section_error(x, section, (int)strlen(section), name);
 		return 1;
 	}
-	if (sim_config_set(x->c, name, value, x->msgf)) {
+	if (!strcmp(name, "preset") && x->preset) {
+		fprintf(x->msgf, "pvspin sim: %s:%d: preset given twice (lines %d and %d); give "
+				 "one (it is applied first, wherever it is)\n", x->path, x->line,
+			x->preset_line, x->line);
+		x->fail_line = x->line;
+		x->fail_rc = -1;
+		return 1;
+	}
+	if (sim_config_set(&x->scratch, name, value, x->msgf)) {
 		fprintf(x->msgf, "pvspin sim: %s:%d: in the line '%s = %s'\n", x->path, x->line,
 			name, value);
 		x->fail_line = x->line;
 		x->fail_rc = -1;
 		return 1;
 	}
+	if (!strcmp(name, "preset")) {
+		x->preset = strdup(value);
+		x->preset_line = x->line;
+		if (!x->preset)
+			goto oom;
+		return 1;
+	}
+	if (x->nkeys == x->cap) {
+		int cap = x->cap ? 2 * x->cap : 16;
+		struct ini_key *k = realloc(x->keys, (size_t)cap * sizeof(*k));
+		if (!k)
+			goto oom;
+		x->keys = k;
+		x->cap = cap;
+	}
+	struct ini_key *k = &x->keys[x->nkeys];
+	k->name = strdup(name);
+	k->value = strdup(value);
+	k->line = x->line;
+	if (!k->name || !k->value) {
+		free(k->name);
+		free(k->value);
+		goto oom;
+	}
+	x->nkeys++;
 	return 1;
+oom:
+	fprintf(x->msgf, "pvspin sim: %s:%d: out of memory\n", x->path, x->line);
+	x->fail_line = x->line;
+	x->fail_rc = -2;
+	return 1;
+}
+
+/* After a good parse: the preset, then the other keys in file order.
+ * Each was checked already; returns -1 if one still fails. */
+static int scenario_apply(struct ini_ctx *x, FILE *err)
+{
+	if (x->preset && sim_config_preset(x->c, x->preset, err))
+		return -1;
+	for (int i = 0; i < x->nkeys; i++)
+		if (sim_config_set(x->c, x->keys[i].name, x->keys[i].value, err)) {
+			fprintf(err, "pvspin sim: %s:%d: in the line '%s = %s'\n", x->path,
+				x->keys[i].line, x->keys[i].name, x->keys[i].value);
+			return -1;
+		}
+	return 0;
+}
+
+static void scenario_free(struct ini_ctx *x)
+{
+	for (int i = 0; i < x->nkeys; i++) {
+		free(x->keys[i].name);
+		free(x->keys[i].value);
+	}
+	free(x->keys);
+	free(x->preset);
+	free(x->msg);
 }
 
 int sim_scenario_check_file(const char *path, FILE *err)
@@ -481,7 +561,7 @@ int sim_scenario_check_file(const char *path, FILE *err)
 
 int sim_config_load_ini(struct sim_config *c, const char *path, FILE *err)
 {
-	struct ini_ctx x = { .c = c, .path = path };
+	struct ini_ctx x = { .c = c, .scratch = *c, .path = path };
 	if (sim_scenario_check_file(path, err))
 		return -2;
 	x.f = fopen(path, "r");
@@ -513,8 +593,10 @@ int sim_config_load_ini(struct sim_config *c, const char *path, FILE *err)
 	} else if (rc) {
 		fprintf(err, "pvspin sim: cannot parse scenario file '%s'\n", path);
 		ret = -2;
+	} else {
+		ret = scenario_apply(&x, err);
 	}
-	free(x.msg);
+	scenario_free(&x);
 	return ret;
 }
 

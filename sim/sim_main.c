@@ -8,8 +8,10 @@
  *
  * FILE is a scenario: an INI file of KEY = VALUE lines (inih), or a .json
  * file whose "config" object (e.g. the JSON output of an earlier run) or
- * top-level object holds the keys (jansson).  Order of application: preset,
- * FILE, each --set in order, --seed.  --list and --keys take no other
+ * top-level object holds the keys (jansson).  Order of application: preset
+ * (--preset NAME or --set preset=NAME, wherever given; two different ones
+ * are a usage error), FILE (its own preset first, then its other keys in
+ * order), each other --set in order, --seed.  --list and --keys take no other
  * argument; --fuzz takes only --seed and --json (it draws its own
  * configurations).  Exit status: 0 success; 1 the run stopped on a
  * deadlock / broken invariant / lock misuse (report on stderr), or the
@@ -433,6 +435,20 @@ static int sim_main(int argc, char **argv, char **sets)
 		usage(stderr);
 		return 2;
 	}
+	/* a preset is applied first, wherever it is given: --preset NAME and
+	 * --set preset=NAME are the same, and two different ones conflict */
+	const char *preset_from = preset ? "--preset " : NULL;
+	for (int i = 0; i < nsets; i++) {
+		if (strncmp(sets[i], "preset=", 7))
+			continue;
+		if (preset && strcmp(preset, sets[i] + 7)) {
+			fprintf(stderr, "pvspin sim: two presets given (%s%s, --set %s); give one\n",
+				preset_from, preset, sets[i]);
+			return 2;
+		}
+		preset = sets[i] + 7;
+		preset_from = "--set preset=";
+	}
 	if (preset && sim_config_preset(&cfg, preset, stderr))
 		return 2;
 	if (optind < argc) {
@@ -450,6 +466,8 @@ static int sim_main(int argc, char **argv, char **sets)
 			return 2;
 		}
 		*eq = 0;
+		if (!strcmp(sets[i], "preset"))
+			continue;   /* applied above */
 		if (sim_config_set(&cfg, sets[i], eq + 1, stderr))
 			return 2;
 	}

@@ -96,3 +96,23 @@ endif()
 add_test(NAME cli_full_stdout_is_failure COMMAND sh -c
   "$<TARGET_FILE:pvspin> sim --preset smoke --json - > /dev/full; test $? -eq 1 && \
    $<TARGET_FILE:pvspin> detect --interval-ms 1 > /dev/full; test $? -eq 1")
+
+# As pvspin_sim_cli_expect, but REGEX is matched against stdout and stderr
+# (e.g. the summary).
+function(pvspin_sim_cli_output name exit_code regex)
+  add_test(NAME ${name} COMMAND sh -c "\"$0\" \"$@\" 2>&1; echo \"exit=$?\"" ${ARGN})
+  set_tests_properties(${name} PROPERTIES PASS_REGULAR_EXPRESSION "${regex}.*exit=${exit_code}")
+endfunction()
+
+# A preset is applied first, wherever it is given: `--set preset=NAME`
+# after other --set keys does not throw them away (the run stops at 2 ms,
+# not at smoke's 10 ms); two different presets are a usage error.
+if(TARGET pvspin_sim_core AND TARGET pvspin)
+  pvspin_sim_cli_output(sim_cli_set_preset_first 0 "stop end at 0.002000 s"
+    ${P} sim --preset smoke --set seconds=0.002 --set vms=2 --set preset=smoke)
+  pvspin_sim_cli_output(sim_cli_set_preset_only 0 "preset smoke, lock qspinlock, 2 VM.*stop end at 0.002000 s"
+    ${P} sim --set seconds=0.002 --set vms=2 --set preset=smoke)
+  pvspin_sim_cli_expect(sim_cli_two_presets 2
+    "two presets given \\(--preset smoke, --set preset=ebizzy-boost\\). give one"
+    ${P} sim --preset smoke --set preset=ebizzy-boost)
+endif()

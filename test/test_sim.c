@@ -5,6 +5,7 @@
  * Each run is a few simulated milliseconds (well under a second of wall
  * time); no assertion depends on wall time.
  */
+#define _GNU_SOURCE   /* asprintf, mkstemps, open_memstream */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -394,6 +395,58 @@ static void test_ini_scenario(void **state)
 	unlink(path);
 }
 
+/* Write `text` to a new temporary scenario file; returns its path (free it). */
+static char *scenario_file(const char *text, const char *suffix)
+{
+	char *path = NULL;
+	assert_true(asprintf(&path, "/tmp/test_sim_XXXXXX%s", suffix) > 0);
+	int fd = mkstemps(path, (int)strlen(suffix));
+	assert_true(fd >= 0);
+	FILE *f = fdopen(fd, "w");
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+/* sim_config_load_ini() of `text`; returns its result, the messages in *msg
+ * (free it). */
+static int load_ini_text(struct sim_config *c, const char *text, char **msg)
+{
+	char *path = scenario_file(text, ".ini");
+	size_t len = 0;
+	FILE *m = open_memstream(msg, &len);
+	int rc = sim_config_load_ini(c, path, m);
+	fclose(m);
+	unlink(path);
+	free(path);
+	return rc;
+}
+
+/* `preset = NAME` anywhere in an INI file is applied first, then every
+ * other key in file order (as in a JSON scenario): the keys before the
+ * preset line are not thrown away.  Two preset lines are an error. */
+static void test_ini_preset_anywhere(void **state)
+{
+	(void)state;
+	struct sim_config c;
+	char *msg;
+	sim_config_defaults(&c);
+	assert_int_equal(load_ini_text(&c, "seconds = 0.002\nvms = 2\npreset = smoke\n"
+					   "lock = tas\n", &msg), 0);
+	free(msg);
+	assert_true(c.seconds == 0.002);
+	assert_int_equal(c.vms, 2);
+	assert_int_equal(c.lock, PVSPIN_KIND_TAS);
+	assert_int_equal(c.pcpus, 4);               /* smoke's */
+	assert_string_equal(c.preset, "smoke");
+	assert_int_equal(sim_config_check(&c, stderr), 0);
+
+	sim_config_defaults(&c);
+	assert_int_equal(load_ini_text(&c, "preset = smoke\nvms = 2\npreset = smoke\n", &msg), -1);
+	assert_non_null(strstr(msg, ":3: preset given twice (lines 1 and 3)"));
+	free(msg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -407,6 +460,7 @@ int main(void)
 		cmocka_unit_test(test_all_kinds_clean),
 		cmocka_unit_test(test_config_errors),
 		cmocka_unit_test(test_ini_scenario),
+		cmocka_unit_test(test_ini_preset_anywhere),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
