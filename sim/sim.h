@@ -172,8 +172,13 @@ int sim_scenario_check_file(const char *path, FILE *err);
 void sim_config_resolve(struct sim_config *c);
 /** Cross-key validation (dedicated fits, slots < PVSPIN_MAX_CPUS, ...). */
 int sim_config_check(const struct sim_config *c, FILE *err);
-/** The configuration as a JSON object (new reference). */
+/** The configuration as a JSON object (new reference).  `seed` is a JSON
+ *  integer up to INT64_MAX, above it a decimal string (a JSON integer is
+ *  int64 in jansson): either form reads back as the same seed. */
 json_t *sim_config_json(const struct sim_config *c);
+/** A uint64_t for JSON: an integer up to INT64_MAX, else its decimal
+ *  string (new reference). */
+json_t *sim_u64_json(uint64_t v);
 /** Print the presets, one line each. */
 void sim_presets_list(FILE *f);
 /** Print the keys with their meaning. */

@@ -682,6 +682,15 @@ static json_t *kick_yield_json(int ky)
 	return json_boolean(ky);
 }
 
+json_t *sim_u64_json(uint64_t v)
+{
+	char buf[24];
+	if (v <= INT64_MAX)
+		return json_integer((json_int_t)v);
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
+	return json_string(buf);
+}
+
 json_t *sim_config_json(const struct sim_config *in)
 {
 	struct sim_config cc = *in, *c = &cc;
@@ -695,7 +704,7 @@ json_t *sim_config_json(const struct sim_config *in)
 		switch (k->type) {
 		case K_INT: v = json_integer(*(const int *)(base + k->off)); break;
 		case K_LONG: v = json_integer(*(const long *)(base + k->off)); break;
-		case K_U64: v = json_integer((json_int_t)*(const uint64_t *)(base + k->off)); break;
+		case K_U64: v = sim_u64_json(*(const uint64_t *)(base + k->off)); break;
 		case K_DOUBLE: v = json_real(*(const double *)(base + k->off)); break;
 		case K_BOOL: v = json_boolean(*(const int *)(base + k->off)); break;
 		case K_KYIELD: v = kick_yield_json(*(const int *)(base + k->off)); break;

@@ -59,7 +59,12 @@ static int load_json_scenario(struct sim_config *c, const char *path)
 		return -2;
 	root = json_load_file(path, 0, &e);
 	if (!root) {
-		fprintf(stderr, "pvspin sim: %s:%d: %s\n", path, e.line, e.text);
+		/* jansson's integers are int64: a seed above it is written as a
+		 * string (as the JSON output does) */
+		fprintf(stderr, "pvspin sim: %s:%d: %s%s\n", path, e.line, e.text,
+			strstr(e.text, "too big integer") ? " (write a seed above "
+			"9223372036854775807 as a string, e.g. \"seed\": \"18446744073709551615\")"
+			: "");
 		return -2;
 	}
 	cfg = json_object_get(root, "config");
@@ -338,7 +343,7 @@ static int run_fuzz(long n, uint64_t seed, const char *json_path)
 	if (json_path) {
 		json_t *j = json_object();
 		json_object_set_new(j, "runs", json_integer(n));
-		json_object_set_new(j, "seed", json_integer((json_int_t)seed));
+		json_object_set_new(j, "seed", sim_u64_json(seed));
 		json_object_set_new(j, "failures", fails);
 		if (write_json(j, json_path))
 			failures++;   /* the report is lost: the run failed */

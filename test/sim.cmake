@@ -116,3 +116,16 @@ if(TARGET pvspin_sim_core AND TARGET pvspin)
     "two presets given \\(--preset smoke, --set preset=ebizzy-boost\\). give one"
     ${P} sim --preset smoke --set preset=ebizzy-boost)
 endif()
+
+# Every accepted seed (0..2^64-1) survives the JSON round trip: seeds above
+# INT64_MAX, which a JSON integer (jansson: int64) cannot hold, are written
+# as a string and read back; the largest written straight into a scenario
+# as an integer gets a hint.
+if(TARGET pvspin_sim_core AND TARGET pvspin)
+  add_test(NAME sim_seed_round_trip COMMAND sh
+    ${CMAKE_CURRENT_SOURCE_DIR}/data/sim_seed_round_trip.sh ${P} ${CMAKE_CURRENT_BINARY_DIR})
+  set_tests_properties(sim_seed_round_trip PROPERTIES PASS_REGULAR_EXPRESSION "ROUND-TRIP OK")
+  pvspin_sim_cli_expect(sim_cli_json_seed_too_big 1
+    "sim_seed_too_big.json:1: too big integer.*write a seed above 9223372036854775807 as a string"
+    ${P} sim ${CMAKE_CURRENT_SOURCE_DIR}/data/sim_seed_too_big.json)
+endif()
