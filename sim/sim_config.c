@@ -150,15 +150,33 @@ void sim_config_defaults(struct sim_config *c)
 static int config_set(struct sim_config *c, const char *key, const char *shown,
 		      const char *value, FILE *err);
 
+/* Split a per-VM key "vm<decimal N>.<SUB>" (SUB not checked).  Returns N,
+ * SIM_MAX_VMS for any N above the last VM (however many digits: never
+ * wrapped), or -1 if `key` is not of that form; *sub points into `key`. */
+static int per_vm_key(const char *key, const char **sub)
+{
+	const char *p = key + 2;
+	int n = 0;
+	if (strncmp(key, "vm", 2) || *p < '0' || *p > '9')
+		return -1;
+	for (; *p >= '0' && *p <= '9'; p++)
+		if (n < SIM_MAX_VMS)
+			n = 10 * n + (*p - '0');
+	if (*p != '.' || !p[1])
+		return -1;
+	*sub = p + 1;
+	return n < SIM_MAX_VMS ? n : SIM_MAX_VMS;
+}
+
 /* vmN.KEY: a per-VM override of lock, ple, kick_yield, pv_unhalt or
  * steal_time.  Returns 1 if `key` is not of that form. */
 static int set_per_vm(struct sim_config *c, const char *key, const char *value, FILE *err)
 {
-	char sub[32];
-	int n, used = 0;
-	if (sscanf(key, "vm%d.%31s%n", &n, sub, &used) != 2 || key[used])
+	const char *sub;
+	int n = per_vm_key(key, &sub);
+	if (n < 0)
 		return 1;
-	if (n < 0 || n >= SIM_MAX_VMS) {
+	if (n >= SIM_MAX_VMS) {
 		fprintf(err, "pvspin sim: bad key '%s': VM numbers go from 0 to %d\n", key,
 			SIM_MAX_VMS - 1);
 		return -1;
@@ -190,11 +208,10 @@ static const struct key *key_find(const char *name)
 
 bool sim_config_key_exists(const char *name)
 {
-	char sub[32];
-	int n, used = 0;
+	const char *sub;
 	if (!strcmp(name, "preset") || key_find(name))
 		return true;
-	if (sscanf(name, "vm%d.%31s%n", &n, sub, &used) != 2 || name[used])
+	if (per_vm_key(name, &sub) < 0)
 		return false;
 	return !strcmp(sub, "lock") || !strcmp(sub, "ple") || !strcmp(sub, "kick_yield") ||
 	       !strcmp(sub, "pv_unhalt") || !strcmp(sub, "steal_time");

@@ -129,3 +129,10 @@ if(TARGET pvspin_sim_core AND TARGET pvspin)
     "sim_seed_too_big.json:1: too big integer.*write a seed above 9223372036854775807 as a string"
     ${P} sim ${CMAKE_CURRENT_SOURCE_DIR}/data/sim_seed_too_big.json)
 endif()
+
+# The VM number of a vmN.KEY key is 0..63 and never wraps (2^32 is not vm0).
+if(TARGET pvspin_sim_core AND TARGET pvspin)
+  pvspin_sim_cli_expect(sim_cli_vm_number_wrap 2
+    "bad key 'vm4294967296.lock': VM numbers go from 0 to 63"
+    ${P} sim --preset smoke --set vms=2 --set vm4294967296.lock=tas)
+endif()

@@ -447,6 +447,31 @@ static void test_ini_preset_anywhere(void **state)
 	free(msg);
 }
 
+/* vmN.KEY: N from 0 to 63, never wrapped (2^32 is not VM 0). */
+static void test_per_vm_key_number(void **state)
+{
+	(void)state;
+	struct sim_config c;
+	char *msg = NULL;
+	size_t len = 0;
+	sim_config_defaults(&c);
+	FILE *m = open_memstream(&msg, &len);
+	assert_int_equal(sim_config_set(&c, "vm4294967296.lock", "tas", m), -1);
+	assert_int_equal(sim_config_set(&c, "vm4294967297.kick_yield", "1", m), -1);
+	assert_int_equal(sim_config_set(&c, "vm18446744073709551616.ple", "0", m), -1);
+	assert_int_equal(sim_config_set(&c, "vm64.lock", "tas", m), -1);
+	fclose(m);
+	assert_non_null(strstr(msg, "bad key 'vm4294967296.lock': VM numbers go from 0 to 63"));
+	free(msg);
+	for (int i = 0; i < SIM_MAX_VMS; i++) {
+		assert_int_equal(c.vm_lock[i], PVSPIN_KIND_NONE);
+		assert_int_equal(c.vm_kick_yield[i], -1);
+		assert_int_equal(c.vm_ple[i], -1);
+	}
+	set(&c, "vm63.lock", "tas");
+	assert_int_equal(c.vm_lock[63], PVSPIN_KIND_TAS);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -461,6 +486,7 @@ int main(void)
 		cmocka_unit_test(test_config_errors),
 		cmocka_unit_test(test_ini_scenario),
 		cmocka_unit_test(test_ini_preset_anywhere),
+		cmocka_unit_test(test_per_vm_key_number),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
