@@ -221,7 +221,8 @@ static void key_names(FILE *err)
 {
 	for (int i = 0; i < NKEYS; i++)
 		fprintf(err, "%s%s", i ? ", " : "", keys[i].name);
-	fprintf(err, ", preset\n");
+	fprintf(err, ", preset, vmN.lock, vmN.ple, vmN.kick_yield, vmN.pv_unhalt, "
+		     "vmN.steal_time (N from 0 to %d)\n", SIM_MAX_VMS - 1);
 }
 
 static int bad(FILE *err, const char *key, const char *value, const char *valid)
@@ -246,8 +247,10 @@ static int config_set(struct sim_config *c, const char *key, const char *shown,
 
 	if (!strcmp(key, "preset"))
 		return sim_config_preset(c, value, err);
-	if (!strncmp(key, "vm", 2) && key[2] >= '0' && key[2] <= '9')
-		return set_per_vm(c, key, value, err);
+	int rc = set_per_vm(c, key, value, err);
+	if (rc <= 0)
+		return rc;
+	/* not vmN.KEY (vm0lock, vm1_lock, vm12): one of the other keys or unknown */
 	k = key_find(key);
 	if (!k) {
 		fprintf(err, "pvspin sim: unknown key '%s'; valid keys: ", key);

@@ -136,3 +136,17 @@ if(TARGET pvspin_sim_core AND TARGET pvspin)
     "bad key 'vm4294967296.lock': VM numbers go from 0 to 63"
     ${P} sim --preset smoke --set vms=2 --set vm4294967296.lock=tas)
 endif()
+
+# A key that looks like vmN but is not vmN.KEY is an unknown key listing the
+# valid keys, on --set, in INI and in JSON (it used to exit 2 silently).
+if(TARGET pvspin_sim_core AND TARGET pvspin)
+  pvspin_sim_cli_expect(sim_cli_vm_key_typo_set 2 "unknown key 'vm0lock'. valid keys: vms.*vmN.lock"
+    ${P} sim --preset smoke --set vm0lock=tas)
+  pvspin_sim_cli_expect(sim_cli_vm_key_typo_dot 2 "unknown key 'vm0x.lock'. valid keys: vms"
+    ${P} sim --preset smoke --set vm0x.lock=tas)
+  pvspin_sim_cli_expect(sim_cli_vm_key_typo_ini 2
+    "unknown key 'vm1_lock'. valid keys: vms.*sim_vm_key_typo.ini:3: "
+    ${P} sim ${CMAKE_CURRENT_SOURCE_DIR}/data/sim_vm_key_typo.ini)
+  pvspin_sim_cli_expect(sim_cli_vm_key_typo_json 2 "unknown key 'vm0'. valid keys: vms"
+    ${P} sim ${CMAKE_CURRENT_SOURCE_DIR}/data/sim_vm_key_typo.json)
+endif()

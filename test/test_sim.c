@@ -472,6 +472,29 @@ static void test_per_vm_key_number(void **state)
 	assert_int_equal(c.vm_lock[63], PVSPIN_KIND_TAS);
 }
 
+/* A key that starts like vmN but is not vmN.KEY is an unknown key, with a
+ * message listing the valid keys (it used to fail without a word). */
+static void test_per_vm_key_typos(void **state)
+{
+	(void)state;
+	static const char *const typos[] = { "vm0lock", "vm1_lock", "vm0", "vm12", "vm0x.lock",
+					     "vm0 .lock", "vm0.", "vm" };
+	struct sim_config c;
+	sim_config_defaults(&c);
+	for (size_t i = 0; i < sizeof(typos) / sizeof(typos[0]); i++) {
+		char *msg = NULL, want[64];
+		size_t len = 0;
+		FILE *m = open_memstream(&msg, &len);
+		assert_int_equal(sim_config_set(&c, typos[i], "tas", m), -1);
+		fclose(m);
+		snprintf(want, sizeof(want), "unknown key '%s'; valid keys: vms", typos[i]);
+		if (!strstr(msg, want))
+			fail_msg("%s: got '%s'", typos[i], msg);
+		assert_non_null(strstr(msg, "vmN.lock"));
+		free(msg);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -487,6 +510,7 @@ int main(void)
 		cmocka_unit_test(test_ini_scenario),
 		cmocka_unit_test(test_ini_preset_anywhere),
 		cmocka_unit_test(test_per_vm_key_number),
+		cmocka_unit_test(test_per_vm_key_typos),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
