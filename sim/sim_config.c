@@ -419,6 +419,7 @@ struct ini_ctx {
 	const char *path;
 	FILE *f;
 	int line;           /* line of the text last handed to inih, from 1 */
+	char raw[256];      /* that line as it is in the file, without its end */
 	int fail_line;      /* line of the first error, 0 = none yet */
 	int fail_rc;        /* -1 a bad key or value (usage), -2 the file failed */
 	char *msg;          /* that error's message (open_memstream) */
@@ -463,10 +464,15 @@ static char *scenario_read_line(char *str, int num, void *stream)
 			return NULL;
 		}
 	}
-	/* a section header at the start of a line: checked here, so that an
-	 * unknown section is an error even without keys (inih calls the
-	 * handler for key lines only); an indented header is left to the
-	 * handler (it may be a continuation line) */
+	snprintf(x->raw, sizeof(x->raw), "%.*s", (int)strcspn(str, "\r\n"), str);
+	/* no continuation lines: inih glues an indented line to the value
+	 * above it (multi-line values), so the indentation goes here and
+	 * every line is a line of its own (inih strips spaces anyway) */
+	size_t lead = strspn(str, " \t");
+	if (lead)
+		memmove(str, str + lead, n - lead + 1);
+	/* a section header: checked here, so that an unknown section is an
+	 * error even without keys (inih calls the handler for key lines only) */
 	char *close = str[0] == '[' ? strchr(str, ']') : NULL;
 	if (close && !scenario_section_ok(str + 1, (size_t)(close - str - 1))) {
 		scenario_section_error(x, str + 1, (int)(close - str - 1), NULL);
@@ -481,8 +487,8 @@ static int scenario_line(void *user, const char *section, const char *name, cons
 	if (x->fail_line)
 		return 1;
 	if (section[0] && !scenario_section_ok(section, strlen(section))) {
-		/* an indented header the reader did not check: the error is at
-		 * the section's first key */
+		/* the reader checks every header; should one get past it, the
+		 * error is at the section's first key */
 		scenario_section_error(x, section, (int)strlen(section), name);
 		return 1;
 	}
@@ -495,8 +501,7 @@ static int scenario_line(void *user, const char *section, const char *name, cons
 		return 1;
 	}
 	if (sim_config_set(&x->scratch, name, value, x->msgf)) {
-		fprintf(x->msgf, "pvspin sim: %s:%d: in the line '%s = %s'\n", x->path, x->line,
-			name, value);
+		fprintf(x->msgf, "pvspin sim: %s:%d: in the line '%s'\n", x->path, x->line, x->raw);
 		x->fail_line = x->line;
 		x->fail_rc = -1;
 		return 1;

@@ -150,3 +150,13 @@ if(TARGET pvspin_sim_core AND TARGET pvspin)
   pvspin_sim_cli_expect(sim_cli_vm_key_typo_json 2 "unknown key 'vm0'. valid keys: vms"
     ${P} sim ${CMAKE_CURRENT_SOURCE_DIR}/data/sim_vm_key_typo.json)
 endif()
+
+# An indented INI line is its own KEY = VALUE line (not glued to the value
+# above it as an inih continuation line); an error quotes the real line.
+if(TARGET pvspin_sim_core AND TARGET pvspin)
+  pvspin_sim_cli_output(sim_cli_ini_indented 0 "preset smoke, lock qspinlock, 2 VM.*stop end at 0.001000 s"
+    ${P} sim ${CMAKE_CURRENT_SOURCE_DIR}/data/sim_indented.ini)
+  pvspin_sim_cli_expect(sim_cli_ini_indented_bad 2
+    "bad value '2x' for key 'vms'.*sim_indented_bad.ini:2: in the line '  vms = 2x'"
+    ${P} sim ${CMAKE_CURRENT_SOURCE_DIR}/data/sim_indented_bad.ini)
+endif()

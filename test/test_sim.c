@@ -495,6 +495,32 @@ static void test_per_vm_key_typos(void **state)
 	}
 }
 
+/* An indented line is a KEY = VALUE line of its own, not a continuation of
+ * the previous value (inih's multi-line values); errors quote the line as
+ * it is in the file. */
+static void test_ini_indented_line(void **state)
+{
+	(void)state;
+	struct sim_config c;
+	char *msg;
+	sim_config_defaults(&c);
+	assert_int_equal(load_ini_text(&c, "preset = smoke\n  vms = 2\n\tlock = tas\n", &msg), 0);
+	free(msg);
+	assert_string_equal(c.preset, "smoke");
+	assert_int_equal(c.vms, 2);
+	assert_int_equal(c.lock, PVSPIN_KIND_TAS);
+
+	assert_int_equal(load_ini_text(&c, "vms = 2\n  lock = mutex\n", &msg), -1);
+	if (!strstr(msg, ":2: in the line '  lock = mutex'\n"))
+		fail_msg("got '%s'", msg);
+	free(msg);
+	/* an indented text that is not KEY = VALUE is not INI, at its own line */
+	assert_int_equal(load_ini_text(&c, "vms = 2\n  more text\nlock = tas\n", &msg), -2);
+	if (!strstr(msg, ":2: not an INI"))
+		fail_msg("got '%s'", msg);
+	free(msg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -511,6 +537,7 @@ int main(void)
 		cmocka_unit_test(test_ini_preset_anywhere),
 		cmocka_unit_test(test_per_vm_key_number),
 		cmocka_unit_test(test_per_vm_key_typos),
+		cmocka_unit_test(test_ini_indented_line),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
