@@ -225,6 +225,9 @@ static void key_names(FILE *err)
 		     "vmN.steal_time (N from 0 to %d)\n", SIM_MAX_VMS - 1);
 }
 
+/* What a boolean key accepts (any case for the words). */
+#define BOOL_SPELLINGS "0 or 1 (also off/on, no/yes, false/true)"
+
 static int bad(FILE *err, const char *key, const char *value, const char *valid)
 {
 	fprintf(err, "pvspin sim: bad value '%s' for key '%s'; valid: %s\n", value, key, valid);
@@ -301,8 +304,8 @@ static int config_set(struct sim_config *c, const char *key, const char *shown,
 		else if (k->type == K_TRI && !strcmp(value, "default"))
 			v = -1;
 		else
-			return bad(err, shown, value, k->type == K_TRI ? "0, 1 (on/off) or default"
-								       : "0 or 1 (off/on)");
+			return bad(err, shown, value, k->type == K_TRI ? BOOL_SPELLINGS " or default"
+								       : BOOL_SPELLINGS);
 		*(int *)(base + k->off) = v;
 		return 0;
 	}
@@ -318,7 +321,7 @@ static int config_set(struct sim_config *c, const char *key, const char *shown,
 			 !strcasecmp(value, "false") || !strcasecmp(value, "no"))
 			*(int *)(base + k->off) = SIM_KY_OFF;
 		else
-			return bad(err, shown, value, "0, 1 (off/on), oracle or oracle-cross-vm");
+			return bad(err, shown, value, BOOL_SPELLINGS ", oracle or oracle-cross-vm");
 		return 0;
 	case K_KIND: {
 		pvspin_kind_t kind = pvspin_kind_from_name(value);
@@ -643,19 +646,27 @@ int sim_config_check(const struct sim_config *c, FILE *err)
 	for (int i = c->vms; i < SIM_MAX_VMS; i++)
 		if (c->vm_lock[i] || c->vm_ple[i] >= 0 || c->vm_kick_yield[i] >= 0 ||
 		    c->vm_pv_unhalt[i] >= 0 || c->vm_steal_time[i] >= 0) {
-			fprintf(err, "pvspin sim: a vm%d.* key is set but there are only %d VMs "
-				     "(vm0 .. vm%d)\n", i, c->vms, c->vms - 1);
+			if (c->vms == 1)
+				fprintf(err, "pvspin sim: a vm%d.* key is set but there is only 1 VM "
+					     "(vm0)\n", i);
+			else
+				fprintf(err, "pvspin sim: a vm%d.* key is set but there are only %d "
+					     "VMs (vm0 .. vm%d)\n", i, c->vms, c->vms - 1);
 			return -1;
 		}
 	const struct sim_profile *prof = sim_profile_find(c->profile);
-	bool want_ple = c->ple == 1;
-	for (int i = 0; i < c->vms && i < SIM_MAX_VMS; i++)
-		want_ple |= c->vm_ple[i] == 1;
-	if (prof && !prof->has_ple && want_ple) {
+	if (prof && !prof->has_ple && c->ple == 1) {
 		fprintf(err, "pvspin sim: profile %s has no Pause-Loop Exiting; set ple=0 or "
 			     "ple=default, or choose a profile with PLE\n", c->profile);
 		return -1;
 	}
+	for (int i = 0; prof && !prof->has_ple && i < c->vms && i < SIM_MAX_VMS; i++)
+		if (c->vm_ple[i] == 1) {
+			fprintf(err, "pvspin sim: vm%d.ple=1 but profile %s has no Pause-Loop "
+				     "Exiting; set vm%d.ple=0 or vm%d.ple=default, or choose a "
+				     "profile with PLE\n", i, c->profile, i, i);
+			return -1;
+		}
 	if (c->nodes > c->pcpus) {
 		fprintf(err, "pvspin sim: nodes (%d) must not exceed pcpus (%d)\n", c->nodes,
 			c->pcpus);

@@ -160,3 +160,23 @@ if(TARGET pvspin_sim_core AND TARGET pvspin)
     "bad value '2x' for key 'vms'.*sim_indented_bad.ini:2: in the line '  vms = 2x'"
     ${P} sim ${CMAKE_CURRENT_SOURCE_DIR}/data/sim_indented_bad.ini)
 endif()
+
+# Messages: a boolean key lists every accepted spelling; a per-VM PLE that
+# the profile lacks names vmN.ple; one VM is "1 VM".
+if(TARGET pvspin_sim_core AND TARGET pvspin)
+  pvspin_sim_cli_expect(sim_cli_bool_spellings 2
+    "bad value 'maybe' for key 'pv_unhalt'. valid: 0 or 1 \\(also off/on, no/yes, false/true\\)"
+    ${P} sim --preset smoke --set pv_unhalt=maybe)
+  pvspin_sim_cli_expect(sim_cli_tri_spellings 2
+    "bad value 'maybe' for key 'vm0.ple'. valid: 0 or 1 \\(also off/on, no/yes, false/true\\) or default"
+    ${P} sim --preset smoke --set vm0.ple=maybe)
+  pvspin_sim_cli_expect(sim_cli_vm_ple_profile 2
+    "vm1.ple=1 but profile loongarch-3c5000 has no Pause-Loop Exiting. set vm1.ple=0 or vm1.ple=default"
+    ${P} sim --set vms=2 --set vm1.ple=1 --set profile=loongarch-3c5000)
+  pvspin_sim_cli_expect(sim_cli_vm_beyond_one 2
+    "a vm3.\\* key is set but there is only 1 VM \\(vm0\\)\n"
+    ${P} sim --preset smoke --set vm3.lock=tas)
+  pvspin_sim_cli_expect(sim_cli_vm_beyond_two 2
+    "a vm3.\\* key is set but there are only 2 VMs \\(vm0 .. vm1\\)\n"
+    ${P} sim --preset smoke --set vms=2 --set vm3.lock=tas)
+endif()
