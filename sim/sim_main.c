@@ -7,7 +7,7 @@
  *   pvspin sim --fuzz N [--seed S] [--json FILE|-]
  *
  * FILE is a scenario: an INI file of KEY = VALUE lines (inih), or a .json
- * file whose "config" object (e.g. the JSON output of an earlier run) or
+ * file (any case) whose "config" object (e.g. the JSON output of an earlier run) or
  * top-level object holds the keys (jansson).  Order of application: preset
  * (--preset NAME or --set preset=NAME, wherever given; two different ones
  * are a usage error), FILE (its own preset first, then its other keys in
@@ -28,6 +28,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include <gsl/gsl_rng.h>
@@ -86,10 +87,16 @@ static int load_json_scenario(struct sim_config *c, const char *path)
 		json_decref(root);
 		return -2;
 	}
-	/* a preset first (it resets the other keys) */
+	/* a preset first (it resets the other keys); "" is a run without one */
 	json_t *p = json_object_get(cfg, "preset");
-	if (json_is_string(p) && json_string_value(p)[0] &&
-	    sim_config_preset(c, json_string_value(p), stderr)) {
+	if (p && !json_is_string(p)) {
+		fprintf(stderr, "pvspin sim: %s: key 'preset' must be a preset name (a string), "
+				"or \"\" for none\n", path);
+		json_decref(root);
+		return -1;
+	}
+	if (p && json_string_value(p)[0] && sim_config_preset(c, json_string_value(p), stderr)) {
+		fprintf(stderr, "pvspin sim: %s: in the key 'preset'\n", path);
 		json_decref(root);
 		return -1;
 	}
@@ -98,12 +105,13 @@ static int load_json_scenario(struct sim_config *c, const char *path)
 		const char *s = buf;
 		if (!strcmp(k, "preset"))
 			continue;
+		/* true/false as words: a boolean key takes them, a number refuses */
 		if (json_is_string(v))
 			s = json_string_value(v);
 		else if (json_is_true(v))
-			s = "1";
+			s = "true";
 		else if (json_is_false(v))
-			s = "0";
+			s = "false";
 		else if (json_is_integer(v))
 			snprintf(buf, sizeof(buf), "%lld", (long long)json_integer_value(v));
 		else if (json_is_real(v))
@@ -114,6 +122,7 @@ static int load_json_scenario(struct sim_config *c, const char *path)
 			return -1;
 		}
 		if (sim_config_set(c, k, s, stderr)) {
+			fprintf(stderr, "pvspin sim: %s: in the key '%s'\n", path, k);
 			json_decref(root);
 			return -1;
 		}
@@ -459,7 +468,7 @@ static int sim_main(int argc, char **argv, char **sets)
 	if (optind < argc) {
 		const char *f = argv[optind];
 		size_t l = strlen(f);
-		int rc = (l > 5 && !strcmp(f + l - 5, ".json")) ? load_json_scenario(&cfg, f)
+		int rc = (l > 5 && !strcasecmp(f + l - 5, ".json")) ? load_json_scenario(&cfg, f)
 								 : sim_config_load_ini(&cfg, f, stderr);
 		if (rc)
 			return rc == -2 ? 1 : 2;   /* the file failed : a bad key or value */

@@ -180,3 +180,19 @@ if(TARGET pvspin_sim_core AND TARGET pvspin)
     "a vm3.\\* key is set but there are only 2 VMs \\(vm0 .. vm1\\)\n"
     ${P} sim --preset smoke --set vms=2 --set vm3.lock=tas)
 endif()
+
+# JSON scenarios: an error names the file and the key; true/false are no
+# numbers; "preset" must be a name; a .JSON (any case) file is JSON.
+if(TARGET pvspin_sim_core AND TARGET pvspin)
+  pvspin_sim_cli_expect(sim_cli_json_bad_value 2
+    "bad value '2.5' for key 'vms'.*sim_json_bad_value.json: in the key 'vms'"
+    ${P} sim ${CMAKE_CURRENT_SOURCE_DIR}/data/sim_json_bad_value.json)
+  pvspin_sim_cli_expect(sim_cli_json_bool_int 2
+    "bad value 'true' for key 'vms'.*sim_json_bool_int.json: in the key 'vms'"
+    ${P} sim ${CMAKE_CURRENT_SOURCE_DIR}/data/sim_json_bool_int.json)
+  pvspin_sim_cli_expect(sim_cli_json_preset_null 2
+    "sim_json_preset_null.json: key 'preset' must be a preset name \\(a string\\)"
+    ${P} sim ${CMAKE_CURRENT_SOURCE_DIR}/data/sim_json_preset_null.json)
+  pvspin_sim_cli_output(sim_cli_json_upper_case 0 "preset smoke, lock qspinlock, 2 VM.*stop end at 0.001000 s"
+    ${P} sim ${CMAKE_CURRENT_SOURCE_DIR}/data/sim_upper_case.JSON)
+endif()
