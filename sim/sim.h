@@ -161,6 +161,9 @@ int sim_config_preset(struct sim_config *c, const char *name, FILE *err);
  *  a line that is not INI, a line over inih's 199 characters, an unknown
  *  section (the file failed). */
 int sim_config_load_ini(struct sim_config *c, const char *path, FILE *err);
+/** sim_config_load_ini() of an open stream `f` (not closed), named `name`
+ *  in the messages (e.g. "<stdin>").  Same returns. */
+int sim_config_load_ini_stream(struct sim_config *c, FILE *f, const char *name, FILE *err);
 /** Whether `name` is a configuration key (of --set: a key, "preset" or
  *  vmN.KEY with a per-VM KEY; the VM number is not range-checked). */
 bool sim_config_key_exists(const char *name);

@@ -587,44 +587,49 @@ int sim_scenario_check_file(const char *path, FILE *err)
 	return 0;
 }
 
-int sim_config_load_ini(struct sim_config *c, const char *path, FILE *err)
+int sim_config_load_ini_stream(struct sim_config *c, FILE *f, const char *name, FILE *err)
 {
-	struct ini_ctx x = { .c = c, .scratch = *c, .path = path };
-	if (sim_scenario_check_file(path, err))
-		return -2;
-	x.f = fopen(path, "r");
-	if (!x.f) {
-		fprintf(err, "pvspin sim: cannot open scenario file '%s': %s\n", path, strerror(errno));
-		return -2;
-	}
+	struct ini_ctx x = { .c = c, .scratch = *c, .path = name, .f = f };
 	x.msgf = open_memstream(&x.msg, &x.msg_len);
 	if (!x.msgf) {
 		fprintf(err, "pvspin sim: out of memory\n");
-		fclose(x.f);
 		return -2;
 	}
 	/* rc: the line of the first line that is not INI (inih's own error) */
 	int rc = ini_parse_stream(scenario_read_line, &x, scenario_line, &x);
-	int rerr = ferror(x.f);
-	fclose(x.f);
+	int rerr = ferror(f);
 	fclose(x.msgf);
 	int ret = 0;
 	if (rerr) {
-		fprintf(err, "pvspin sim: cannot read scenario file '%s'\n", path);
+		fprintf(err, "pvspin sim: cannot read scenario file '%s'\n", name);
 		ret = -2;
 	} else if (rc > 0 && (!x.fail_line || rc < x.fail_line)) {
-		fprintf(err, "pvspin sim: %s:%d: not an INI 'key = value' line\n", path, rc);
+		fprintf(err, "pvspin sim: %s:%d: not an INI 'key = value' line\n", name, rc);
 		ret = -2;
 	} else if (x.fail_line) {
 		fputs(x.msg, err);
 		ret = x.fail_rc;
 	} else if (rc) {
-		fprintf(err, "pvspin sim: cannot parse scenario file '%s'\n", path);
+		fprintf(err, "pvspin sim: cannot parse scenario file '%s'\n", name);
 		ret = -2;
 	} else {
 		ret = scenario_apply(&x, err);
 	}
 	scenario_free(&x);
+	return ret;
+}
+
+int sim_config_load_ini(struct sim_config *c, const char *path, FILE *err)
+{
+	if (sim_scenario_check_file(path, err))
+		return -2;
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		fprintf(err, "pvspin sim: cannot open scenario file '%s': %s\n", path, strerror(errno));
+		return -2;
+	}
+	int ret = sim_config_load_ini_stream(c, f, path, err);
+	fclose(f);
 	return ret;
 }
 

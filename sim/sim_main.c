@@ -8,7 +8,8 @@
  *
  * FILE is a scenario: an INI file of KEY = VALUE lines (inih), or a .json
  * file (any case) whose "config" object (e.g. the JSON output of an earlier run) or
- * top-level object holds the keys (jansson).  Order of application: preset
+ * top-level object holds the keys (jansson); FILE "-" is stdin (JSON if
+ * its first non-blank character is '{', else INI).  Order of application: preset
  * (--preset NAME or --set preset=NAME, wherever given; two different ones
  * are a usage error), FILE (its own preset first, then its other keys in
  * order), each other --set in order, --seed.  --list and --keys take no other
@@ -44,30 +45,20 @@ static void usage(FILE *f)
 		"       pvspin sim --keys        configuration keys\n"
 		"       pvspin sim --fuzz N [--seed S] [--json FILE|-]\n"
 		"                                N random small runs, report broken invariants\n"
-		"FILE: INI scenario (KEY = VALUE lines) or a .json file with a \"config\" object.\n"
+		"FILE: INI scenario (KEY = VALUE lines) or a .json file with a \"config\" object;\n"
+		"      - reads it from stdin (JSON if it starts with '{', else INI).\n"
 		"Without --json a summary is printed; --json - writes the JSON document to stdout.\n");
 }
 
-/* Returns 0, -1 after a usage-type error (bad key or value), -2 when the
- * file is missing, unreadable or not a scenario (as sim_config_load_ini). */
-static int load_json_scenario(struct sim_config *c, const char *path)
+/* Apply the JSON scenario `root` (reference stolen) named `path` in the
+ * messages.  Returns 0, -1 after a usage-type error (bad key or value), -2
+ * when it is not a scenario (as sim_config_load_ini). */
+static int apply_json_scenario(struct sim_config *c, json_t *root, const char *path)
 {
-	json_error_t e;
-	json_t *root, *cfg;
+	json_t *cfg;
 	const char *k;
 	json_t *v;
-	if (sim_scenario_check_file(path, stderr))
-		return -2;
-	root = json_load_file(path, 0, &e);
-	if (!root) {
-		/* jansson's integers are int64: a seed above it is written as a
-		 * string (as the JSON output does) */
-		fprintf(stderr, "pvspin sim: %s:%d: %s%s\n", path, e.line, e.text,
-			strstr(e.text, "too big integer") ? " (write a seed above "
-			"9223372036854775807 as a string, e.g. \"seed\": \"18446744073709551615\")"
-			: "");
-		return -2;
-	}
+
 	cfg = json_object_get(root, "config");
 	if (!cfg) {
 		/* no "config": the top level may hold the keys, if they all are keys */
@@ -129,6 +120,88 @@ static int load_json_scenario(struct sim_config *c, const char *path)
 	}
 	json_decref(root);
 	return 0;
+}
+
+/* A JSON text that did not parse: jansson's message, at its line. */
+static void json_parse_error(const char *path, const json_error_t *e)
+{
+	/* jansson's integers are int64: a seed above it is written as a
+	 * string (as the JSON output does) */
+	fprintf(stderr, "pvspin sim: %s:%d: %s%s\n", path, e->line, e->text,
+		strstr(e->text, "too big integer") ? " (write a seed above "
+		"9223372036854775807 as a string, e.g. \"seed\": \"18446744073709551615\")" : "");
+}
+
+/* The JSON scenario file `path`: returns as apply_json_scenario(), -2
+ * also when the file is missing or unreadable. */
+static int load_json_scenario(struct sim_config *c, const char *path)
+{
+	json_error_t e;
+	if (sim_scenario_check_file(path, stderr))
+		return -2;
+	json_t *root = json_load_file(path, 0, &e);
+	if (!root) {
+		json_parse_error(path, &e);
+		return -2;
+	}
+	return apply_json_scenario(c, root, path);
+}
+
+/* `pvspin sim -`: the scenario on stdin, JSON if its first non-blank
+ * character is '{', else INI; messages name it "<stdin>".  Returns as
+ * load_json_scenario(). */
+static int load_stdin_scenario(struct sim_config *c)
+{
+	static const char name[] = "<stdin>";
+	char *buf = NULL;
+	size_t len = 0, cap = 0, got;
+	int ret;
+	do {
+		if (len == cap) {
+			char *b = realloc(buf, cap = cap ? 2 * cap : 65536);
+			if (!b) {
+				fprintf(stderr, "pvspin sim: out of memory reading the scenario "
+						"from stdin\n");
+				free(buf);
+				return -2;
+			}
+			buf = b;
+		}
+		got = fread(buf + len, 1, cap - len, stdin);
+		len += got;
+	} while (got);
+	if (ferror(stdin)) {
+		fprintf(stderr, "pvspin sim: cannot read the scenario from stdin: %s\n",
+			strerror(errno));
+		free(buf);
+		return -2;
+	}
+	size_t i = 0;
+	while (i < len && strchr(" \t\r\n", buf[i]))
+		i++;
+	if (i < len && buf[i] == '{') {
+		json_error_t e;
+		json_t *root = json_loadb(buf, len, 0, &e);
+		free(buf);
+		if (!root) {
+			json_parse_error(name, &e);
+			return -2;
+		}
+		return apply_json_scenario(c, root, name);
+	}
+	if (!len)
+		buf[len++] = '\n';   /* fmemopen needs a size: an empty line */
+	FILE *f = fmemopen(buf, len, "r");
+	if (!f) {
+		fprintf(stderr, "pvspin sim: cannot read the scenario from stdin: %s\n",
+			strerror(errno));
+		free(buf);
+		return -2;
+	}
+	ret = sim_config_load_ini_stream(c, f, name, stderr);
+	fclose(f);
+	free(buf);
+	return ret;
 }
 
 /* The guest locks the VMs ran (their "lock", which the vmN.lock keys
@@ -468,8 +541,9 @@ static int sim_main(int argc, char **argv, char **sets)
 	if (optind < argc) {
 		const char *f = argv[optind];
 		size_t l = strlen(f);
-		int rc = (l > 5 && !strcasecmp(f + l - 5, ".json")) ? load_json_scenario(&cfg, f)
-								 : sim_config_load_ini(&cfg, f, stderr);
+		int rc = !strcmp(f, "-") ? load_stdin_scenario(&cfg)
+			 : (l > 5 && !strcasecmp(f + l - 5, ".json")) ? load_json_scenario(&cfg, f)
+			 : sim_config_load_ini(&cfg, f, stderr);
 		if (rc)
 			return rc == -2 ? 1 : 2;   /* the file failed : a bad key or value */
 	}

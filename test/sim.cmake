@@ -196,3 +196,21 @@ if(TARGET pvspin_sim_core AND TARGET pvspin)
   pvspin_sim_cli_output(sim_cli_json_upper_case 0 "preset smoke, lock qspinlock, 2 VM.*stop end at 0.001000 s"
     ${P} sim ${CMAKE_CURRENT_SOURCE_DIR}/data/sim_upper_case.JSON)
 endif()
+
+# `pvspin sim -` reads the scenario from stdin: JSON if it starts with '{'
+# (e.g. the --json - of another run), else INI; errors name "<stdin>".
+if(TARGET pvspin_sim_core AND TARGET pvspin)
+  add_test(NAME sim_cli_stdin_ini COMMAND sh -c "\"$0\" sim - < \"$1\" 2>&1; echo \"exit=$?\""
+    ${P} ${CMAKE_CURRENT_SOURCE_DIR}/data/sim_indented.ini)
+  set_tests_properties(sim_cli_stdin_ini PROPERTIES PASS_REGULAR_EXPRESSION
+    "preset smoke, lock qspinlock, 2 VM.*stop end at 0.001000 s.*exit=0")
+  add_test(NAME sim_cli_stdin_json COMMAND sh -c
+    "\"$0\" sim --preset smoke --set seconds=0.001 --set vms=3 --json - | \"$0\" sim - 2>&1; echo \"exit=$?\""
+    ${P})
+  set_tests_properties(sim_cli_stdin_json PROPERTIES PASS_REGULAR_EXPRESSION
+    "preset smoke, lock qspinlock, 3 VM.*stop end at 0.001000 s.*exit=0")
+  add_test(NAME sim_cli_stdin_error COMMAND sh -c "\"$0\" sim - < \"$1\" 2>&1; echo \"exit=$?\""
+    ${P} ${CMAKE_CURRENT_SOURCE_DIR}/data/sim_indented_bad.ini)
+  set_tests_properties(sim_cli_stdin_error PROPERTIES PASS_REGULAR_EXPRESSION
+    "<stdin>:2: in the line '  vms = 2x'.*exit=2")
+endif()
