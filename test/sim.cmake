@@ -214,3 +214,12 @@ if(TARGET pvspin_sim_core AND TARGET pvspin)
   set_tests_properties(sim_cli_stdin_error PROPERTIES PASS_REGULAR_EXPRESSION
     "<stdin>:2: in the line '  vms = 2x'.*exit=2")
 endif()
+
+# sim/reproduce.sh with a missing or non-executable pvspin-sim says so
+# (exit 1) instead of Python tracebacks.
+add_test(NAME sim_reproduce_missing_sim COMMAND sh -c
+  "sh \"$0\" /nonexistent/pvspin-sim 2>&1; echo \"exit=$?\"; sh \"$0\" \"$1\" 2>&1; echo \"exit=$?\""
+  ${PROJECT_SOURCE_DIR}/sim/reproduce.sh ${CMAKE_CURRENT_SOURCE_DIR}/data/sim_indented.ini)
+set_tests_properties(sim_reproduce_missing_sim PROPERTIES
+  PASS_REGULAR_EXPRESSION "^pvspin-sim not found at /nonexistent/pvspin-sim \\(build it with make check, or pass the path\\)\nexit=1\npvspin-sim not found at [^\n]*sim_indented.ini \\(build it with make check, or pass the path\\)\nexit=1\n$"
+  FAIL_REGULAR_EXPRESSION "Traceback")
