@@ -388,7 +388,8 @@ void sim_keys_help(FILE *f)
 	fprintf(f, "  %-15s apply a preset first, wherever it is given (a scenario file's "
 		   "other keys and the other --set keys follow)\n", "preset");
 	fprintf(f, "  %-15s per-VM override of lock, ple, kick_yield, pv_unhalt, steal_time "
-		   "(N from 0)\n", "vmN.KEY");
+		   "(N from 0 to %d)\n", "vmN.KEY", SIM_MAX_VMS - 1);
+	fprintf(f, "  booleans:  " BOOL_SPELLINGS "\n");
 	fprintf(f, "  profiles:  %s\n  workloads: %s\n  locks:     %s\n  dists:     const, exp, pareto\n",
 		sim_profile_names(), sim_workload_names(), pvspin_kind_names());
 }

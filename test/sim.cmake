@@ -223,3 +223,10 @@ add_test(NAME sim_reproduce_missing_sim COMMAND sh -c
 set_tests_properties(sim_reproduce_missing_sim PROPERTIES
   PASS_REGULAR_EXPRESSION "^pvspin-sim not found at /nonexistent/pvspin-sim \\(build it with make check, or pass the path\\)\nexit=1\npvspin-sim not found at [^\n]*sim_indented.ini \\(build it with make check, or pass the path\\)\nexit=1\n$"
   FAIL_REGULAR_EXPRESSION "Traceback")
+
+# --keys gives the VM number range and the boolean spellings.
+if(TARGET pvspin_sim_core AND TARGET pvspin)
+  pvspin_sim_cli_output(sim_cli_keys_ranges 0
+    "preset +apply a preset first, wherever.*vmN.KEY .*\\(N from 0 to 63\\).*booleans: +0 or 1 \\(also off/on"
+    ${P} sim --keys)
+endif()
