@@ -5,6 +5,10 @@
 # Needs python3 for reading the JSON.  About a minute of CPU on one core.
 set -e
 SIM=${1:-build/dev/tools/pvspin-sim}
+if [ ! -f "$SIM" ] || [ ! -x "$SIM" ]; then
+  echo "pvspin-sim not found at $SIM (build it with make check, or pass the path)" >&2
+  exit 1
+fi
 run() { "$SIM" "$@" --json - ; }
 val() { python3 -c "import json,sys; j=json.load(sys.stdin); $1"; }
 comp='print(max((v["completion_s"] or j["sim_seconds"]) for v in j["vms"]))'

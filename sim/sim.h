@@ -151,13 +151,19 @@ int sim_config_set(struct sim_config *c, const char *key, const char *value, FIL
 /** Apply a preset by name (defaults first).  -1 + message if unknown. */
 int sim_config_preset(struct sim_config *c, const char *name, FILE *err);
 /** Parse an INI scenario file (keys of --set; optional [scenario] or [sim]
- *  section, `preset = NAME` first applies that preset).  Stops at the first
- *  error and reports only it, naming the file and line.  Returns 0; -1 +
+ *  section).  `preset = NAME`, wherever it is, is applied first, then the
+ *  other keys in file order; a second preset line is an error.  Checks the
+ *  whole file before applying anything (on an error `c` is unchanged).
+ *  Stops at the first error and reports only it, naming the file and line.
+ *  Returns 0; -1 +
  *  message on a bad key or value (a usage error, as with --set); -2 +
  *  message when the file is missing, a directory, unreadable or malformed:
  *  a line that is not INI, a line over inih's 199 characters, an unknown
  *  section (the file failed). */
 int sim_config_load_ini(struct sim_config *c, const char *path, FILE *err);
+/** sim_config_load_ini() of an open stream `f` (not closed), named `name`
+ *  in the messages (e.g. "<stdin>").  Same returns. */
+int sim_config_load_ini_stream(struct sim_config *c, FILE *f, const char *name, FILE *err);
 /** Whether `name` is a configuration key (of --set: a key, "preset" or
  *  vmN.KEY with a per-VM KEY; the VM number is not range-checked). */
 bool sim_config_key_exists(const char *name);
@@ -169,8 +175,13 @@ int sim_scenario_check_file(const char *path, FILE *err);
 void sim_config_resolve(struct sim_config *c);
 /** Cross-key validation (dedicated fits, slots < PVSPIN_MAX_CPUS, ...). */
 int sim_config_check(const struct sim_config *c, FILE *err);
-/** The configuration as a JSON object (new reference). */
+/** The configuration as a JSON object (new reference).  `seed` is a JSON
+ *  integer up to INT64_MAX, above it a decimal string (a JSON integer is
+ *  int64 in jansson): either form reads back as the same seed. */
 json_t *sim_config_json(const struct sim_config *c);
+/** A uint64_t for JSON: an integer up to INT64_MAX, else its decimal
+ *  string (new reference). */
+json_t *sim_u64_json(uint64_t v);
 /** Print the presets, one line each. */
 void sim_presets_list(FILE *f);
 /** Print the keys with their meaning. */

@@ -150,15 +150,33 @@ void sim_config_defaults(struct sim_config *c)
 static int config_set(struct sim_config *c, const char *key, const char *shown,
 		      const char *value, FILE *err);
 
+/* Split a per-VM key "vm<decimal N>.<SUB>" (SUB not checked).  Returns N,
+ * SIM_MAX_VMS for any N above the last VM (however many digits: never
+ * wrapped), or -1 if `key` is not of that form; *sub points into `key`. */
+static int per_vm_key(const char *key, const char **sub)
+{
+	const char *p = key + 2;
+	int n = 0;
+	if (strncmp(key, "vm", 2) || *p < '0' || *p > '9')
+		return -1;
+	for (; *p >= '0' && *p <= '9'; p++)
+		if (n < SIM_MAX_VMS)
+			n = 10 * n + (*p - '0');
+	if (*p != '.' || !p[1])
+		return -1;
+	*sub = p + 1;
+	return n < SIM_MAX_VMS ? n : SIM_MAX_VMS;
+}
+
 /* vmN.KEY: a per-VM override of lock, ple, kick_yield, pv_unhalt or
  * steal_time.  Returns 1 if `key` is not of that form. */
 static int set_per_vm(struct sim_config *c, const char *key, const char *value, FILE *err)
 {
-	char sub[32];
-	int n, used = 0;
-	if (sscanf(key, "vm%d.%31s%n", &n, sub, &used) != 2 || key[used])
+	const char *sub;
+	int n = per_vm_key(key, &sub);
+	if (n < 0)
 		return 1;
-	if (n < 0 || n >= SIM_MAX_VMS) {
+	if (n >= SIM_MAX_VMS) {
 		fprintf(err, "pvspin sim: bad key '%s': VM numbers go from 0 to %d\n", key,
 			SIM_MAX_VMS - 1);
 		return -1;
@@ -190,11 +208,10 @@ static const struct key *key_find(const char *name)
 
 bool sim_config_key_exists(const char *name)
 {
-	char sub[32];
-	int n, used = 0;
+	const char *sub;
 	if (!strcmp(name, "preset") || key_find(name))
 		return true;
-	if (sscanf(name, "vm%d.%31s%n", &n, sub, &used) != 2 || name[used])
+	if (per_vm_key(name, &sub) < 0)
 		return false;
 	return !strcmp(sub, "lock") || !strcmp(sub, "ple") || !strcmp(sub, "kick_yield") ||
 	       !strcmp(sub, "pv_unhalt") || !strcmp(sub, "steal_time");
@@ -204,8 +221,12 @@ static void key_names(FILE *err)
 {
 	for (int i = 0; i < NKEYS; i++)
 		fprintf(err, "%s%s", i ? ", " : "", keys[i].name);
-	fprintf(err, ", preset\n");
+	fprintf(err, ", preset, vmN.lock, vmN.ple, vmN.kick_yield, vmN.pv_unhalt, "
+		     "vmN.steal_time (N from 0 to %d)\n", SIM_MAX_VMS - 1);
 }
+
+/* What a boolean key accepts (any case for the words). */
+#define BOOL_SPELLINGS "0 or 1 (also off/on, no/yes, false/true)"
 
 static int bad(FILE *err, const char *key, const char *value, const char *valid)
 {
@@ -229,8 +250,10 @@ static int config_set(struct sim_config *c, const char *key, const char *shown,
 
 	if (!strcmp(key, "preset"))
 		return sim_config_preset(c, value, err);
-	if (!strncmp(key, "vm", 2) && key[2] >= '0' && key[2] <= '9')
-		return set_per_vm(c, key, value, err);
+	int rc = set_per_vm(c, key, value, err);
+	if (rc <= 0)
+		return rc;
+	/* not vmN.KEY (vm0lock, vm1_lock, vm12): one of the other keys or unknown */
 	k = key_find(key);
 	if (!k) {
 		fprintf(err, "pvspin sim: unknown key '%s'; valid keys: ", key);
@@ -281,8 +304,8 @@ static int config_set(struct sim_config *c, const char *key, const char *shown,
 		else if (k->type == K_TRI && !strcmp(value, "default"))
 			v = -1;
 		else
-			return bad(err, shown, value, k->type == K_TRI ? "0, 1 (on/off) or default"
-								       : "0 or 1 (off/on)");
+			return bad(err, shown, value, k->type == K_TRI ? BOOL_SPELLINGS " or default"
+								       : BOOL_SPELLINGS);
 		*(int *)(base + k->off) = v;
 		return 0;
 	}
@@ -298,7 +321,7 @@ static int config_set(struct sim_config *c, const char *key, const char *shown,
 			 !strcasecmp(value, "false") || !strcasecmp(value, "no"))
 			*(int *)(base + k->off) = SIM_KY_OFF;
 		else
-			return bad(err, shown, value, "0, 1 (off/on), oracle or oracle-cross-vm");
+			return bad(err, shown, value, BOOL_SPELLINGS ", oracle or oracle-cross-vm");
 		return 0;
 	case K_KIND: {
 		pvspin_kind_t kind = pvspin_kind_from_name(value);
@@ -362,9 +385,11 @@ void sim_keys_help(FILE *f)
 {
 	for (int i = 0; i < NKEYS; i++)
 		fprintf(f, "  %-15s %s\n", keys[i].name, keys[i].help);
-	fprintf(f, "  %-15s apply a preset first (INI files)\n", "preset");
+	fprintf(f, "  %-15s apply a preset first, wherever it is given (a scenario file's "
+		   "other keys and the other --set keys follow)\n", "preset");
 	fprintf(f, "  %-15s per-VM override of lock, ple, kick_yield, pv_unhalt, steal_time "
-		   "(N from 0)\n", "vmN.KEY");
+		   "(N from 0 to %d)\n", "vmN.KEY", SIM_MAX_VMS - 1);
+	fprintf(f, "  booleans:  " BOOL_SPELLINGS "\n");
 	fprintf(f, "  profiles:  %s\n  workloads: %s\n  locks:     %s\n  dists:     const, exp, pareto\n",
 		sim_profile_names(), sim_workload_names(), pvspin_kind_names());
 }
@@ -377,12 +402,28 @@ void sim_keys_help(FILE *f)
  * unless the library was built with INI_HANDLER_LINENO, which Debian's is
  * not.  The first error stops the parse (the reader then reports end of
  * file) and is the only one reported, whichever kind it is.
+ *
+ * `preset = NAME` is applied first wherever it is in the file, then the
+ * other keys in file order, as for a JSON scenario: the parse checks every
+ * line (each key on a scratch configuration, so errors come in line order)
+ * and collects the keys; they are applied only once the whole file is good.
  */
+struct ini_key {
+	char *name, *value;
+	int line;
+};
+
 struct ini_ctx {
 	struct sim_config *c;
+	struct sim_config scratch;  /* where each key is checked */
+	struct ini_key *keys;       /* the keys other than preset, in file order */
+	int nkeys, cap;
+	char *preset;               /* the preset line's value, or NULL */
+	int preset_line;
 	const char *path;
 	FILE *f;
 	int line;           /* line of the text last handed to inih, from 1 */
+	char raw[256];      /* that line as it is in the file, without its end */
 	int fail_line;      /* line of the first error, 0 = none yet */
 	int fail_rc;        /* -1 a bad key or value (usage), -2 the file failed */
 	char *msg;          /* that error's message (open_memstream) */
@@ -427,10 +468,15 @@ static char *scenario_read_line(char *str, int num, void *stream)
 			return NULL;
 		}
 	}
-	/* a section header at the start of a line: checked here, so that an
-	 * unknown section is an error even without keys (inih calls the
-	 * handler for key lines only); an indented header is left to the
-	 * handler (it may be a continuation line) */
+	snprintf(x->raw, sizeof(x->raw), "%.*s", (int)strcspn(str, "\r\n"), str);
+	/* no continuation lines: inih glues an indented line to the value
+	 * above it (multi-line values), so the indentation goes here and
+	 * every line is a line of its own (inih strips spaces anyway) */
+	size_t lead = strspn(str, " \t");
+	if (lead)
+		memmove(str, str + lead, n - lead + 1);
+	/* a section header: checked here, so that an unknown section is an
+	 * error even without keys (inih calls the handler for key lines only) */
 	char *close = str[0] == '[' ? strchr(str, ']') : NULL;
 	if (close && !scenario_section_ok(str + 1, (size_t)(close - str - 1))) {
 		scenario_section_error(x, str + 1, (int)(close - str - 1), NULL);
@@ -445,19 +491,82 @@ static int scenario_line(void *user, const char *section, const char *name, cons
 	if (x->fail_line)
 		return 1;
 	if (section[0] && !scenario_section_ok(section, strlen(section))) {
-		/* an indented header the reader did not check: the error is at
-		 * the section's first key */
+		/* the reader checks every header; should one get past it, the
+		 * error is at the section's first key */
 		scenario_section_error(x, section, (int)strlen(section), name);
 		return 1;
 	}
-	if (sim_config_set(x->c, name, value, x->msgf)) {
-		fprintf(x->msgf, "pvspin sim: %s:%d: in the line '%s = %s'\n", x->path, x->line,
-			name, value);
+	if (!strcmp(name, "preset") && x->preset) {
+		fprintf(x->msgf, "pvspin sim: %s:%d: preset given twice (lines %d and %d); give "
+				 "one (it is applied first, wherever it is)\n", x->path, x->line,
+			x->preset_line, x->line);
 		x->fail_line = x->line;
 		x->fail_rc = -1;
 		return 1;
 	}
+	if (sim_config_set(&x->scratch, name, value, x->msgf)) {
+		fprintf(x->msgf, "pvspin sim: %s:%d: in the line '%s'\n", x->path, x->line, x->raw);
+		x->fail_line = x->line;
+		x->fail_rc = -1;
+		return 1;
+	}
+	if (!strcmp(name, "preset")) {
+		x->preset = strdup(value);
+		x->preset_line = x->line;
+		if (!x->preset)
+			goto oom;
+		return 1;
+	}
+	if (x->nkeys == x->cap) {
+		int cap = x->cap ? 2 * x->cap : 16;
+		struct ini_key *k = realloc(x->keys, (size_t)cap * sizeof(*k));
+		if (!k)
+			goto oom;
+		x->keys = k;
+		x->cap = cap;
+	}
+	struct ini_key *k = &x->keys[x->nkeys];
+	k->name = strdup(name);
+	k->value = strdup(value);
+	k->line = x->line;
+	if (!k->name || !k->value) {
+		free(k->name);
+		free(k->value);
+		goto oom;
+	}
+	x->nkeys++;
 	return 1;
+oom:
+	fprintf(x->msgf, "pvspin sim: %s:%d: out of memory\n", x->path, x->line);
+	x->fail_line = x->line;
+	x->fail_rc = -2;
+	return 1;
+}
+
+/* After a good parse: the preset, then the other keys in file order.
+ * Each was checked already; returns -1 if one still fails. */
+static int scenario_apply(struct ini_ctx *x, FILE *err)
+{
+	if (x->preset && sim_config_preset(x->c, x->preset, err))
+		return -1;
+	for (int i = 0; i < x->nkeys; i++)
+		if (sim_config_set(x->c, x->keys[i].name, x->keys[i].value, err)) {
+			fprintf(err, "pvspin sim: %s:%d: in the line '%s = %s'\n", x->path,
+				x->keys[i].line, x->keys[i].name, x->keys[i].value);
+			return -1;
+		}
+	return 0;
+}
+
+static void scenario_free(struct ini_ctx *x)
+{
+	for (int i = 0; i < x->nkeys; i++) {
+		free(x->keys[i].name);
+		free(x->keys[i].value);
+	}
+	free(x->keys);
+	free(x->preset);
+	free(x->msg);
 }
 
 int sim_scenario_check_file(const char *path, FILE *err)
@@ -479,42 +588,49 @@ int sim_scenario_check_file(const char *path, FILE *err)
 	return 0;
 }
 
-int sim_config_load_ini(struct sim_config *c, const char *path, FILE *err)
+int sim_config_load_ini_stream(struct sim_config *c, FILE *f, const char *name, FILE *err)
 {
-	struct ini_ctx x = { .c = c, .path = path };
-	if (sim_scenario_check_file(path, err))
-		return -2;
-	x.f = fopen(path, "r");
-	if (!x.f) {
-		fprintf(err, "pvspin sim: cannot open scenario file '%s': %s\n", path, strerror(errno));
-		return -2;
-	}
+	struct ini_ctx x = { .c = c, .scratch = *c, .path = name, .f = f };
 	x.msgf = open_memstream(&x.msg, &x.msg_len);
 	if (!x.msgf) {
 		fprintf(err, "pvspin sim: out of memory\n");
-		fclose(x.f);
 		return -2;
 	}
 	/* rc: the line of the first line that is not INI (inih's own error) */
 	int rc = ini_parse_stream(scenario_read_line, &x, scenario_line, &x);
-	int rerr = ferror(x.f);
-	fclose(x.f);
+	int rerr = ferror(f);
 	fclose(x.msgf);
 	int ret = 0;
 	if (rerr) {
-		fprintf(err, "pvspin sim: cannot read scenario file '%s'\n", path);
+		fprintf(err, "pvspin sim: cannot read scenario file '%s'\n", name);
 		ret = -2;
 	} else if (rc > 0 && (!x.fail_line || rc < x.fail_line)) {
-		fprintf(err, "pvspin sim: %s:%d: not an INI 'key = value' line\n", path, rc);
+		fprintf(err, "pvspin sim: %s:%d: not an INI 'key = value' line\n", name, rc);
 		ret = -2;
 	} else if (x.fail_line) {
 		fputs(x.msg, err);
 		ret = x.fail_rc;
 	} else if (rc) {
-		fprintf(err, "pvspin sim: cannot parse scenario file '%s'\n", path);
+		fprintf(err, "pvspin sim: cannot parse scenario file '%s'\n", name);
 		ret = -2;
+	} else {
+		ret = scenario_apply(&x, err);
 	}
-	free(x.msg);
+	scenario_free(&x);
+	return ret;
+}
+
+int sim_config_load_ini(struct sim_config *c, const char *path, FILE *err)
+{
+	if (sim_scenario_check_file(path, err))
+		return -2;
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		fprintf(err, "pvspin sim: cannot open scenario file '%s': %s\n", path, strerror(errno));
+		return -2;
+	}
+	int ret = sim_config_load_ini_stream(c, f, path, err);
+	fclose(f);
 	return ret;
 }
 
@@ -536,19 +652,27 @@ int sim_config_check(const struct sim_config *c, FILE *err)
 	for (int i = c->vms; i < SIM_MAX_VMS; i++)
 		if (c->vm_lock[i] || c->vm_ple[i] >= 0 || c->vm_kick_yield[i] >= 0 ||
 		    c->vm_pv_unhalt[i] >= 0 || c->vm_steal_time[i] >= 0) {
-			fprintf(err, "pvspin sim: a vm%d.* key is set but there are only %d VMs "
-				     "(vm0 .. vm%d)\n", i, c->vms, c->vms - 1);
+			if (c->vms == 1)
+				fprintf(err, "pvspin sim: a vm%d.* key is set but there is only 1 VM "
+					     "(vm0)\n", i);
+			else
+				fprintf(err, "pvspin sim: a vm%d.* key is set but there are only %d "
+					     "VMs (vm0 .. vm%d)\n", i, c->vms, c->vms - 1);
 			return -1;
 		}
 	const struct sim_profile *prof = sim_profile_find(c->profile);
-	bool want_ple = c->ple == 1;
-	for (int i = 0; i < c->vms && i < SIM_MAX_VMS; i++)
-		want_ple |= c->vm_ple[i] == 1;
-	if (prof && !prof->has_ple && want_ple) {
+	if (prof && !prof->has_ple && c->ple == 1) {
 		fprintf(err, "pvspin sim: profile %s has no Pause-Loop Exiting; set ple=0 or "
 			     "ple=default, or choose a profile with PLE\n", c->profile);
 		return -1;
 	}
+	for (int i = 0; prof && !prof->has_ple && i < c->vms && i < SIM_MAX_VMS; i++)
+		if (c->vm_ple[i] == 1) {
+			fprintf(err, "pvspin sim: vm%d.ple=1 but profile %s has no Pause-Loop "
+				     "Exiting; set vm%d.ple=0 or vm%d.ple=default, or choose a "
+				     "profile with PLE\n", i, c->profile, i, i);
+			return -1;
+		}
 	if (c->nodes > c->pcpus) {
 		fprintf(err, "pvspin sim: nodes (%d) must not exceed pcpus (%d)\n", c->nodes,
 			c->pcpus);
@@ -600,6 +724,15 @@ static json_t *kick_yield_json(int ky)
 	return json_boolean(ky);
 }
 
+json_t *sim_u64_json(uint64_t v)
+{
+	char buf[24];
+	if (v <= INT64_MAX)
+		return json_integer((json_int_t)v);
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
+	return json_string(buf);
+}
+
 json_t *sim_config_json(const struct sim_config *in)
 {
 	struct sim_config cc = *in, *c = &cc;
@@ -613,7 +746,7 @@ json_t *sim_config_json(const struct sim_config *in)
 		switch (k->type) {
 		case K_INT: v = json_integer(*(const int *)(base + k->off)); break;
 		case K_LONG: v = json_integer(*(const long *)(base + k->off)); break;
-		case K_U64: v = json_integer((json_int_t)*(const uint64_t *)(base + k->off)); break;
+		case K_U64: v = sim_u64_json(*(const uint64_t *)(base + k->off)); break;
 		case K_DOUBLE: v = json_real(*(const double *)(base + k->off)); break;
 		case K_BOOL: v = json_boolean(*(const int *)(base + k->off)); break;
 		case K_KYIELD: v = kick_yield_json(*(const int *)(base + k->off)); break;

@@ -7,9 +7,12 @@
  *   pvspin sim --fuzz N [--seed S] [--json FILE|-]
  *
  * FILE is a scenario: an INI file of KEY = VALUE lines (inih), or a .json
- * file whose "config" object (e.g. the JSON output of an earlier run) or
- * top-level object holds the keys (jansson).  Order of application: preset,
- * FILE, each --set in order, --seed.  --list and --keys take no other
+ * file (any case) whose "config" object (e.g. the JSON output of an earlier run) or
+ * top-level object holds the keys (jansson); FILE "-" is stdin (JSON if
+ * its first non-blank character is '{', else INI).  Order of application: preset
+ * (--preset NAME or --set preset=NAME, wherever given; two different ones
+ * are a usage error), FILE (its own preset first, then its other keys in
+ * order), each other --set in order, --seed.  --list and --keys take no other
  * argument; --fuzz takes only --seed and --json (it draws its own
  * configurations).  Exit status: 0 success; 1 the run stopped on a
  * deadlock / broken invariant / lock misuse (report on stderr), or the
@@ -26,6 +29,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include <gsl/gsl_rng.h>
@@ -41,25 +45,20 @@ static void usage(FILE *f)
 		"       pvspin sim --keys        configuration keys\n"
 		"       pvspin sim --fuzz N [--seed S] [--json FILE|-]\n"
 		"                                N random small runs, report broken invariants\n"
-		"FILE: INI scenario (KEY = VALUE lines) or a .json file with a \"config\" object.\n"
+		"FILE: INI scenario (KEY = VALUE lines) or a .json file with a \"config\" object;\n"
+		"      - reads it from stdin (JSON if it starts with '{', else INI).\n"
 		"Without --json a summary is printed; --json - writes the JSON document to stdout.\n");
 }
 
-/* Returns 0, -1 after a usage-type error (bad key or value), -2 when the
- * file is missing, unreadable or not a scenario (as sim_config_load_ini). */
-static int load_json_scenario(struct sim_config *c, const char *path)
+/* Apply the JSON scenario `root` (reference stolen) named `path` in the
+ * messages.  Returns 0, -1 after a usage-type error (bad key or value), -2
+ * when it is not a scenario (as sim_config_load_ini). */
+static int apply_json_scenario(struct sim_config *c, json_t *root, const char *path)
 {
-	json_error_t e;
-	json_t *root, *cfg;
+	json_t *cfg;
 	const char *k;
 	json_t *v;
-	if (sim_scenario_check_file(path, stderr))
-		return -2;
-	root = json_load_file(path, 0, &e);
-	if (!root) {
-		fprintf(stderr, "pvspin sim: %s:%d: %s\n", path, e.line, e.text);
-		return -2;
-	}
+
 	cfg = json_object_get(root, "config");
 	if (!cfg) {
 		/* no "config": the top level may hold the keys, if they all are keys */
@@ -79,10 +78,16 @@ static int load_json_scenario(struct sim_config *c, const char *path)
 		json_decref(root);
 		return -2;
 	}
-	/* a preset first (it resets the other keys) */
+	/* a preset first (it resets the other keys); "" is a run without one */
 	json_t *p = json_object_get(cfg, "preset");
-	if (json_is_string(p) && json_string_value(p)[0] &&
-	    sim_config_preset(c, json_string_value(p), stderr)) {
+	if (p && !json_is_string(p)) {
+		fprintf(stderr, "pvspin sim: %s: key 'preset' must be a preset name (a string), "
+				"or \"\" for none\n", path);
+		json_decref(root);
+		return -1;
+	}
+	if (p && json_string_value(p)[0] && sim_config_preset(c, json_string_value(p), stderr)) {
+		fprintf(stderr, "pvspin sim: %s: in the key 'preset'\n", path);
 		json_decref(root);
 		return -1;
 	}
@@ -91,12 +96,13 @@ static int load_json_scenario(struct sim_config *c, const char *path)
 		const char *s = buf;
 		if (!strcmp(k, "preset"))
 			continue;
+		/* true/false as words: a boolean key takes them, a number refuses */
 		if (json_is_string(v))
 			s = json_string_value(v);
 		else if (json_is_true(v))
-			s = "1";
+			s = "true";
 		else if (json_is_false(v))
-			s = "0";
+			s = "false";
 		else if (json_is_integer(v))
 			snprintf(buf, sizeof(buf), "%lld", (long long)json_integer_value(v));
 		else if (json_is_real(v))
@@ -107,12 +113,95 @@ static int load_json_scenario(struct sim_config *c, const char *path)
 			return -1;
 		}
 		if (sim_config_set(c, k, s, stderr)) {
+			fprintf(stderr, "pvspin sim: %s: in the key '%s'\n", path, k);
 			json_decref(root);
 			return -1;
 		}
 	}
 	json_decref(root);
 	return 0;
+}
+
+/* A JSON text that did not parse: jansson's message, at its line. */
+static void json_parse_error(const char *path, const json_error_t *e)
+{
+	/* jansson's integers are int64: a seed above it is written as a
+	 * string (as the JSON output does) */
+	fprintf(stderr, "pvspin sim: %s:%d: %s%s\n", path, e->line, e->text,
+		strstr(e->text, "too big integer") ? " (write a seed above "
+		"9223372036854775807 as a string, e.g. \"seed\": \"18446744073709551615\")" : "");
+}
+
+/* The JSON scenario file `path`: returns as apply_json_scenario(), -2
+ * also when the file is missing or unreadable. */
+static int load_json_scenario(struct sim_config *c, const char *path)
+{
+	json_error_t e;
+	if (sim_scenario_check_file(path, stderr))
+		return -2;
+	json_t *root = json_load_file(path, 0, &e);
+	if (!root) {
+		json_parse_error(path, &e);
+		return -2;
+	}
+	return apply_json_scenario(c, root, path);
+}
+
+/* `pvspin sim -`: the scenario on stdin, JSON if its first non-blank
+ * character is '{', else INI; messages name it "<stdin>".  Returns as
+ * load_json_scenario(). */
+static int load_stdin_scenario(struct sim_config *c)
+{
+	static const char name[] = "<stdin>";
+	char *buf = NULL;
+	size_t len = 0, cap = 0, got;
+	int ret;
+	do {
+		if (len == cap) {
+			char *b = realloc(buf, cap = cap ? 2 * cap : 65536);
+			if (!b) {
+				fprintf(stderr, "pvspin sim: out of memory reading the scenario "
+						"from stdin\n");
+				free(buf);
+				return -2;
+			}
+			buf = b;
+		}
+		got = fread(buf + len, 1, cap - len, stdin);
+		len += got;
+	} while (got);
+	if (ferror(stdin)) {
+		fprintf(stderr, "pvspin sim: cannot read the scenario from stdin: %s\n",
+			strerror(errno));
+		free(buf);
+		return -2;
+	}
+	size_t i = 0;
+	while (i < len && strchr(" \t\r\n", buf[i]))
+		i++;
+	if (i < len && buf[i] == '{') {
+		json_error_t e;
+		json_t *root = json_loadb(buf, len, 0, &e);
+		free(buf);
+		if (!root) {
+			json_parse_error(name, &e);
+			return -2;
+		}
+		return apply_json_scenario(c, root, name);
+	}
+	if (!len)
+		buf[len++] = '\n';   /* fmemopen needs a size: an empty line */
+	FILE *f = fmemopen(buf, len, "r");
+	if (!f) {
+		fprintf(stderr, "pvspin sim: cannot read the scenario from stdin: %s\n",
+			strerror(errno));
+		free(buf);
+		return -2;
+	}
+	ret = sim_config_load_ini_stream(c, f, name, stderr);
+	fclose(f);
+	free(buf);
+	return ret;
 }
 
 /* The guest locks the VMs ran (their "lock", which the vmN.lock keys
@@ -336,7 +425,7 @@ static int run_fuzz(long n, uint64_t seed, const char *json_path)
 	if (json_path) {
 		json_t *j = json_object();
 		json_object_set_new(j, "runs", json_integer(n));
-		json_object_set_new(j, "seed", json_integer((json_int_t)seed));
+		json_object_set_new(j, "seed", sim_u64_json(seed));
 		json_object_set_new(j, "failures", fails);
 		if (write_json(j, json_path))
 			failures++;   /* the report is lost: the run failed */
@@ -433,13 +522,28 @@ static int sim_main(int argc, char **argv, char **sets)
 		usage(stderr);
 		return 2;
 	}
+	/* a preset is applied first, wherever it is given: --preset NAME and
+	 * --set preset=NAME are the same, and two different ones conflict */
+	const char *preset_from = preset ? "--preset " : NULL;
+	for (int i = 0; i < nsets; i++) {
+		if (strncmp(sets[i], "preset=", 7))
+			continue;
+		if (preset && strcmp(preset, sets[i] + 7)) {
+			fprintf(stderr, "pvspin sim: two presets given (%s%s, --set %s); give one\n",
+				preset_from, preset, sets[i]);
+			return 2;
+		}
+		preset = sets[i] + 7;
+		preset_from = "--set preset=";
+	}
 	if (preset && sim_config_preset(&cfg, preset, stderr))
 		return 2;
 	if (optind < argc) {
 		const char *f = argv[optind];
 		size_t l = strlen(f);
-		int rc = (l > 5 && !strcmp(f + l - 5, ".json")) ? load_json_scenario(&cfg, f)
-								 : sim_config_load_ini(&cfg, f, stderr);
+		int rc = !strcmp(f, "-") ? load_stdin_scenario(&cfg)
+			 : (l > 5 && !strcasecmp(f + l - 5, ".json")) ? load_json_scenario(&cfg, f)
+			 : sim_config_load_ini(&cfg, f, stderr);
 		if (rc)
 			return rc == -2 ? 1 : 2;   /* the file failed : a bad key or value */
 	}
@@ -450,6 +554,8 @@ static int sim_main(int argc, char **argv, char **sets)
 			return 2;
 		}
 		*eq = 0;
+		if (!strcmp(sets[i], "preset"))
+			continue;   /* applied above */
 		if (sim_config_set(&cfg, sets[i], eq + 1, stderr))
 			return 2;
 	}

@@ -5,6 +5,7 @@
  * Each run is a few simulated milliseconds (well under a second of wall
  * time); no assertion depends on wall time.
  */
+#define _GNU_SOURCE   /* asprintf, mkstemps, open_memstream */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -411,6 +412,132 @@ static void test_ini_scenario(void **state)
 	unlink(path);
 }
 
+/* Write `text` to a new temporary scenario file; returns its path (free it). */
+static char *scenario_file(const char *text, const char *suffix)
+{
+	char *path = NULL;
+	assert_true(asprintf(&path, "/tmp/test_sim_XXXXXX%s", suffix) > 0);
+	int fd = mkstemps(path, (int)strlen(suffix));
+	assert_true(fd >= 0);
+	FILE *f = fdopen(fd, "w");
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+/* sim_config_load_ini() of `text`; returns its result, the messages in *msg
+ * (free it). */
+static int load_ini_text(struct sim_config *c, const char *text, char **msg)
+{
+	char *path = scenario_file(text, ".ini");
+	size_t len = 0;
+	FILE *m = open_memstream(msg, &len);
+	int rc = sim_config_load_ini(c, path, m);
+	fclose(m);
+	unlink(path);
+	free(path);
+	return rc;
+}
+
+/* `preset = NAME` anywhere in an INI file is applied first, then every
+ * other key in file order (as in a JSON scenario): the keys before the
+ * preset line are not thrown away.  Two preset lines are an error. */
+static void test_ini_preset_anywhere(void **state)
+{
+	(void)state;
+	struct sim_config c;
+	char *msg;
+	sim_config_defaults(&c);
+	assert_int_equal(load_ini_text(&c, "seconds = 0.002\nvms = 2\npreset = smoke\n"
+					   "lock = tas\n", &msg), 0);
+	free(msg);
+	assert_true(c.seconds == 0.002);
+	assert_int_equal(c.vms, 2);
+	assert_int_equal(c.lock, PVSPIN_KIND_TAS);
+	assert_int_equal(c.pcpus, 4);               /* smoke's */
+	assert_string_equal(c.preset, "smoke");
+	assert_int_equal(sim_config_check(&c, stderr), 0);
+
+	sim_config_defaults(&c);
+	assert_int_equal(load_ini_text(&c, "preset = smoke\nvms = 2\npreset = smoke\n", &msg), -1);
+	assert_non_null(strstr(msg, ":3: preset given twice (lines 1 and 3)"));
+	free(msg);
+}
+
+/* vmN.KEY: N from 0 to 63, never wrapped (2^32 is not VM 0). */
+static void test_per_vm_key_number(void **state)
+{
+	(void)state;
+	struct sim_config c;
+	char *msg = NULL;
+	size_t len = 0;
+	sim_config_defaults(&c);
+	FILE *m = open_memstream(&msg, &len);
+	assert_int_equal(sim_config_set(&c, "vm4294967296.lock", "tas", m), -1);
+	assert_int_equal(sim_config_set(&c, "vm4294967297.kick_yield", "1", m), -1);
+	assert_int_equal(sim_config_set(&c, "vm18446744073709551616.ple", "0", m), -1);
+	assert_int_equal(sim_config_set(&c, "vm64.lock", "tas", m), -1);
+	fclose(m);
+	assert_non_null(strstr(msg, "bad key 'vm4294967296.lock': VM numbers go from 0 to 63"));
+	free(msg);
+	for (int i = 0; i < SIM_MAX_VMS; i++) {
+		assert_int_equal(c.vm_lock[i], PVSPIN_KIND_NONE);
+		assert_int_equal(c.vm_kick_yield[i], -1);
+		assert_int_equal(c.vm_ple[i], -1);
+	}
+	set(&c, "vm63.lock", "tas");
+	assert_int_equal(c.vm_lock[63], PVSPIN_KIND_TAS);
+}
+
+/* A key that starts like vmN but is not vmN.KEY is an unknown key, with a
+ * message listing the valid keys (it used to fail without a word). */
+static void test_per_vm_key_typos(void **state)
+{
+	(void)state;
+	static const char *const typos[] = { "vm0lock", "vm1_lock", "vm0", "vm12", "vm0x.lock",
+					     "vm0 .lock", "vm0.", "vm" };
+	struct sim_config c;
+	sim_config_defaults(&c);
+	for (size_t i = 0; i < sizeof(typos) / sizeof(typos[0]); i++) {
+		char *msg = NULL, want[64];
+		size_t len = 0;
+		FILE *m = open_memstream(&msg, &len);
+		assert_int_equal(sim_config_set(&c, typos[i], "tas", m), -1);
+		fclose(m);
+		snprintf(want, sizeof(want), "unknown key '%s'; valid keys: vms", typos[i]);
+		if (!strstr(msg, want))
+			fail_msg("%s: got '%s'", typos[i], msg);
+		assert_non_null(strstr(msg, "vmN.lock"));
+		free(msg);
+	}
+}
+
+/* An indented line is a KEY = VALUE line of its own, not a continuation of
+ * the previous value (inih's multi-line values); errors quote the line as
+ * it is in the file. */
+static void test_ini_indented_line(void **state)
+{
+	(void)state;
+	struct sim_config c;
+	char *msg;
+	sim_config_defaults(&c);
+	assert_int_equal(load_ini_text(&c, "preset = smoke\n  vms = 2\n\tlock = tas\n", &msg), 0);
+	free(msg);
+	assert_string_equal(c.preset, "smoke");
+	assert_int_equal(c.vms, 2);
+	assert_int_equal(c.lock, PVSPIN_KIND_TAS);
+
+	assert_int_equal(load_ini_text(&c, "vms = 2\n  lock = mutex\n", &msg), -1);
+	if (!strstr(msg, ":2: in the line '  lock = mutex'\n"))
+		fail_msg("got '%s'", msg);
+	free(msg);
+	/* an indented text that is not KEY = VALUE is not INI, at its own line */
+	assert_int_equal(load_ini_text(&c, "vms = 2\n  more text\nlock = tas\n", &msg), -2);
+	if (!strstr(msg, ":2: not an INI"))
+		fail_msg("got '%s'", msg);
+	free(msg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -424,6 +551,10 @@ int main(void)
 		cmocka_unit_test(test_all_kinds_clean),
 		cmocka_unit_test(test_config_errors),
 		cmocka_unit_test(test_ini_scenario),
+		cmocka_unit_test(test_ini_preset_anywhere),
+		cmocka_unit_test(test_per_vm_key_number),
+		cmocka_unit_test(test_per_vm_key_typos),
+		cmocka_unit_test(test_ini_indented_line),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
