@@ -44,7 +44,9 @@ if(TARGET pvspin)
   endforeach()
 
   # Bad usage: exit status 2 and a message naming the valid choices.
-  foreach(bad "--lock;nosuch" "--threads;0" "--seconds;x" "--bogus")
+  # --spin-threshold on a kind without a halt path (it would be ignored)
+  foreach(bad "--lock;nosuch" "--threads;0" "--seconds;x" "--bogus"
+              "--lock;tas;--spin-threshold;16" "--lock;qspinlock;--spin-threshold;16")
     string(REGEX REPLACE "[^a-z0-9]+" "_" tag "${bad}")
     add_test(NAME torture_usage${tag}
       COMMAND ${CMAKE_COMMAND} -DPVSPIN=$<TARGET_FILE:pvspin> "-DARGS=${bad}"

@@ -234,7 +234,8 @@ static void usage(FILE *f)
 		"  --stats-interval S   statistics line every S s (default 5, 0 = none)\n"
 		"  --stall-ms MS        stall watchdog threshold (default 1000)\n"
 		"  --spin-threshold L   pvqspinlock/lost_kick SPIN_THRESHOLD in PAUSE loops\n"
-		"                       (default: the library's; lost_kick: %u)\n"
+		"                       (default: the library's; lost_kick: %u; other\n"
+		"                       kinds: a usage error)\n"
 		"  --no-inject          no stops and affinity changes (yields stay)\n\n"
 		"Output: statistics lines, \"???\" when max/2 > min acquisitions (starvation),\n"
 		"\"!!!\" on failures; the last line is SUCCESS (exit 0) or FAILURE (exit 1),\n"
@@ -352,6 +353,20 @@ int pvspin_cmd_torture(int argc, char **argv)
 	if (!t.kind) {
 		fprintf(stderr, "pvspin torture: unknown lock kind '%s' (valid: %s)\n", kind_name,
 			torture_kind_names());
+		return 2;
+	}
+	if (t.spin_threshold && !t.kind->pv) {
+		/* Only the kinds with pvqspinlock's halt path read it; a value
+		 * the run silently ignores would mislead. */
+		char pv_names[128] = "";
+		size_t off = 0;
+		for (const struct torture_kind *k = torture_kinds; k->name; k++)
+			if (k->pv && off < sizeof(pv_names))
+				off += (size_t)snprintf(pv_names + off, sizeof(pv_names) - off,
+							"%s%s", off ? ", " : "", k->name);
+		fprintf(stderr, "pvspin torture: --spin-threshold applies only to the kinds "
+			"that halt, not to lock '%s' (valid: --lock %s)\n", t.kind->name,
+			pv_names);
 		return 2;
 	}
 	if (!seeded)
