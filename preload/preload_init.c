@@ -13,12 +13,14 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -111,6 +113,39 @@ static bool this_copy_is_active(void)
 
 static bool active_copy = true;
 
+/* Where the stats line goes.  GNU coreutils (gnulib's close_stdout) and
+ * other programs close stderr in an atexit() handler, which runs before
+ * this library's destructor; so when stats are on, the constructor keeps
+ * a private duplicate of fd 2, close-on-exec and numbered high (half the
+ * RLIMIT_NOFILE soft limit, at most 1000, so it stays out of the way of
+ * the program's own low descriptors and of select()'s FD_SETSIZE).  At
+ * exit the line goes to fd 2 while fd 2 is open (so a program's own
+ * redirection of stderr is honoured), else to the duplicate.  -1: none. */
+static int stats_fd = -1;
+
+static void stats_fd_open(void)
+{
+	if (fcntl(STDERR_FILENO, F_GETFD) < 0)
+		return; /* started with stderr closed: nothing to keep */
+	int low = 1000;
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    rl.rlim_cur / 2 < (rlim_t)low)
+		low = (int)(rl.rlim_cur / 2);
+	if (low < 3)
+		low = 3;
+	stats_fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, low);
+}
+
+static void stats_write(const char *buf, size_t len)
+{
+	int fd = STDERR_FILENO;
+	if (fcntl(fd, F_GETFD) < 0 && stats_fd >= 0)
+		fd = stats_fd;
+	ssize_t r = write(fd, buf, len);
+	(void)r;
+}
+
 static void print_stats(void)
 {
 	uint64_t acq = __atomic_load_n(&slotless_acquisitions, __ATOMIC_RELAXED);
@@ -140,11 +175,21 @@ static void print_stats(void)
 		(unsigned long long)ev.count[PVSPIN_EV_PV_WAIT_HEAD],
 		sl.in_use, (unsigned long long)sl.allocated,
 		(unsigned long long)sl.exhausted, acq ? "" : " (no lock was taken)");
-	if (n > 0) {
-		ssize_t r = write(STDERR_FILENO, buf, (size_t)n < sizeof(buf) ? (size_t)n
-									     : sizeof(buf) - 1);
-		(void)r;
-	}
+	if (n > 0)
+		stats_write(buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+}
+
+/* Print the line at most once per process.  The pid, not a flag, says
+ * whether it was printed: a vfork() child that leaves through _exit()
+ * shares this memory, and must not silence its parent's line. */
+static pid_t stats_printed_pid;
+
+static void print_stats_once(void)
+{
+	pid_t me = getpid();
+	if (__atomic_exchange_n(&stats_printed_pid, me, __ATOMIC_ACQ_REL) == me)
+		return;
+	print_stats();
 }
 
 /* ---- the glibc functions --------------------------------------------------- */
@@ -253,12 +298,43 @@ __attribute__((constructor)) static void preload_init(void)
 	active_copy = this_copy_is_active();
 	(void)preload_real();
 	(void)preload_kind();
-	(void)preload_stats_enabled();
+	if (preload_stats_enabled() && active_copy)
+		stats_fd_open();
 	errno = saved;
 }
 
 __attribute__((destructor)) static void preload_fini(void)
 {
 	if (active_copy && preload_stats_enabled())
-		print_stats();
+		print_stats_once();
+}
+
+/* ---- _exit ------------------------------------------------------------------ */
+
+/* A process that leaves through _exit() or _Exit() (dash does, after every
+ * builtin-only command; many programs do in a fork() child) runs no
+ * destructor, so these wrappers print the stats line first and then end
+ * the process exactly as glibc's _exit does: exit_group(2), the status
+ * masked to 8 bits by the kernel.  Only calls the program makes are
+ * caught; glibc's own internal _exit (at the end of exit(), in
+ * posix_spawn's child) does not go through them.  With stats off they do
+ * nothing but end the process.  POSIX: _exit is async-signal-safe; the
+ * stats line is formatted with snprintf, which glibc implements without
+ * locks or allocation for these conversions. */
+static _Noreturn void exit_now(int status)
+{
+	for (;;)
+		syscall(SYS_exit_group, status);
+}
+
+PVSPIN_EXPORT void _exit(int status)
+{
+	if (active_copy && __atomic_load_n(&preload_stats_on, __ATOMIC_RELAXED) > 0)
+		print_stats_once();
+	exit_now(status);
+}
+
+PVSPIN_EXPORT void _Exit(int status)
+{
+	_exit(status);
 }

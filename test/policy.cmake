@@ -36,6 +36,10 @@ set(PVSPIN_DETECT_CHECKS
   "no_leaf1|--exit|1|--stderr-has|no-leaf1.txt: no leaf 0x00000001|--|detect|--cpuid|${PD}/cpuid/no-leaf1.txt|--interval-ms|0"
   "no_leaf1_json|--exit|1|--stderr-has|no-leaf1.txt: no leaf 0x00000001|--|detect|--json|--cpuid|${PD}/cpuid/no-leaf1.txt|--interval-ms|0"
   "repeated_leaf|--exit|1|--stderr-has|repeated-leaf.txt:5: leaf 0x40000000 subleaf 0x00 repeated (first given on line 3)|--|detect|--cpuid|${PD}/cpuid/repeated-leaf.txt"
+  # where the facts come from: CPUID from the dump, the rest from --root or
+  # (null) this machine
+  "sources_mixed|--expect|sources.root=null|--expect|sources.cpuid=${PD}/cpuid/baremetal.txt|--|detect|--json|--cpuid|${PD}/cpuid/baremetal.txt|--interval-ms|0"
+  "sources_root|--expect|sources.root=${PD}/root-empty|--expect|choices.pvspin.reason=pvspin: bare metal, unknown CPUs, not overcommitted: native qspinlock|--|detect|--json|--cpuid|${PD}/cpuid/baremetal.txt|--root|${PD}/root-empty|--interval-ms|0"
   # Cpus_allowed_list on the first line of proc/self/status
   "status_first_line|--expect|cpus_allowed=3|--|detect|--json|--cpuid|${PD}/cpuid/baremetal.txt|--root|${PD}/root-status-first|--interval-ms|0"
 )
@@ -48,3 +52,8 @@ foreach(check ${PVSPIN_DETECT_CHECKS})
   add_test(NAME policy_detect_${name} COMMAND test_policy_json ${args})
   set_tests_properties(policy_detect_${name} PROPERTIES LABELS sanitize)
 endforeach()
+
+# the text output and the errors that are not JSON (policy_detect_text.sh)
+add_test(NAME policy_detect_text
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/policy_detect_text.sh $<TARGET_FILE:pvspin> ${PD})
+set_tests_properties(policy_detect_text PROPERTIES LABELS sanitize TIMEOUT 120)

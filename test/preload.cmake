@@ -143,6 +143,27 @@ preload_test(preload_stats_nolock_return 30 ${_check} --exit 5 --stats-lines 1
 preload_test(preload_stats_nolock_true 30 ${_check} --stats-lines 1
   --expect "acquisitions=0" --expect "(no lock was taken)"
   -- ${_pvspin} run --stats -- true)
+# ... also when the program closes stderr in an atexit() handler (GNU
+# coreutils' close_stdout: the line goes to the interposer's private
+# duplicate of fd 2), when it leaves by _exit()/_Exit() (dash after a
+# builtin), and for the parent of a vfork() child that called _exit()
+preload_test(preload_stats_closed_stderr 30 ${_check} --exit 4 --stats-lines 1
+  --expect "(no lock was taken)" -- ${_pvspin} run --stats -- ${_nolock} closeerr 4)
+preload_test(preload_stats_underscore_exit 30 ${_check} --exit 6 --stats-lines 1
+  --expect "(no lock was taken)" -- ${_pvspin} run --stats -- ${_nolock} _exit 6)
+preload_test(preload_stats_underscore_Exit 30 ${_check} --exit 7 --stats-lines 1
+  --expect "(no lock was taken)" -- ${_pvspin} run --stats -- ${_nolock} _Exit 7)
+preload_test(preload_stats_vfork 30 ${_check} --exit 8 --stats-lines 2
+  -- ${_pvspin} run --stats -- ${_nolock} vfork 8)
+# the same with the system programs a user tries first
+preload_test(preload_stats_cat 30 ${_check} --stats-lines 1 --expect "(no lock was taken)"
+  -- ${_pvspin} run --stats -- cat /dev/null)
+preload_test(preload_stats_ls 30 ${_check} --stats-lines 1
+  -- ${_pvspin} run --stats -- ls /)
+preload_test(preload_stats_sort_parallel 30 ${_check} --stats-lines 1
+  -- ${_pvspin} run --stats -- sort --parallel=2 -S 10M ${CMAKE_CURRENT_SOURCE_DIR}/preload.cmake)
+preload_test(preload_stats_sh_builtin 30 ${_check} --exit 9 --stats-lines 1
+  -- ${_pvspin} run --stats -- sh -c "exit 9")
 # `pvspin run` errors: missing program (127 like a shell), bad kind (2),
 # missing interposer (1), no program (2)
 file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/preload_run_errors.sh

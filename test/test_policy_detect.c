@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -214,6 +215,119 @@ static void test_roots(void **state)
 	}
 }
 
+/* ---- hostile --root trees, built at run time (a FIFO cannot be kept in
+ * git) under a fresh temporary directory ---- */
+
+static void put_file(const char *top, const char *rel, const char *text)
+{
+	char path[512];
+	snprintf(path, sizeof(path), "%s/%s", top, rel);
+	for (char *p = path + strlen(top) + 1; (p = strchr(p, '/')); p++) {
+		*p = '\0';
+		mkdir(path, 0755);
+		*p = '/';
+	}
+	if (!text)
+		return;
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+static void remove_tree(const char *top)
+{
+	char cmd[600];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", top);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* A FIFO under --root (here proc/cmdline, read last) must not block:
+ * read as unknown.  alarm() turns a hang into a failure. */
+static void test_root_fifo(void **state)
+{
+	char top[] = "/tmp/pvspin-test-root-XXXXXX";
+	assert_non_null(mkdtemp(top));
+	put_file(top, "proc/loadavg", "0.50 0.40 0.30 1/100 42\n");
+	char fifo[600];
+	snprintf(fifo, sizeof(fifo), "%s/proc/cmdline", top);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	pvspin_env_cpuid_t none = { 0 };
+	pvspin_env_source_t src = { top, &none };
+	pvspin_env_t env;
+	alarm(30);
+	assert_int_equal(pvspin_env_detect(&env, &src), 0);
+	alarm(0);
+	assert_float_equal(env.runnable, 0.5, 1e-9);
+	assert_false(env.nopvspin);
+	remove_tree(top);
+}
+
+/* A cgroup path that climbs out of --root with ".." is malformed: no
+ * quota is read from outside the tree (TOP/cpu.max, above ROOT). */
+static void test_root_cgroup_escape(void **state)
+{
+	char top[] = "/tmp/pvspin-test-root-XXXXXX";
+	assert_non_null(mkdtemp(top));
+	put_file(top, "cpu.max", "50000 100000\n");
+	put_file(top, "r/sys/fs/cgroup/", NULL);
+	put_file(top, "r/proc/self/cgroup", "0::/../../../..\n");
+	char root[600];
+	snprintf(root, sizeof(root), "%s/r", top);
+	pvspin_env_cpuid_t none = { 0 };
+	pvspin_env_source_t src = { root, &none };
+	pvspin_env_t env;
+	assert_int_equal(pvspin_env_detect(&env, &src), 0);
+	assert_float_equal(env.cpu_quota, 0, 1e-9);
+	/* a quota inside the tree, for a path that does not climb, is read */
+	put_file(top, "r/sys/fs/cgroup/cpu.max", "50000 100000\n");
+	put_file(top, "r/proc/self/cgroup", "0::/\n");
+	assert_int_equal(pvspin_env_detect(&env, &src), 0);
+	assert_float_equal(env.cpu_quota, 0.5, 1e-9);
+	remove_tree(top);
+}
+
+/* CPU counts no kernel can have, or that contradict each other, are
+ * unknown (0), and the pvspin policy then says "unknown CPUs". */
+static void test_root_absurd_cpus(void **state)
+{
+	static const struct { const char *online, *possible, *status; int o, p, a; } t[] = {
+		{ "0-99999999\n", "0-7\n", "Cpus_allowed_list:\t0-3\n", 0, 8, 4 },
+		{ "0-15\n", "0-7\n", "Cpus_allowed_list:\t0-3\n", 0, 0, 4 },
+		{ "0-3\n", "0-7\n", "Cpus_allowed_list:\t0-99\n", 4, 8, 0 },
+		{ "0-3\n", "0-99999\n", "Cpus_allowed_list:\t0-3\n", 4, 0, 4 },
+		{ "0-3\n", "0-7\n", "Cpus_allowed_list:\t0-3\n", 4, 8, 4 },
+	};
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		char top[] = "/tmp/pvspin-test-root-XXXXXX";
+		assert_non_null(mkdtemp(top));
+		put_file(top, "sys/devices/system/cpu/online", t[i].online);
+		put_file(top, "sys/devices/system/cpu/possible", t[i].possible);
+		put_file(top, "proc/self/status", t[i].status);
+		pvspin_env_cpuid_t none = { 0 };
+		pvspin_env_source_t src = { top, &none };
+		pvspin_env_t env;
+		assert_int_equal(pvspin_env_detect(&env, &src), 0);
+		print_message("case %zu: %d/%d/%d\n", i, env.cpus_online, env.cpus_possible,
+			      env.cpus_allowed);
+		assert_int_equal(env.cpus_online, t[i].o);
+		assert_int_equal(env.cpus_possible, t[i].p);
+		assert_int_equal(env.cpus_allowed, t[i].a);
+		remove_tree(top);
+	}
+	/* nothing known: the reason says so instead of "0 CPUs" */
+	pvspin_env_t env;
+	pvspin_env_cpuid_t none = { 0 };
+	pvspin_env_source_t empty = { PVSPIN_TEST_DATA "/root-empty", &none };
+	assert_int_equal(pvspin_env_detect(&env, &empty), 0);
+	pvspin_policy_t pol;
+	assert_int_equal(pvspin_policy_parse("pvspin", &pol), 0);
+	pvspin_policy_choice_t c;
+	pvspin_policy_pick(&pol, &env, &c);
+	assert_string_equal(c.reason,
+			    "pvspin: bare metal, unknown CPUs, not overcommitted: native qspinlock");
+}
+
 static void test_cpulist(void **state)
 {
 	static const struct { const char *s; int n; } t[] = {
@@ -336,6 +450,9 @@ int main(void)
 		cmocka_unit_test(test_cpuid_dumps),
 		cmocka_unit_test(test_seed_case_from_dump),
 		cmocka_unit_test(test_roots),
+		cmocka_unit_test(test_root_fifo),
+		cmocka_unit_test(test_root_cgroup_escape),
+		cmocka_unit_test(test_root_absurd_cpus),
 		cmocka_unit_test(test_cpulist),
 		cmocka_unit_test(test_steal_pct),
 		cmocka_unit_test(test_names),

@@ -44,7 +44,9 @@ if(TARGET pvspin)
   endforeach()
 
   # Bad usage: exit status 2 and a message naming the valid choices.
-  foreach(bad "--lock;nosuch" "--threads;0" "--seconds;x" "--bogus")
+  # --spin-threshold on a kind without a halt path (it would be ignored)
+  foreach(bad "--lock;nosuch" "--threads;0" "--seconds;x" "--bogus"
+              "--lock;tas;--spin-threshold;16" "--lock;qspinlock;--spin-threshold;16")
     string(REGEX REPLACE "[^a-z0-9]+" "_" tag "${bad}")
     add_test(NAME torture_usage${tag}
       COMMAND ${CMAKE_COMMAND} -DPVSPIN=$<TARGET_FILE:pvspin> "-DARGS=${bad}"
@@ -86,6 +88,44 @@ if(PVSPIN_SPIN)
 else()
   message(WARNING "spin not found: the Promela model checks (test/model) are not run; "
                   "install Debian's spin (scripts/install-deps.sh)")
+endif()
+
+# Interrupted by SIGINT or SIGTERM before its time, without a failure: the
+# last line says INTERRUPTED (never SUCCESS) and the exit status is 128 +
+# the signal.  The signal is sent once the header is printed (the handlers
+# are installed before it).
+if(TARGET pvspin)
+  file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/torture_interrupted.sh
+"p=\"$1\"; sig=$2; want=$3; out=\"$4\"
+: >\"$out\"
+\"$p\" torture --lock tas --threads 2 --seconds 120 --stats-interval 0 --no-inject >\"$out\" 2>&1 &
+pid=$!
+i=0
+until grep -q '^pvspin torture: lock' \"$out\"; do
+  i=$((i+1)); [ $i -le 600 ] || { kill -9 $pid; echo 'no header'; exit 1; }; sleep 0.1
+done
+kill -$sig $pid
+wait $pid; r=$?
+cat \"$out\"
+[ $r -eq $want ] || { echo \"exit $r, expected $want\"; exit 1; }
+last=$(tail -n 1 \"$out\")
+case \"$last\" in 'INTERRUPTED after '*' s of 120 s: no failure seen') ;; *) echo \"last line: $last\"; exit 1;; esac
+grep -q \"^pvspin torture: interrupted by SIG$sig after\" \"$out\" || { echo 'no interrupted line'; exit 1; }
+! grep -q SUCCESS \"$out\" || { echo 'SUCCESS printed'; exit 1; }
+echo interrupted-ok
+")
+  foreach(sig INT TERM)
+    if(sig STREQUAL "INT")
+      set(_want 130)
+    else()
+      set(_want 143)
+    endif()
+    add_test(NAME torture_interrupted_${sig}
+      COMMAND sh ${CMAKE_CURRENT_BINARY_DIR}/torture_interrupted.sh $<TARGET_FILE:pvspin>
+              ${sig} ${_want} ${CMAKE_CURRENT_BINARY_DIR}/torture_interrupted_${sig}.out)
+    set_tests_properties(torture_interrupted_${sig} PROPERTIES
+      LABELS "sanitize;torture" TIMEOUT 120)
+  endforeach()
 endif()
 
 # getopt's own messages name the command as the user typed it.

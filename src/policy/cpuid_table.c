@@ -225,7 +225,10 @@ int pvspin_env_cpuid_parse(pvspin_env_cpuid_t *t, FILE *f, const char *name,
 		}
 	}
 	if (!ret && ferror(f)) {
-		set_err(err, errlen, "%s:%u: read error: %s", name, lineno, strerror(errno));
+		if (lineno)
+			set_err(err, errlen, "%s:%u: read error: %s", name, lineno, strerror(errno));
+		else    /* nothing read at all (a directory): no line to name */
+			set_err(err, errlen, "%s: cannot read: %s", name, strerror(errno));
 		ret = -1;
 	}
 	if (!ret && t->count == 0) {

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -30,7 +31,15 @@
 
 /* ---- files ----------------------------------------------------------- */
 
+/* More CPUs than this in a cpulist is not a real system: Linux's NR_CPUS
+ * is at most 8192 (x86_64 MAXSMP, powerpc) and 4096 elsewhere; the margin
+ * leaves room for growth.  A larger count reads as unknown (0). */
+#define ENV_CPUS_MAX 65536
+
 /* Read at most size-1 bytes of ROOT/rel into buf, NUL-terminated.
+ * Only a regular file is read (procfs and sysfs files are regular): a
+ * FIFO, device or socket under a --root fails with EINVAL instead of
+ * blocking (it is opened O_NONBLOCK, so even the open cannot hang).
  * Returns the length, or -1 with errno. */
 static ssize_t read_file(const pvspin_env_source_t *src, const char *rel,
 			 char *buf, size_t size)
@@ -41,9 +50,15 @@ static ssize_t read_file(const pvspin_env_source_t *src, const char *rel,
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -1;
+	struct stat st;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		errno = EINVAL;
+		return -1;
+	}
 	size_t n = 0;
 	while (n + 1 < size) {
 		ssize_t r = read(fd, buf + n, size - 1 - n);
@@ -106,7 +121,7 @@ static int read_cpulist(const pvspin_env_source_t *src, const char *rel)
 	if (read_file(src, rel, buf, sizeof(buf)) < 0)
 		return 0;
 	int n = pvspin_env_cpulist_count(buf);
-	return n > 0 ? n : 0;
+	return n > 0 && n <= ENV_CPUS_MAX ? n : 0;
 }
 
 /* ---- CPUID ----------------------------------------------------------- */
@@ -273,6 +288,17 @@ static double min_quota(double a, double b)
 	return a < b ? a : b;
 }
 
+/* Does a cgroup path climb ("..")?  The kernel never writes one into
+ * /proc/self/cgroup for a cgroup inside the reader's namespace root, and
+ * under a --root it would read files outside the tree: malformed. */
+static bool path_climbs(const char *path)
+{
+	for (const char *p = path; (p = strstr(p, "..")); p += 2)
+		if ((p == path || p[-1] == '/') && (p[2] == '\0' || p[2] == '/'))
+			return true;
+	return false;
+}
+
 /* cgroup v2 path from the "0::PATH" line of /proc/self/cgroup, mounted at
  * /sys/fs/cgroup (or /sys/fs/cgroup/unified in the hybrid layout); cgroup
  * v1 "cpu" controller line as a fallback. */
@@ -291,6 +317,8 @@ static double detect_quota(const pvspin_env_source_t *src)
 			continue;
 		*c1 = *c2 = '\0';
 		const char *ctrls = c1 + 1, *path = c2 + 1;
+		if (path_climbs(path))
+			continue;       /* malformed: no quota from this line */
 		if (!strcmp(line, "0") && !*ctrls) {
 			quota = min_quota(quota, walk_quota(src, "/sys/fs/cgroup", path, false));
 			quota = min_quota(quota, walk_quota(src, "/sys/fs/cgroup/unified", path, false));
@@ -340,7 +368,7 @@ static int detect_allowed(const pvspin_env_source_t *src)
 	memcpy(list, p, n);
 	list[n] = '\0';
 	int c = pvspin_env_cpulist_count(list);
-	return c > 0 ? c : 0;
+	return c > 0 && c <= ENV_CPUS_MAX ? c : 0;
 }
 
 /* ---- /proc/stat ------------------------------------------------------ */
@@ -442,6 +470,12 @@ int pvspin_env_detect(pvspin_env_t *env, const pvspin_env_source_t *src)
 			env->cpus_possible = (int)sysconf(_SC_NPROCESSORS_CONF);
 	}
 	env->cpus_allowed = detect_allowed(src);
+	/* Counts that contradict each other are not trusted: online and the
+	 * affinity mask are subsets of the possible CPUs. */
+	if (env->cpus_possible > 0 && env->cpus_online > env->cpus_possible)
+		env->cpus_online = env->cpus_possible = 0;
+	if (env->cpus_possible > 0 && env->cpus_allowed > env->cpus_possible)
+		env->cpus_allowed = 0;
 	env->numa_nodes = read_cpulist(src, "/sys/devices/system/node/online");
 	if (!env->numa_nodes)
 		env->numa_nodes = 1;    /* no NUMA support: one node */

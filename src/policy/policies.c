@@ -57,6 +57,20 @@ static int possible_cpus(const pvspin_env_t *env)
 
 enum final_test { FINAL_PV, FINAL_NUMA, FINAL_THRESHOLD };
 
+/* env->signature (backslash already doubled, other bytes \xNN) with each
+ * double quote as \", so that it can stand between double quotes. */
+static const char *sig_quotable(const char *sig, char out[2 * PVSPIN_ENV_SIGNATURE_MAX])
+{
+	char *o = out;
+	for (; *sig; sig++) {
+		if (*sig == '"')
+			*o++ = '\\';
+		*o++ = *sig;
+	}
+	*o = '\0';
+	return out;
+}
+
 /* kvm_spinlock_init() and what surrounds it; `final` replaces the last
  * "PV spinlocks enabled" step by a proposal. */
 static void kvm_spinlock_init_like(const pvspin_env_t *env, pvspin_policy_choice_t *c,
@@ -65,11 +79,12 @@ static void kvm_spinlock_init_like(const pvspin_env_t *env, pvspin_policy_choice
 	if (!env->hypervisor)
 		PICK_RETURN(c, PVSPIN_KIND_QSPINLOCK,
 			    "no hypervisor (CPUID.1:ECX.HYPERVISOR clear): native qspinlock");
+	char sig[2 * PVSPIN_ENV_SIGNATURE_MAX];
 	if (!env->kvm)
 		PICK_RETURN(c, PVSPIN_KIND_TAS,
 			    "%s hypervisor \"%s\" without a KVM interface: "
 			    "virt_spin_lock_key stays on, unfair lock",
-			    env->hypervisor_name, env->signature);
+			    env->hypervisor_name, sig_quotable(env->signature, sig));
 	if (realtime_first && has_hint(env, PVSPIN_KVM_HINTS_REALTIME))
 		PICK_RETURN(c, PVSPIN_KIND_QSPINLOCK,
 			    "kvm-guest: PV spinlocks disabled with KVM_HINTS_REALTIME hints");
@@ -151,11 +166,15 @@ void pvspin_policy_pvspin(const pvspin_env_t *env, int param, pvspin_policy_choi
 	if (env->hypervisor && !has_hint(env, PVSPIN_KVM_HINTS_REALTIME))
 		PICK_RETURN(c, pv, "pvspin: %s guest without KVM_HINTS_REALTIME: vCPUs may be "
 			    "preempted (futex halt/kick needs no PV_UNHALT)", env->hypervisor_name);
+	/* An unknown count (0) is said as such, never as "0 CPUs". */
+	char ncpus[16] = "unknown";
+	if (cpus > 0)
+		snprintf(ncpus, sizeof(ncpus), "%d", cpus);
 	if (env->hypervisor)
-		PICK_RETURN(c, native, "pvspin: dedicated pCPUs (KVM_HINTS_REALTIME), %d CPUs, "
-			    "not overcommitted: native qspinlock", cpus);
-	pick(c, native, "pvspin: bare metal, %d CPUs, not overcommitted: native qspinlock",
-	     cpus);
+		PICK_RETURN(c, native, "pvspin: dedicated pCPUs (KVM_HINTS_REALTIME), %s CPUs, "
+			    "not overcommitted: native qspinlock", ncpus);
+	pick(c, native, "pvspin: bare metal, %s CPUs, not overcommitted: native qspinlock",
+	     ncpus);
 }
 
 /* ---- names ----------------------------------------------------------- */

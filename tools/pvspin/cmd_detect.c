@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -97,14 +98,37 @@ static void print_count(const char *label, int n, const char *unit)
 		printf("%sunknown %s", label, unit);
 }
 
-static void env_text(const pvspin_env_t *env)
+/* The signature between double quotes: the library already doubles a
+ * backslash and writes other bytes as \xNN; a quote becomes \" so that
+ * the quoted string is unambiguous. */
+static void print_quoted(const char *s)
 {
-	if (!env->hypervisor)
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"')
+			putchar('\\');
+		putchar(*s);
+	}
+	putchar('"');
+}
+
+/* Where the facts come from, when a --cpuid dump is read without --root:
+ * CPUID describes the dump's machine, everything else this one. */
+static const char MIXED_SOURCES[] =
+	"CPUs, NUMA, steal, quota and load: this machine (use --root DIR for the guest's)";
+
+static void env_text(const pvspin_env_t *env, const char *cpuid_file, const char *root)
+{
+	if (cpuid_file)
+		printf("sources        CPUID from %s; %s\n", cpuid_file,
+		       root ? "CPUs, NUMA, steal, quota and load from --root" : MIXED_SOURCES);
+	if (!env->hypervisor) {
 		printf("hypervisor     none (CPUID.1:ECX bit 31 clear: bare metal)\n");
-	else
-		printf("hypervisor     %s, signature \"%s\" at 0x%08x (max leaf 0x%08x)\n",
-		       env->hypervisor_name, env->signature, PVSPIN_CPUID_HV_BASE,
-		       env->hv_max_leaf);
+	} else {
+		printf("hypervisor     %s, signature ", env->hypervisor_name);
+		print_quoted(env->signature);
+		printf(" at 0x%08x (max leaf 0x%08x)\n", PVSPIN_CPUID_HV_BASE, env->hv_max_leaf);
+	}
 	if (env->kvm) {
 		printf("kvm interface  at 0x%08x\n", env->base_leaf);
 		printf("kvm features   0x%08x:", env->kvm_features);
@@ -281,6 +305,9 @@ int pvspin_cmd_detect(int argc, char **argv)
 				json_object_set_new(o, "param", json_integer(all[i].param));
 			json_object_set_new(choices, all[i].name, o);
 		}
+		/* where the facts come from (null: this machine) */
+		json_object_set_new(root_obj, "sources",
+				    json_pack("{s:s?, s:s?}", "cpuid", cpuid_file, "root", root));
 		json_object_set_new(root_obj, "choices", choices);
 		if (json_dumpf(root_obj, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6)))
 			ret = 1;
@@ -288,7 +315,7 @@ int pvspin_cmd_detect(int argc, char **argv)
 		json_decref(root_obj);
 	} else {
 		if (!policy_name) {
-			env_text(&env);
+			env_text(&env, cpuid_file, root);
 			printf("\n%-15s %-12s %s\n", "policy", "lock", "reason");
 		}
 		for (size_t i = 0; i < n; i++) {
@@ -303,7 +330,14 @@ int pvspin_cmd_detect(int argc, char **argv)
 		}
 	}
 	pvspin_env_cpuid_free(&table);
-	if (fflush(stdout))
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "pvspin detect: cannot write to standard output: %s\n",
+			strerror(errno));
+		/* said once, here: drop the unwritable rest so that the
+		 * generic "pvspin: cannot write" of main() does not repeat it */
+		__fpurge(stdout);
+		clearerr(stdout);
 		ret = 1;
+	}
 	return ret;
 }

@@ -16,8 +16,11 @@
  * (torture/torture_inject.c); the main thread prints statistics and runs
  * the stall watchdog (torture/torture_watchdog.c).  Per-writer acquisition
  * counts are reported; "???" marks starvation (max/2 > min), "!!!" any
- * failure.  The last line is SUCCESS (exit 0) or FAILURE (exit 1); bad
- * usage exits 2.  Documentation: docs/torture.md.
+ * failure.  The last line is SUCCESS (exit 0) or FAILURE (exit 1); a run
+ * cut short by SIGINT/SIGTERM without a failure ends with "INTERRUPTED
+ * after X s of Y s: no failure seen" and exits 128 + the signal (130,
+ * 143), like a shell reports a process killed by it; bad usage exits 2.
+ * Documentation: docs/torture.md.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -43,7 +46,7 @@
  * reach the halt path (and the dropped kicks) quickly. */
 #define LOST_KICK_SPIN_THRESHOLD 64
 
-static volatile sig_atomic_t interrupted;
+static volatile sig_atomic_t interrupted; /* the signal number, 0: none */
 
 uint64_t torture_now_ns(void)
 {
@@ -231,10 +234,13 @@ static void usage(FILE *f)
 		"  --stats-interval S   statistics line every S s (default 5, 0 = none)\n"
 		"  --stall-ms MS        stall watchdog threshold (default 1000)\n"
 		"  --spin-threshold L   pvqspinlock/lost_kick SPIN_THRESHOLD in PAUSE loops\n"
-		"                       (default: the library's; lost_kick: %u)\n"
+		"                       (default: the library's; lost_kick: %u; other\n"
+		"                       kinds: a usage error)\n"
 		"  --no-inject          no stops and affinity changes (yields stay)\n\n"
 		"Output: statistics lines, \"???\" when max/2 > min acquisitions (starvation),\n"
-		"\"!!!\" on failures; the last line is SUCCESS (exit 0) or FAILURE (exit 1).\n",
+		"\"!!!\" on failures; the last line is SUCCESS (exit 0) or FAILURE (exit 1),\n"
+		"or, when SIGINT/SIGTERM cut the run short without a failure, INTERRUPTED\n"
+		"(exit 130 for SIGINT, 143 for SIGTERM).\n",
 		LOST_KICK_SPIN_THRESHOLD);
 }
 
@@ -256,8 +262,7 @@ static int parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max,
 
 static void on_sigint(int sig)
 {
-	(void)sig;
-	interrupted = 1;
+	interrupted = sig;
 }
 
 static int online_cpus(void)
@@ -350,6 +355,20 @@ int pvspin_cmd_torture(int argc, char **argv)
 			torture_kind_names());
 		return 2;
 	}
+	if (t.spin_threshold && !t.kind->pv) {
+		/* Only the kinds with pvqspinlock's halt path read it; a value
+		 * the run silently ignores would mislead. */
+		char pv_names[128] = "";
+		size_t off = 0;
+		for (const struct torture_kind *k = torture_kinds; k->name; k++)
+			if (k->pv && off < sizeof(pv_names))
+				off += (size_t)snprintf(pv_names + off, sizeof(pv_names) - off,
+							"%s%s", off ? ", " : "", k->name);
+		fprintf(stderr, "pvspin torture: --spin-threshold applies only to the kinds "
+			"that halt, not to lock '%s' (valid: --lock %s)\n", t.kind->name,
+			pv_names);
+		return 2;
+	}
 	if (!seeded)
 		t.seed = torture_now_ns() ^ ((uint64_t)getpid() << 32);
 	if (!t.spin_threshold && !strcmp(t.kind->name, "lost_kick"))
@@ -420,6 +439,7 @@ int pvspin_cmd_torture(int argc, char **argv)
 	uint64_t start = torture_now_ns(), end = start + (uint64_t)t.seconds * 1000000000u;
 	uint64_t next_stats = start + (uint64_t)t.stats_interval * 1000000000u, last_stats = start;
 	bool stalled = false;
+	int cut_short = 0; /* the signal that ended the run before its time */
 
 	snapshot(&t, &prev);
 	for (;;) {
@@ -440,12 +460,17 @@ int pvspin_cmd_torture(int argc, char **argv)
 			if (next_stats <= now)   /* fell behind: no burst of lines */
 				next_stats = now + (uint64_t)t.stats_interval * 1000000000u;
 		}
-		if (now >= end || interrupted)
+		if (now >= end)
 			break;
+		if (interrupted) {
+			cut_short = interrupted;
+			break;
+		}
 	}
-	if (interrupted)
-		printf("pvspin torture: interrupted after %.1f s\n",
-		       (double)(torture_now_ns() - start) / 1e9);
+	double ran_s = (double)(torture_now_ns() - start) / 1e9;
+	if (cut_short)
+		printf("pvspin torture: interrupted by %s after %.1f s of %u s\n",
+		       cut_short == SIGINT ? "SIGINT" : "SIGTERM", ran_s, t.seconds);
 
 	/* Stop everyone; a writer stuck in a lost wakeup never returns. */
 	__atomic_store_n(&t.stop, 1, __ATOMIC_RELEASE);
@@ -500,10 +525,17 @@ int pvspin_cmd_torture(int argc, char **argv)
 		printf("??? starvation: max/2 > min (%" PRIu64 "/%" PRIu64 ")\n", cur.max, cur.min);
 
 	bool failed = stalled || stuck || __atomic_load_n(&t.failures, __ATOMIC_RELAXED);
-	printf("%s\n", failed ? "FAILURE" : "SUCCESS");
+	/* A failure is a failure however the run ended; a run cut short
+	 * without one has not passed: it did not run its time. */
+	if (failed)
+		printf("FAILURE\n");
+	else if (cut_short)
+		printf("INTERRUPTED after %.1f s of %u s: no failure seen\n", ran_s, t.seconds);
+	else
+		printf("SUCCESS\n");
 	fflush(stdout);
 	if (stuck)
 		_exit(1);   /* stuck writers cannot be joined */
 	free(t.writers);
-	return failed ? 1 : 0;
+	return failed ? 1 : cut_short ? 128 + cut_short : 0;
 }

@@ -1,0 +1,43 @@
+#!/bin/sh
+# policy_detect_text.sh PVSPIN DATA - `pvspin detect`'s text output and
+# errors (test/policy.cmake): where the facts come from with --cpuid,
+# "unknown" CPU counts, a quoted signature that stays unambiguous, a
+# write error named by the subcommand, a directory given as --cpuid and a
+# FIFO under --root.  Prints what failed; exit 0 when all hold, 1 otherwise.
+p="$1"; d="$2"; fail=0
+bad() { printf 'FAIL: %s\n' "$*"; fail=1; }
+has() { printf '%s\n' "$1" | grep -F -q -e "$2" || bad "$3: no '$2' in: $1"; }
+
+out=$("$p" detect --cpuid "$d/cpuid/baremetal.txt" --interval-ms 0) || bad "mixed: exit $?"
+has "$out" "CPUs, NUMA, steal, quota and load: this machine (use --root DIR for the guest's)" mixed
+
+out=$("$p" detect --cpuid "$d/cpuid/baremetal.txt" --root "$d/root-empty" --interval-ms 0) ||
+	bad "root-empty: exit $?"
+has "$out" "CPUs, NUMA, steal, quota and load from --root" root-empty
+has "$out" "unknown online, unknown possible, unknown allowed" root-empty
+has "$out" "pvspin: bare metal, unknown CPUs, not overcommitted" root-empty
+printf '%s\n' "$out" | grep -q ' 0 CPUs' && bad "root-empty: '0 CPUs' printed"
+
+# the dump's signature bytes: P v 0x01 s p i n " \ H 0x7f
+out=$("$p" detect --cpuid "$d/cpuid/unknown.txt" --root "$d/root-empty" --interval-ms 0) ||
+	bad "signature: exit $?"
+has "$out" 'signature "Pv\x01spin\"\\H\x7f" at' signature
+has "$out" 'unknown hypervisor "Pv\x01spin\"\\H\x7f" without' signature-reason
+
+err=$("$p" detect --interval-ms 0 2>&1 >/dev/full); r=$?
+[ $r -eq 1 ] || bad "/dev/full: exit $r"
+[ "$err" = "pvspin detect: cannot write to standard output: No space left on device" ] ||
+	bad "/dev/full: stderr '$err'"
+
+err=$("$p" detect --cpuid "$d/cpuid" --interval-ms 0 2>&1 >/dev/null); r=$?
+[ $r -eq 1 ] || bad "directory cpuid: exit $r"
+has "$err" "pvspin detect: $d/cpuid: cannot read: Is a directory" directory-cpuid
+
+t=$(mktemp -d) && mkdir -p "$t/proc" && mkfifo "$t/proc/cmdline" && mkfifo "$t/proc/stat" || exit 1
+out=$(timeout 30 "$p" detect --root "$t" --interval-ms 50); r=$?
+rm -rf "$t"
+[ $r -eq 0 ] || bad "fifo root: exit $r (124: it hung)"
+has "$out" "nopvspin       no" fifo-root
+
+[ $fail -eq 0 ] && echo detect-text-ok
+exit $fail
