@@ -85,6 +85,21 @@ struct sim_workload {
 	long work;                  /* acquisitions per vCPU, 0 = throughput */
 };
 
+/** Fixed costs of the `ebizzy-mm` model (mmap_sem, page faults, TLB
+ *  shootdown; sim_workload.c gives each number's source).  Times in us. */
+struct sim_mm_model {
+	int faults;          /* page faults per record (chunk / 4 KiB) */
+	int pcp_batch;       /* pages per zone-lock acquisition (pcp->batch) */
+	double zone_hold_us; /* zone lock hold per bulk refill / free */
+	double brk_grow_us;  /* mmap_sem write hold of a brk grow */
+	double unmap_us;     /* mmap_sem write hold of a brk shrink, before the
+				shootdown (zap PTEs, free pages) */
+	double flush_us;     /* a shootdown target's handler (flush + EOI) */
+	double enqueue_us;   /* rwsem slow path under wait_lock */
+	double wake_us;      /* per woken waiter, under wait_lock */
+};
+extern const struct sim_mm_model sim_mm_model;
+
 const struct sim_workload *sim_workload_find(const char *name);
 const char *sim_workload_names(void);
 extern const struct sim_workload sim_workloads[];
