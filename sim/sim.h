@@ -89,6 +89,8 @@ struct sim_workload {
  *  shootdown; sim_workload.c gives each number's source).  Times in us. */
 struct sim_mm_model {
 	int faults;          /* page faults per record (chunk / 4 KiB) */
+	int trim_every;      /* one record in trim_every grows, faults, trims
+				(the calibration knob, see sim_workload.c) */
 	int pcp_batch;       /* pages per zone-lock acquisition (pcp->batch) */
 	double zone_hold_us; /* zone lock hold per bulk refill / free */
 	double brk_grow_us;  /* mmap_sem write hold of a brk grow */

@@ -159,6 +159,7 @@ struct sim_lock {
 struct sim_mm {
 	uint32_t count __attribute__((aligned(64)));
 	uint32_t tlb_left __attribute__((aligned(64)));  /* acks outstanding */
+	int owner;                   /* writer's slot, -1 (rwsem owner field) */
 	int *q;                      /* FIFO of waiting vCPU slots (ring) */
 	int qhead, qlen;
 };
@@ -1512,6 +1513,7 @@ static int mm_grant(struct vcpu *v, struct sim_mm *mm, int nv, int *out)
 		mm->qhead = (mm->qhead + 1) % nv;
 		mm->qlen--;
 		pvspin_plat_fetch_or32(&mm->count, MM_WRITER, PVSPIN_ACQUIRE);
+		mm->owner = h->id;
 	} else {
 		while (mm->qlen && !S.vcpus[mm->q[mm->qhead]].mm_write) {
 			out[k++] = mm->q[mm->qhead];
@@ -1543,19 +1545,59 @@ static void mm_wake(struct vcpu *v, bool clear_writer)
 		mm_resched_ipi(v, &S.vcpus[out[i]]);
 }
 
+static bool mm_pred_no_writer(uint32_t x, uint32_t arg)
+{
+	(void)arg;
+	return !(x & MM_WRITER);
+}
+
+/* The fast path: one cmpxchg when the rwsem is free for us and nobody
+ * queues.  Returns whether we got it; *c is the count seen. */
+static bool mm_trydown(struct vcpu *v, struct sim_mm *mm, bool write, uint32_t *c)
+{
+	if (write) {
+		*c = 0;
+		if (pvspin_plat_cmpxchg32(&mm->count, c, MM_WRITER, PVSPIN_ACQUIRE)) {
+			mm->owner = v->id;
+			return true;
+		}
+		return false;
+	}
+	*c = pvspin_plat_load32(&mm->count, PVSPIN_RELAXED);
+	while (!(*c & (MM_WRITER | MM_WAITERS)))
+		if (pvspin_plat_cmpxchg32(&mm->count, c, *c + 1, PVSPIN_ACQUIRE))
+			return true;
+	return false;
+}
+
+/* Optimistic spinning (rwsem_optimistic_spin, kernel/locking/rwsem.c,
+ * readers too since v5.3): while nobody queues and a writer owns the
+ * rwsem and its vCPU is on a CPU (owner_on_cpu(): on_cpu and not
+ * vcpu_is_preempted()), spin (IRQs on) instead of sleeping. */
+static bool mm_spin_on_owner(struct vcpu *v, struct sim_mm *mm, bool write)
+{
+	uint32_t c, x;
+	for (;;) {
+		if (mm_trydown(v, mm, write, &c))
+			return true;
+		int o = mm->owner;
+		if ((c & MM_WAITERS) || !(c & MM_WRITER) || o < 0 ||
+		    (S.vcpus[o].sched != VS_RUNNING && S.vcpus[o].sched != VS_READY) ||
+		    pvspin_plat_vcpu_is_preempted(o))
+			return false;
+		/* re-check the owner every 16 PAUSEs, as the kernel's loop
+		 * re-reads sem->owner */
+		pvspin_plat_wait32(&mm->count, mm_pred_no_writer, 0, 16, &x, NULL);
+	}
+}
+
 static void mm_down(struct vcpu *v, bool write)
 {
 	struct vm *vm = &S.vms[v->vm];
 	struct sim_mm *mm = vm->mm;
-	uint32_t c = write ? 0 : pvspin_plat_load32(&mm->count, PVSPIN_RELAXED);
-	if (write) {
-		if (pvspin_plat_cmpxchg32(&mm->count, &c, MM_WRITER, PVSPIN_ACQUIRE))
-			return;
-	} else {
-		while (!(c & (MM_WRITER | MM_WAITERS)))
-			if (pvspin_plat_cmpxchg32(&mm->count, &c, c + 1, PVSPIN_ACQUIRE))
-				return;
-	}
+	uint32_t c;
+	if (mm_spin_on_owner(v, mm, write))
+		return;
 	/* slow path: take it under wait_lock if the queue is empty and it is
 	 * free for us, else queue (setting WAITERS atomically with the check,
 	 * so a fast release cannot slip between them) */
@@ -1566,6 +1608,8 @@ static void mm_down(struct vcpu *v, bool write)
 		bool free_for_us = !mm->qlen && (write ? c == 0 : !(c & MM_WRITER));
 		uint32_t nc = free_for_us ? (write ? MM_WRITER : c + 1) : (c | MM_WAITERS);
 		if (pvspin_plat_cmpxchg32(&mm->count, &c, nc, PVSPIN_ACQ_REL)) {
+			if (free_for_us && write)
+				mm->owner = v->id;
 			if (free_for_us) {
 				mm_spin_unlock_irq(v, 0);
 				return;
@@ -1594,6 +1638,7 @@ static void mm_up(struct vcpu *v, bool write)
 	struct sim_mm *mm = S.vms[v->vm].mm;
 	if (write) {
 		uint32_t c = MM_WRITER;
+		mm->owner = -1;
 		if (!pvspin_plat_cmpxchg32(&mm->count, &c, 0, PVSPIN_RELEASE))
 			mm_wake(v, true);
 		return;
@@ -1623,9 +1668,20 @@ static void vcpu_mm_main(struct vcpu *v)
 	int pcp_free = (int)gsl_rng_uniform_int(v->rng, (unsigned long)m->pcp_batch);
 	sim_time_t memcpy_ns = us_to_ns(c->ncs_us / 2 / m->faults);
 
+	/* which record trims: a random phase per thread */
+	int trim = (int)gsl_rng_uniform_int(v->rng, (unsigned long)m->trim_every);
 	for (;;) {
 		if (v->quota && v->ops >= v->quota)
 			break;
+		if (++trim < m->trim_every) {
+			/* the chunk is reused from the heap: mapped already */
+			vcpu_compute(v, memcpy_ns * (sim_time_t)m->faults);
+			vcpu_compute(v, us_to_ns(draw_us(v->rng, c->ncs_dist, c->ncs_us / 2)));
+			v->ops++;
+			vm->ops++;
+			continue;
+		}
+		trim = 0;
 		/* malloc: brk grow */
 		v->in_kernel = true;
 		mm_down(v, true);
@@ -2000,6 +2056,7 @@ static int setup(const struct sim_config *c)
 				oom();
 			memset(vm->mm, 0, sizeof(*vm->mm));
 			vm->mm->q = xcalloc((size_t)c->vcpus, sizeof(int));
+			vm->mm->owner = -1;
 		}
 	}
 	for (int i = 0; i < S.nv; i++) {

@@ -126,6 +126,15 @@ const struct sim_mm_model sim_mm_model = {
 	/* ebizzy -M: a 512 KiB chunk per record (ebizzy's default chunk
 	 * size), touched by memcpy: 512 KiB / 4 KiB pages = 128 faults. */
 	.faults = 128,
+	/* THE calibration knob (1-VM only): one record in `trim_every`
+	 * trims the heap and so grows it and faults its pages in again on
+	 * the next malloc; the others reuse the mapped chunk.  glibc trims
+	 * only when the free top exceeds M_TRIM_THRESHOLD (128 KiB) and, with
+	 * 80 threads, several arenas interleave, so not every free trims.
+	 * With every record trimming the 1-VM case gives ~7 000 records/s
+	 * (each hand-off costs a reschedule IPI exit); 3 gives ~the seed's
+	 * 23 520 records/s (sim/README.md, "ebizzy-mm"). */
+	.trim_every = 3,
 	/* mm/page_alloc.c: zone_batchsize() gives pcp->batch = 31 on zones
 	 * over ~1 GiB, so the per-CPU page lists are refilled (rmqueue_bulk)
 	 * and drained (free_pcppages_bulk) under zone->lock, IRQs off, once
