@@ -122,6 +122,7 @@ struct vcpu {
 	bool tlb_irqoff;             /* ... and it had IRQs off since it came */
 	bool tlb_kicked;             /* ... and it was kicked, not running, then */
 	sim_time_t tlb_sent_at;
+	sim_time_t woken_at;         /* reschedule IPI woke it from a halt */
 };
 
 struct pcpu {
@@ -247,6 +248,15 @@ static struct sim {
 	sim_time_t tlb_ack_ns, tlb_ack_irqoff_ns, tlb_ack_kicked_ns;
 	uint64_t tlb_acks_irqoff;            /* acks delayed by IRQs off */
 	sim_time_t mm_write_held_ns;         /* mmap_sem held for write */
+	uint64_t mm_wakeups;                 /* halted sleepers woken by IPI */
+	sim_time_t mm_wakeup_ns;             /* ... their IPI-to-running time */
+	sim_time_t mm_owner_off_ns;          /* sampled: write-held, owner not
+						on a pCPU */
+	sim_time_t mm_granted_off_ns;        /* sampled, per vCPU: granted
+						mmap_sem, not yet running it */
+	uint64_t lock_preempts;              /* a spinlock waiter or holder
+						preempted (then back on a pCPU) */
+	sim_time_t lock_preempt_ns, lock_preempt_max_ns; /* ... for how long */
 } S;
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -616,8 +626,16 @@ static void sched_in(struct pcpu *p, struct vcpu *v, sim_time_t t)
 {
 	if (v->rq_pos >= 0)
 		rq_del(&S.pcpus[v->pcpu], v);
-	if (v->sched == VS_READY)
+	if (v->sched == VS_READY) {
 		v->ready_ns += t - v->ready_since;
+		if (S.mm && (v->holds >= 0 || v->want_lock >= 0)) {
+			sim_time_t d = t - v->ready_since;
+			S.lock_preempts++;
+			S.lock_preempt_ns += d;
+			if (d > S.lock_preempt_max_ns)
+				S.lock_preempt_max_ns = d;
+		}
+	}
 	if (v->kicked_at) {
 		S.kick_waits++;
 		S.kick_wait_ns += t - v->kicked_at;
@@ -1103,6 +1121,7 @@ void pvspin_plat_pv_kick(int cpu)
 	if (t->sched != VS_RUNNING && t->sched != VS_POLLING && !t->kicked_at)
 		t->kicked_at = S.now;
 	if (t->sched == VS_HALTED) {
+		t->woken_at = S.now;
 		vcpu_wake(t, S.now, S.prof->ipi_ns);
 	} else if (t->sched == VS_POLLING) {
 		t->sched = VS_RUNNING;
@@ -1469,6 +1488,11 @@ static void mm_sleep(struct vcpu *v)
 			reschedule(p, S.now);
 		}
 		swapcontext(&v->ctx, &S.main_ctx);
+		if (v->woken_at) {
+			S.mm_wakeups++;
+			S.mm_wakeup_ns += S.now - v->woken_at;
+			v->woken_at = 0;
+		}
 		v->act = VA_EXEC;
 		v->left = 0;
 		v->resched_pending = false;
@@ -1859,6 +1883,17 @@ static void tick(void)
 		struct vcpu *v = &S.vcpus[i];
 		if (v->want_lock >= 0 && v->sched == VS_READY)
 			S.vms[v->vm].locks[v->want_lock].tmp_preempted++;
+	}
+	if (S.mm) {
+		for (int i = 0; i < S.cfg->vms; i++) {
+			int o = S.vms[i].mm->owner;
+			if (o >= 0 && S.vcpus[o].sched != VS_RUNNING)
+				S.mm_owner_off_ns += period;
+		}
+		for (int i = 0; i < S.nv; i++)
+			if (S.vcpus[i].mm_granted && S.vcpus[i].guest_idle &&
+			    S.vcpus[i].sched != VS_RUNNING)
+				S.mm_granted_off_ns += period;
 	}
 	bool stuck = true;
 	for (int i = 0; i < S.nv; i++) {
@@ -2403,6 +2438,13 @@ static json_t *results_json(double wall)
 		MMJ("mm_wait_ns", S.mm_wait_ns);
 		MMJ("mm_write_held_ns", S.mm_write_held_ns);
 		MMJ("idle_halts", S.idle_halts);
+		MMJ("lock_preempts", S.lock_preempts);
+		MMJ("lock_preempt_ns", S.lock_preempt_ns);
+		MMJ("lock_preempt_max_ns", S.lock_preempt_max_ns);
+		MMJ("mm_wakeups", S.mm_wakeups);
+		MMJ("mm_wakeup_ns", S.mm_wakeup_ns);
+		MMJ("mm_owner_off_ns", S.mm_owner_off_ns);
+		MMJ("mm_granted_off_ns", S.mm_granted_off_ns);
 		MMJ("resched_ipis", S.resched_ipis);
 		MMJ("tlb_shootdowns", S.tlb_shootdowns);
 		MMJ("tlb_ipis", S.tlb_ipis);
