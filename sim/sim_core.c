@@ -1121,7 +1121,6 @@ void pvspin_plat_pv_kick(int cpu)
 	if (t->sched != VS_RUNNING && t->sched != VS_POLLING && !t->kicked_at)
 		t->kicked_at = S.now;
 	if (t->sched == VS_HALTED) {
-		t->woken_at = S.now;
 		vcpu_wake(t, S.now, S.prof->ipi_ns);
 	} else if (t->sched == VS_POLLING) {
 		t->sched = VS_RUNNING;
@@ -1514,6 +1513,7 @@ static void mm_resched_ipi(struct vcpu *v, struct vcpu *t)
 	if (t->act != VA_HALT || !t->guest_idle)
 		return;                    /* still on its way to the idle loop */
 	if (t->sched == VS_HALTED) {
+		t->woken_at = S.now;
 		vcpu_wake(t, S.now, S.prof->ipi_ns);
 	} else if (t->sched == VS_POLLING) {
 		t->sched = VS_RUNNING;
