@@ -4,7 +4,8 @@
  *
  * Parts:
  *   sim_profile.c   cost profiles (one per machine type), each number sourced
- *   sim_workload.c  guest workload models (kcbench, ebizzy, spawn, messaging)
+ *   sim_workload.c  guest workload models (kcbench, ebizzy, ebizzy-mm, spawn,
+ *                   messaging)
  *   sim_config.c    configuration keys, --set / INI / presets, validation
  *   sim_core.c      the discrete-event engine: vCPU coroutines, host
  *                   scheduler, coherence model, the platform backend
