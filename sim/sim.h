@@ -4,7 +4,8 @@
  *
  * Parts:
  *   sim_profile.c   cost profiles (one per machine type), each number sourced
- *   sim_workload.c  guest workload models (kcbench, ebizzy, spawn, messaging)
+ *   sim_workload.c  guest workload models (kcbench, ebizzy, ebizzy-mm, spawn,
+ *                   messaging)
  *   sim_config.c    configuration keys, --set / INI / presets, validation
  *   sim_core.c      the discrete-event engine: vCPU coroutines, host
  *                   scheduler, coherence model, the platform backend
@@ -84,6 +85,23 @@ struct sim_workload {
 	double hot;                 /* probability of taking lock 0 */
 	long work;                  /* acquisitions per vCPU, 0 = throughput */
 };
+
+/** Fixed costs of the `ebizzy-mm` model (mmap_sem, page faults, TLB
+ *  shootdown; sim_workload.c gives each number's source).  Times in us. */
+struct sim_mm_model {
+	int faults;          /* page faults per record (chunk / 4 KiB) */
+	int trim_every;      /* one record in trim_every grows, faults, trims
+				(the calibration knob, see sim_workload.c) */
+	int pcp_batch;       /* pages per zone-lock acquisition (pcp->batch) */
+	double zone_hold_us; /* zone lock hold per bulk refill / free */
+	double brk_grow_us;  /* mmap_sem write hold of a brk grow */
+	double unmap_us;     /* mmap_sem write hold of a brk shrink, before the
+				shootdown (zap PTEs, free pages) */
+	double flush_us;     /* a shootdown target's handler (flush + EOI) */
+	double enqueue_us;   /* rwsem slow path under wait_lock */
+	double wake_us;      /* per woken waiter, under wait_lock */
+};
+extern const struct sim_mm_model sim_mm_model;
 
 const struct sim_workload *sim_workload_find(const char *name);
 const char *sim_workload_names(void);

@@ -109,6 +109,20 @@ struct vcpu {
 	long ops, quota;
 	int want_lock, holds, unlocking;
 	sim_time_t done_at;
+	/* ebizzy-mm guest state (always false / 0 for the other workloads) */
+	bool irqs_off;               /* IF=0: waits for or holds an IRQ-safe lock */
+	bool in_kernel;              /* in a fault / brk (PLE: kernel mode) */
+	bool guest_idle;             /* asleep on mmap_sem: idle loop, lazy TLB */
+	bool resched_pending;        /* a reschedule IPI not yet taken */
+	bool mm_granted;             /* mmap_sem handed to it while asleep */
+	bool mm_write;               /* queued on mmap_sem for write */
+	bool steal_preempted;        /* steal-time preempted flag (set by KVM
+					only on an involuntary sched-out) */
+	bool tlb_pending;            /* a shootdown IPI it has not acked */
+	bool tlb_irqoff;             /* ... and it had IRQs off since it came */
+	bool tlb_kicked;             /* ... and it was kicked, not running, then */
+	sim_time_t tlb_sent_at;
+	sim_time_t woken_at;         /* reschedule IPI woke it from a halt */
 };
 
 struct pcpu {
@@ -136,6 +150,21 @@ struct sim_lock {
 	uint64_t ops;
 } __attribute__((aligned(64)));
 
+/* ebizzy-mm: the process's mm as the guest kernel has it (one per VM).
+ * `count` and `tlb_left` are guest memory accessed through the platform
+ * operations (so they pay the coherence model); the wait queue is only
+ * touched under wait_lock (the VM's lock 0). */
+#define MM_WRITER  0x80000000u   /* rwsem held for write */
+#define MM_WAITERS 0x40000000u   /* wait queue not empty */
+#define MM_READERS 0x3fffffffu
+struct sim_mm {
+	uint32_t count __attribute__((aligned(64)));
+	uint32_t tlb_left __attribute__((aligned(64)));  /* acks outstanding */
+	int owner;                   /* writer's slot, -1 (rwsem owner field) */
+	int *q;                      /* FIFO of waiting vCPU slots (ring) */
+	int qhead, qlen;
+};
+
 struct vm {
 	int id, first, n;
 	pvspin_kind_t lock;          /* per-VM features (config + overrides) */
@@ -150,6 +179,7 @@ struct vm {
 	long ops;
 	sim_time_t done_at;
 	int ndone;
+	struct sim_mm *mm;           /* ebizzy-mm only, else NULL */
 };
 
 struct line {
@@ -163,7 +193,7 @@ struct line {
 	uint32_t seen[];             /* per vCPU: version it holds (0: none) */
 };
 
-enum ev_type { EV_RESUME, EV_PLE, EV_SLICE, EV_POLL_END, EV_TICK, EV_END };
+enum ev_type { EV_RESUME, EV_PLE, EV_SLICE, EV_POLL_END, EV_TICK, EV_END, EV_TLB_ACK };
 
 struct event {
 	sim_time_t t;
@@ -208,6 +238,25 @@ static struct sim {
 	sim_time_t fq_kicked_ns, fq_preempted_ns; /* of free_queued_ns: a waiter
 						      kicked and not yet running /
 						      else a waiter preempted */
+	/* ebizzy-mm evidence ("mm" in the JSON) */
+	bool mm;
+	uint64_t mm_waits, mm_write_waits, idle_halts, resched_ipis;
+	sim_time_t mm_wait_ns;               /* time asleep on mmap_sem */
+	uint64_t tlb_shootdowns, tlb_ipis, tlb_skip_idle, tlb_skip_preempted;
+	uint64_t tlb_irqoff, tlb_halted_irqoff, tlb_not_running, tlb_kicked;
+	sim_time_t tlb_wait_ns, tlb_wait_max_ns;     /* sender's wait for acks */
+	sim_time_t tlb_ack_ns, tlb_ack_irqoff_ns, tlb_ack_kicked_ns;
+	uint64_t tlb_acks_irqoff;            /* acks delayed by IRQs off */
+	sim_time_t mm_write_held_ns;         /* mmap_sem held for write */
+	uint64_t mm_wakeups;                 /* halted sleepers woken by IPI */
+	sim_time_t mm_wakeup_ns;             /* ... their IPI-to-running time */
+	sim_time_t mm_owner_off_ns;          /* sampled: write-held, owner not
+						on a pCPU */
+	sim_time_t mm_granted_off_ns;        /* sampled, per vCPU: granted
+						mmap_sem, not yet running it */
+	uint64_t lock_preempts;              /* a spinlock waiter or holder
+						preempted (then back on a pCPU) */
+	sim_time_t lock_preempt_ns, lock_preempt_max_ns; /* ... for how long */
 } S;
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -564,6 +613,7 @@ static void sched_out(struct pcpu *p, sim_time_t t, enum vsched to)
 	p->slice_armed = false;
 	p->slice_gen++;
 	v->sched = to;
+	v->steal_preempted = to == VS_READY;
 	if (to == VS_READY) {
 		rq_add(p, v);
 		v->ready_since = t;
@@ -576,14 +626,23 @@ static void sched_in(struct pcpu *p, struct vcpu *v, sim_time_t t)
 {
 	if (v->rq_pos >= 0)
 		rq_del(&S.pcpus[v->pcpu], v);
-	if (v->sched == VS_READY)
+	if (v->sched == VS_READY) {
 		v->ready_ns += t - v->ready_since;
+		if (S.mm && (v->holds >= 0 || v->want_lock >= 0)) {
+			sim_time_t d = t - v->ready_since;
+			S.lock_preempts++;
+			S.lock_preempt_ns += d;
+			if (d > S.lock_preempt_max_ns)
+				S.lock_preempt_max_ns = d;
+		}
+	}
 	if (v->kicked_at) {
 		S.kick_waits++;
 		S.kick_wait_ns += t - v->kicked_at;
 		v->kicked_at = 0;
 	}
 	v->sched = VS_RUNNING;
+	v->steal_preempted = false;
 	v->pcpu = p->id;
 	p->curr = v;
 	p->curr_since = t;
@@ -595,6 +654,13 @@ static void sched_in(struct pcpu *p, struct vcpu *v, sim_time_t t)
 	v->ple_acc = 0;
 	arm(v);
 	slice_arm(p, t);
+	/* ebizzy-mm: a pending shootdown IPI is taken on entry if IRQs are on */
+	if (v->tlb_pending) {
+		if (v->irqs_off)
+			v->tlb_irqoff = true;
+		else
+			heap_push(v->stint_start, EV_TLB_ACK, (uint32_t)v->id, 0);
+	}
 }
 
 /* Move v's vruntime from pCPU `from`'s timeline to `to`'s. */
@@ -752,7 +818,8 @@ static void vcpu_on_spin(struct vcpu *v, sim_time_t now)
 	for (int k = 1; k <= vm->n; k++) {
 		int i = (vm->last_boosted + k) % vm->n;
 		struct vcpu *t = &S.vcpus[vm->first + i];
-		if (t == v || t->sched != VS_READY || (t->want_lock < 0 && t->holds < 0))
+		if (t == v || t->sched != VS_READY ||
+		    (t->want_lock < 0 && t->holds < 0 && !t->in_kernel))
 			continue;
 		if (directed_yield(v, t, now))
 			return;
@@ -1219,6 +1286,470 @@ static void vcpu_main(int id)
 	vcpu_finish(v);
 }
 
+/* ---- ebizzy-mm: mmap_sem, page faults, TLB shootdown, guest idle ---------
+ *
+ * The guest kernel pieces of ebizzy -M that the spinlock-only `ebizzy`
+ * model lacks (sim/README.md, "ebizzy-mm"):
+ *  - IRQ-safe spinlocks (raw_spin_lock_irq): the shipped lock code on the
+ *    VM's lock 0 (mmap_sem's wait_lock) and lock 1 (the zone lock); the
+ *    vCPU has IRQs off from the call until after the unlock, also while it
+ *    is halted in pv_wait (KVM's kvm_wait() uses plain `halt`, not
+ *    `safe_halt`, when IRQs are off, so only a kick ends that halt).
+ *  - mmap_sem: a minimal sleeping rwsem after kernel/locking/rwsem.c
+ *    (v5.x): fast paths are one cmpxchg / fetch_add on `count`; the slow
+ *    path queues under wait_lock (FIFO) and the releaser hands the lock to
+ *    the head (a writer, or every reader up to the next writer) under
+ *    wait_lock, then wakes them (wake_up_q after the unlock).
+ *  - Sleeping: a thread with nothing else to run leaves its vCPU idle (the
+ *    idle task, lazy TLB): HLT with IRQs on, woken by a reschedule IPI
+ *    through the host's wake path (profile ipi_ns).  Seed 001's patch does
+ *    not boost these wake-ups (they are not KICK_CPU).
+ *  - TLB shootdown (native_flush_tlb_others / kvm_flush_tlb_others): the
+ *    sender IPIs every other vCPU of the VM that is not idle, skipping (with
+ *    steal_time, KVM_FEATURE_PV_TLB_FLUSH) vCPUs whose steal-time preempted
+ *    flag is set, and spins with IRQs on until all have acked.  A target
+ *    acks only while it runs with IRQs on.
+ */
+
+static void tlb_ack_done(struct vcpu *u)
+{
+	sim_time_t d = S.now - u->tlb_sent_at;
+	u->tlb_pending = false;
+	S.tlb_ack_ns += d;
+	if (u->tlb_irqoff) {
+		S.tlb_acks_irqoff++;
+		S.tlb_ack_irqoff_ns += d;
+	}
+	if (u->tlb_kicked)
+		S.tlb_ack_kicked_ns += d;
+}
+
+/* The current vCPU (running, IRQs on) takes its pending shootdown IPI. */
+static void tlb_ack_self(struct vcpu *v)
+{
+	struct sim_mm *mm = S.vms[v->vm].mm;
+	if (!v->tlb_pending)
+		return;
+	vcpu_delay(v, us_to_ns(sim_mm_model.flush_us));
+	tlb_ack_done(v);
+	pvspin_plat_fetch_add32(&mm->tlb_left, (uint32_t)-1, PVSPIN_RELEASE);
+}
+
+/* EV_TLB_ACK: the IPI reaches vCPU u; it takes it now if it runs with IRQs
+ * on (the handler's time is taken from its running time), else a later
+ * sched-in or IRQ enable does. */
+static void tlb_ack_event(struct vcpu *u)
+{
+	if (!u->tlb_pending || u->sched != VS_RUNNING || u->irqs_off ||
+	    u->stint_start > S.now || u->act == VA_HALT)
+		return;
+	struct sim_mm *mm = S.vms[u->vm].mm;
+	sim_time_t h = us_to_ns(sim_mm_model.flush_us);
+	account_stint(u, S.now);
+	if (u->act == VA_EXEC && u->left != SIM_T_INF) {
+		u->left += h;
+		arm(u);
+	}
+	tlb_ack_done(u);
+	/* the ack store, as the target's write of the csd line */
+	struct line *l = line_of(&mm->tlb_left);
+	l->version++;
+	l->writer = u->id;
+	l->excl = true;
+	l->nodes_mask = 1ull << S.pcpus[u->pcpu].node;
+	l->seen[u->id] = l->version;
+	l->busy_until = S.now;
+	mm->tlb_left--;
+	mem_written(l);
+}
+
+static bool mm_pred_zero(uint32_t x, uint32_t arg)
+{
+	(void)arg;
+	return x == 0;
+}
+
+/* Flush the other vCPUs' TLBs for the mm and wait for every ack (called
+ * with mmap_sem held for write, IRQs on). */
+static void tlb_shootdown(struct vcpu *v)
+{
+	struct vm *vm = &S.vms[v->vm];
+	struct sim_mm *mm = vm->mm;
+	sim_time_t t0 = S.now;
+	uint32_t n = 0, x;
+	/* KVM_FEATURE_PV_SEND_IPI: one hypercall for the whole mask */
+	vcpu_delay(v, S.prof->hypercall_ns);
+	S.tlb_shootdowns++;
+	for (int i = 0; i < vm->n; i++) {
+		struct vcpu *u = &S.vcpus[vm->first + i];
+		if (u == v || u->sched == VS_DONE)
+			continue;
+		if (u->guest_idle) {
+			S.tlb_skip_idle++;           /* lazy TLB: not flushed */
+			continue;
+		}
+		if (vm->steal_time && u->steal_preempted) {
+			S.tlb_skip_preempted++;      /* PV TLB flush: on next entry */
+			continue;
+		}
+		S.tlb_ipis++;
+		n++;
+		u->tlb_pending = true;
+		u->tlb_sent_at = S.now;
+		u->tlb_irqoff = u->irqs_off;
+		u->tlb_kicked = u->kicked_at != 0;
+		S.tlb_irqoff += u->irqs_off;
+		S.tlb_kicked += u->tlb_kicked;
+		if ((u->sched == VS_HALTED || u->sched == VS_POLLING) && u->act == VA_HALT)
+			S.tlb_halted_irqoff += u->irqs_off;
+		if (u->sched != VS_RUNNING)
+			S.tlb_not_running++;
+		else if (!u->irqs_off) {
+			sim_time_t at = u->stint_start > S.now ? u->stint_start : S.now;
+			heap_push(at + S.prof->vmexit_ns, EV_TLB_ACK, (uint32_t)u->id, 0);
+		}
+	}
+	/* set before anything else runs: no ack can come before this */
+	mm->tlb_left = n;
+	pvspin_plat_wait32(&mm->tlb_left, mm_pred_zero, 0, 0, &x, NULL);
+	sim_time_t d = S.now - t0;
+	S.tlb_wait_ns += d;
+	if (d > S.tlb_wait_max_ns)
+		S.tlb_wait_max_ns = d;
+}
+
+/* raw_spin_lock_irq / spin_lock_irqsave on the VM's lock `li`. */
+static void mm_spin_lock_irq(struct vcpu *v, int li)
+{
+	struct vm *vm = &S.vms[v->vm];
+	struct sim_lock *L = &vm->locks[li];
+	sim_time_t t0 = S.now;
+	v->irqs_off = true;
+	v->want_lock = li;
+	pvspin_kind_lock(vm->lock, &L->word);
+	v->want_lock = -1;
+	lat_add(vm, (double)(S.now - t0));
+	if (L->holder >= 0) {
+		report_add("INVARIANT BROKEN: two holders of vm%d lock %d: vCPU %d holds it "
+			   "and vCPU %d entered at %.9f s\n", v->vm, li, L->holder, v->id,
+			   S.now / 1e9);
+		vcpu_stop(v, SIM_STOP_TWO_HOLDERS);
+	}
+	L->holder = v->id;
+	v->holds = li;
+}
+
+static void mm_spin_unlock_irq(struct vcpu *v, int li)
+{
+	struct vm *vm = &S.vms[v->vm];
+	struct sim_lock *L = &vm->locks[li];
+	L->holder = -1;
+	v->holds = -1;
+	v->unlocking = li;
+	pvspin_kind_unlock(vm->lock, &L->word);
+	v->unlocking = -1;
+	L->ops++;
+	v->irqs_off = false;
+	tlb_ack_self(v);           /* a pending IPI is taken at IRQ enable */
+}
+
+/* The guest idle loop until mmap_sem was handed to v: HLT with IRQs on;
+ * a reschedule IPI (or any kick) ends the halt. */
+static void mm_sleep(struct vcpu *v)
+{
+	sim_time_t t0 = S.now;
+	S.mm_waits++;
+	S.mm_write_waits += v->mm_write;
+	v->guest_idle = true;
+	v->in_kernel = false;
+	while (!v->mm_granted) {
+		tlb_ack_self(v);
+		if (v->mm_granted)
+			break;
+		vcpu_delay(v, S.prof->vmexit_ns);        /* the HLT exit */
+		if (v->resched_pending || v->pv_unhalted || v->mm_granted) {
+			v->resched_pending = false;
+			v->pv_unhalted = false;
+			continue;
+		}
+		S.idle_halts++;
+		struct pcpu *p = &S.pcpus[v->pcpu];
+		v->act = VA_HALT;
+		v->halt_ptr = NULL;
+		v->halt_since = S.now;
+		if (S.poll && !p->nrq) {
+			v->sched = VS_POLLING;
+			v->gen++;
+			v->ple_gen++;
+			heap_push(S.now + S.poll, EV_POLL_END, (uint32_t)v->id, v->gen);
+		} else {
+			sched_out(p, S.now, VS_HALTED);
+			reschedule(p, S.now);
+		}
+		swapcontext(&v->ctx, &S.main_ctx);
+		if (v->woken_at) {
+			S.mm_wakeups++;
+			S.mm_wakeup_ns += S.now - v->woken_at;
+			v->woken_at = 0;
+		}
+		v->act = VA_EXEC;
+		v->left = 0;
+		v->resched_pending = false;
+		v->pv_unhalted = false;           /* KVM clears it on wake */
+	}
+	v->guest_idle = false;
+	v->in_kernel = true;
+	S.mm_wait_ns += S.now - t0;
+}
+
+/* Reschedule IPI from the current vCPU to t (ttwu of a thread whose vCPU
+ * idles): an x2APIC ICR write (a VM exit) for the sender; a halted target
+ * goes through the host's wake path with the profile's IPI latency. */
+static void mm_resched_ipi(struct vcpu *v, struct vcpu *t)
+{
+	vcpu_delay(v, S.prof->vmexit_ns);
+	S.resched_ipis++;
+	t->resched_pending = true;
+	if (t->act != VA_HALT || !t->guest_idle)
+		return;                    /* still on its way to the idle loop */
+	if (t->sched == VS_HALTED) {
+		t->woken_at = S.now;
+		vcpu_wake(t, S.now, S.prof->ipi_ns);
+	} else if (t->sched == VS_POLLING) {
+		t->sched = VS_RUNNING;
+		t->stint_start = S.now + S.prof->l1_ns;
+		arm(t);
+	}
+}
+
+/* Under wait_lock: hand mmap_sem to the head of the queue (a writer, or
+ * every reader up to the next writer) if it is free.  Returns how many
+ * were granted; their slots are in `out`. */
+static int mm_grant(struct vcpu *v, struct sim_mm *mm, int nv, int *out)
+{
+	int k = 0;
+	uint32_t c = pvspin_plat_load32(&mm->count, PVSPIN_ACQUIRE);
+	if (!mm->qlen || (c & MM_WRITER) || (c & MM_READERS))
+		return 0;
+	struct vcpu *h = &S.vcpus[mm->q[mm->qhead]];
+	if (h->mm_write) {
+		out[k++] = h->id;
+		mm->qhead = (mm->qhead + 1) % nv;
+		mm->qlen--;
+		pvspin_plat_fetch_or32(&mm->count, MM_WRITER, PVSPIN_ACQUIRE);
+		mm->owner = h->id;
+	} else {
+		while (mm->qlen && !S.vcpus[mm->q[mm->qhead]].mm_write) {
+			out[k++] = mm->q[mm->qhead];
+			mm->qhead = (mm->qhead + 1) % nv;
+			mm->qlen--;
+		}
+		pvspin_plat_fetch_add32(&mm->count, (uint32_t)k, PVSPIN_ACQUIRE);
+	}
+	if (!mm->qlen)
+		pvspin_plat_fetch_and32(&mm->count, ~MM_WAITERS, PVSPIN_RELEASE);
+	for (int i = 0; i < k; i++)
+		S.vcpus[out[i]].mm_granted = true;
+	vcpu_compute(v, us_to_ns(sim_mm_model.wake_us * k));
+	return k;
+}
+
+/* The releaser's slow path: grant under wait_lock, wake after it. */
+static void mm_wake(struct vcpu *v, bool clear_writer)
+{
+	struct vm *vm = &S.vms[v->vm];
+	struct sim_mm *mm = vm->mm;
+	int out[PVSPIN_MAX_CPUS];
+	mm_spin_lock_irq(v, 0);
+	if (clear_writer)
+		pvspin_plat_fetch_and32(&mm->count, ~MM_WRITER, PVSPIN_RELEASE);
+	int k = mm_grant(v, mm, vm->n, out);
+	mm_spin_unlock_irq(v, 0);
+	for (int i = 0; i < k; i++)
+		mm_resched_ipi(v, &S.vcpus[out[i]]);
+}
+
+static bool mm_pred_no_writer(uint32_t x, uint32_t arg)
+{
+	(void)arg;
+	return !(x & MM_WRITER);
+}
+
+/* The fast path: one cmpxchg when the rwsem is free for us and nobody
+ * queues.  Returns whether we got it; *c is the count seen. */
+static bool mm_trydown(struct vcpu *v, struct sim_mm *mm, bool write, uint32_t *c)
+{
+	if (write) {
+		*c = 0;
+		if (pvspin_plat_cmpxchg32(&mm->count, c, MM_WRITER, PVSPIN_ACQUIRE)) {
+			mm->owner = v->id;
+			return true;
+		}
+		return false;
+	}
+	*c = pvspin_plat_load32(&mm->count, PVSPIN_RELAXED);
+	while (!(*c & (MM_WRITER | MM_WAITERS)))
+		if (pvspin_plat_cmpxchg32(&mm->count, c, *c + 1, PVSPIN_ACQUIRE))
+			return true;
+	return false;
+}
+
+/* Optimistic spinning (rwsem_optimistic_spin, kernel/locking/rwsem.c,
+ * readers too since v5.3): while nobody queues and a writer owns the
+ * rwsem and its vCPU is on a CPU (owner_on_cpu(): on_cpu and not
+ * vcpu_is_preempted()), spin (IRQs on) instead of sleeping. */
+static bool mm_spin_on_owner(struct vcpu *v, struct sim_mm *mm, bool write)
+{
+	uint32_t c, x;
+	for (;;) {
+		if (mm_trydown(v, mm, write, &c))
+			return true;
+		int o = mm->owner;
+		if ((c & MM_WAITERS) || !(c & MM_WRITER) || o < 0 ||
+		    (S.vcpus[o].sched != VS_RUNNING && S.vcpus[o].sched != VS_READY) ||
+		    pvspin_plat_vcpu_is_preempted(o))
+			return false;
+		/* re-check the owner every 16 PAUSEs, as the kernel's loop
+		 * re-reads sem->owner */
+		pvspin_plat_wait32(&mm->count, mm_pred_no_writer, 0, 16, &x, NULL);
+	}
+}
+
+static void mm_down(struct vcpu *v, bool write)
+{
+	struct vm *vm = &S.vms[v->vm];
+	struct sim_mm *mm = vm->mm;
+	uint32_t c;
+	if (mm_spin_on_owner(v, mm, write))
+		return;
+	/* slow path: take it under wait_lock if the queue is empty and it is
+	 * free for us, else queue (setting WAITERS atomically with the check,
+	 * so a fast release cannot slip between them) */
+	mm_spin_lock_irq(v, 0);
+	vcpu_compute(v, us_to_ns(sim_mm_model.enqueue_us));
+	for (;;) {
+		c = pvspin_plat_load32(&mm->count, PVSPIN_RELAXED);
+		bool free_for_us = !mm->qlen && (write ? c == 0 : !(c & MM_WRITER));
+		uint32_t nc = free_for_us ? (write ? MM_WRITER : c + 1) : (c | MM_WAITERS);
+		if (pvspin_plat_cmpxchg32(&mm->count, &c, nc, PVSPIN_ACQ_REL)) {
+			if (free_for_us && write)
+				mm->owner = v->id;
+			if (free_for_us) {
+				mm_spin_unlock_irq(v, 0);
+				return;
+			}
+			break;
+		}
+	}
+	v->mm_granted = false;
+	v->mm_write = write;
+	mm->q[(mm->qhead + mm->qlen) % vm->n] = v->id;
+	mm->qlen++;
+	/* the lock may have been released before WAITERS was set: the
+	 * releaser then took its fast path, so grant here */
+	int out[PVSPIN_MAX_CPUS];
+	int k = mm_grant(v, mm, vm->n, out);
+	mm_spin_unlock_irq(v, 0);
+	for (int i = 0; i < k; i++)
+		if (out[i] != v->id)
+			mm_resched_ipi(v, &S.vcpus[out[i]]);
+	mm_sleep(v);
+	v->mm_granted = false;
+}
+
+static void mm_up(struct vcpu *v, bool write)
+{
+	struct sim_mm *mm = S.vms[v->vm].mm;
+	if (write) {
+		uint32_t c = MM_WRITER;
+		mm->owner = -1;
+		if (!pvspin_plat_cmpxchg32(&mm->count, &c, 0, PVSPIN_RELEASE))
+			mm_wake(v, true);
+		return;
+	}
+	uint32_t old = pvspin_plat_fetch_add32(&mm->count, (uint32_t)-1, PVSPIN_RELEASE);
+	if ((old & MM_READERS) == 1 && (old & MM_WAITERS))
+		mm_wake(v, false);
+}
+
+/* One zone-lock section (rmqueue_bulk / free_pcppages_bulk). */
+static void mm_zone_bulk(struct vcpu *v)
+{
+	int li = S.vms[v->vm].nlocks > 1 ? 1 : 0;
+	mm_spin_lock_irq(v, li);
+	vcpu_compute(v, us_to_ns(sim_mm_model.zone_hold_us));
+	mm_spin_unlock_irq(v, li);
+}
+
+/* One ebizzy -M record per iteration (see the model's text). */
+static void vcpu_mm_main(struct vcpu *v)
+{
+	struct vm *vm = &S.vms[v->vm];
+	const struct sim_config *c = S.cfg;
+	const struct sim_mm_model *m = &sim_mm_model;
+	/* pcp pages left on this vCPU's lists before a refill / a drain */
+	int pcp_alloc = (int)gsl_rng_uniform_int(v->rng, (unsigned long)m->pcp_batch);
+	int pcp_free = (int)gsl_rng_uniform_int(v->rng, (unsigned long)m->pcp_batch);
+	sim_time_t memcpy_ns = us_to_ns(c->ncs_us / 2 / m->faults);
+
+	/* which record trims: a random phase per thread */
+	int trim = (int)gsl_rng_uniform_int(v->rng, (unsigned long)m->trim_every);
+	for (;;) {
+		if (v->quota && v->ops >= v->quota)
+			break;
+		if (++trim < m->trim_every) {
+			/* the chunk is reused from the heap: mapped already */
+			vcpu_compute(v, memcpy_ns * (sim_time_t)m->faults);
+			vcpu_compute(v, us_to_ns(draw_us(v->rng, c->ncs_dist, c->ncs_us / 2)));
+			v->ops++;
+			vm->ops++;
+			continue;
+		}
+		trim = 0;
+		/* malloc: brk grow */
+		v->in_kernel = true;
+		mm_down(v, true);
+		sim_time_t w0 = S.now;
+		vcpu_compute(v, us_to_ns(m->brk_grow_us));
+		S.mm_write_held_ns += S.now - w0;
+		mm_up(v, true);
+		v->in_kernel = false;
+		/* memcpy: half the user time, one page fault per 4 KiB */
+		for (int f = 0; f < m->faults; f++) {
+			v->in_kernel = true;
+			mm_down(v, false);
+			if (pcp_alloc-- <= 0) {
+				pcp_alloc = m->pcp_batch - 1;
+				mm_zone_bulk(v);
+			}
+			vcpu_compute(v, us_to_ns(draw_us(v->rng, c->cs_dist, c->cs_us)));
+			mm_up(v, false);
+			v->in_kernel = false;
+			vcpu_compute(v, memcpy_ns);
+		}
+		/* search: the other half, drawn */
+		vcpu_compute(v, us_to_ns(draw_us(v->rng, c->ncs_dist, c->ncs_us / 2)));
+		/* free: heap trim = brk shrink, unmap, shootdown */
+		v->in_kernel = true;
+		mm_down(v, true);
+		w0 = S.now;
+		vcpu_compute(v, us_to_ns(m->unmap_us));
+		for (int f = 0; f < m->faults; f++)
+			if (pcp_free-- <= 0) {
+				pcp_free = m->pcp_batch - 1;
+				mm_zone_bulk(v);
+			}
+		tlb_shootdown(v);
+		S.mm_write_held_ns += S.now - w0;
+		mm_up(v, true);
+		v->in_kernel = false;
+		v->ops++;
+		vm->ops++;
+	}
+	tlb_ack_self(v);          /* the exiting thread still takes its IPI */
+	vcpu_finish(v);
+}
+
 static sim_guest_fn guest_fn;
 
 void sim_set_guest(sim_guest_fn fn)
@@ -1244,6 +1775,8 @@ static void vcpu_entry(int id)
 		guest_fn(v->vm, v->idx, v->id);
 		vcpu_finish(v);
 	}
+	if (S.mm)
+		vcpu_mm_main(&S.vcpus[id]);
 	vcpu_main(id);
 }
 
@@ -1350,6 +1883,17 @@ static void tick(void)
 		struct vcpu *v = &S.vcpus[i];
 		if (v->want_lock >= 0 && v->sched == VS_READY)
 			S.vms[v->vm].locks[v->want_lock].tmp_preempted++;
+	}
+	if (S.mm) {
+		for (int i = 0; i < S.cfg->vms; i++) {
+			int o = S.vms[i].mm->owner;
+			if (o >= 0 && S.vcpus[o].sched != VS_RUNNING)
+				S.mm_owner_off_ns += period;
+		}
+		for (int i = 0; i < S.nv; i++)
+			if (S.vcpus[i].mm_granted && S.vcpus[i].guest_idle &&
+			    S.vcpus[i].sched != VS_RUNNING)
+				S.mm_granted_off_ns += period;
 	}
 	bool stuck = true;
 	for (int i = 0; i < S.nv; i++) {
@@ -1507,6 +2051,7 @@ static int setup(const struct sim_config *c)
 	S.end = (sim_time_t)(c->seconds * 1e9 + 0.5);
 	S.nv = c->vms * c->vcpus;
 	S.np = c->pcpus;
+	S.mm = !strcmp(c->workload, "ebizzy-mm");
 	S.vcpus = xcalloc((size_t)S.nv, sizeof(*S.vcpus));
 	S.pcpus = xcalloc((size_t)S.np, sizeof(*S.pcpus));
 	S.vms = xcalloc((size_t)c->vms, sizeof(*S.vms));
@@ -1540,6 +2085,14 @@ static int setup(const struct sim_config *c)
 		memset(vm->locks, 0, (size_t)c->locks * sizeof(struct sim_lock));
 		for (int k = 0; k < c->locks; k++)
 			vm->locks[k].holder = -1;
+		if (S.mm) {
+			vm->mm = aligned_alloc(64, sizeof(struct sim_mm));
+			if (!vm->mm)
+				oom();
+			memset(vm->mm, 0, sizeof(*vm->mm));
+			vm->mm->q = xcalloc((size_t)c->vcpus, sizeof(int));
+			vm->mm->owner = -1;
+		}
 	}
 	for (int i = 0; i < S.nv; i++) {
 		struct vcpu *v = &S.vcpus[i];
@@ -1641,6 +2194,10 @@ static void teardown(void)
 	for (int m = 0; m < S.cfg->vms; m++) {
 		free(S.vms[m].lat);
 		retire_locks(S.vms[m].locks);
+		if (S.vms[m].mm) {
+			free(S.vms[m].mm->q);
+			free(S.vms[m].mm);
+		}
 	}
 	for (size_t i = 0; i < S.caplines; i++)
 		free(S.lines[i]);
@@ -1730,6 +2287,9 @@ static void run_loop(void)
 		}
 		case EV_TICK:
 			tick();
+			break;
+		case EV_TLB_ACK:
+			tlb_ack_event(&S.vcpus[e.id]);
 			break;
 		case EV_END:
 			S.stop = SIM_STOP_END;
@@ -1870,6 +2430,39 @@ static json_t *results_json(double wall)
 	json_object_set_new(host, "pcpu_busy_pct",
 			    json_real(S.now ? 100.0 * busy / ((double)S.now * S.np) : 0));
 	json_object_set_new(root, "host", host);
+	if (S.mm) {
+		json_t *mm = json_object();
+#define MMJ(k, v) json_object_set_new(mm, k, json_integer((json_int_t)(v)))
+		MMJ("mm_waits", S.mm_waits);
+		MMJ("mm_write_waits", S.mm_write_waits);
+		MMJ("mm_wait_ns", S.mm_wait_ns);
+		MMJ("mm_write_held_ns", S.mm_write_held_ns);
+		MMJ("idle_halts", S.idle_halts);
+		MMJ("lock_preempts", S.lock_preempts);
+		MMJ("lock_preempt_ns", S.lock_preempt_ns);
+		MMJ("lock_preempt_max_ns", S.lock_preempt_max_ns);
+		MMJ("mm_wakeups", S.mm_wakeups);
+		MMJ("mm_wakeup_ns", S.mm_wakeup_ns);
+		MMJ("mm_owner_off_ns", S.mm_owner_off_ns);
+		MMJ("mm_granted_off_ns", S.mm_granted_off_ns);
+		MMJ("resched_ipis", S.resched_ipis);
+		MMJ("tlb_shootdowns", S.tlb_shootdowns);
+		MMJ("tlb_ipis", S.tlb_ipis);
+		MMJ("tlb_skip_idle", S.tlb_skip_idle);
+		MMJ("tlb_skip_preempted", S.tlb_skip_preempted);
+		MMJ("tlb_not_running", S.tlb_not_running);
+		MMJ("tlb_irqoff", S.tlb_irqoff);
+		MMJ("tlb_halted_irqoff", S.tlb_halted_irqoff);
+		MMJ("tlb_kicked", S.tlb_kicked);
+		MMJ("tlb_wait_ns", S.tlb_wait_ns);
+		MMJ("tlb_wait_max_ns", S.tlb_wait_max_ns);
+		MMJ("tlb_ack_ns", S.tlb_ack_ns);
+		MMJ("tlb_acks_irqoff", S.tlb_acks_irqoff);
+		MMJ("tlb_ack_irqoff_ns", S.tlb_ack_irqoff_ns);
+		MMJ("tlb_ack_kicked_ns", S.tlb_ack_kicked_ns);
+#undef MMJ
+		json_object_set_new(root, "mm", mm);
+	}
 	json_object_set_new(root, "events", json_integer((json_int_t)S.events));
 	json_object_set_new(root, "events_per_s", json_real(wall > 0 ? round(S.events / wall) : 0));
 	json_object_set_new(root, "wall_seconds", json_real(wall));

@@ -344,7 +344,7 @@ static int check_json_path(const char *path)
 static void fuzz_config(struct sim_config *c, gsl_rng *r, char *cmd, size_t n)
 {
 	static const char *const locks[] = { "qspinlock", "pvqspinlock", "tas", "ticket" };
-	static const char *const wls[] = { "kcbench", "ebizzy", "spawn", "messaging" };
+	static const char *const wls[] = { "kcbench", "ebizzy", "ebizzy-mm", "spawn", "messaging" };
 	static const char *const profs[] = { "intel-xeon", "amd-epyc", "loongarch-3c5000" };
 	char set[24][48];
 	int k = 0;
@@ -360,7 +360,7 @@ static void fuzz_config(struct sim_config *c, gsl_rng *r, char *cmd, size_t n)
 	int nodes = pcpus > 1 ? 1 + (int)gsl_rng_uniform_int(r, 2) : 1;
 	snprintf(set[k++], 48, "nodes=%d", pcpus % nodes ? 1 : nodes);
 	snprintf(set[k++], 48, "lock=%s", locks[gsl_rng_uniform_int(r, 4)]);
-	snprintf(set[k++], 48, "workload=%s", wls[gsl_rng_uniform_int(r, 4)]);
+	snprintf(set[k++], 48, "workload=%s", wls[gsl_rng_uniform_int(r, sizeof(wls) / sizeof(wls[0]))]);
 	snprintf(set[k++], 48, "profile=%s", profs[gsl_rng_uniform_int(r, 3)]);
 	snprintf(set[k++], 48, "ple=%s", gsl_rng_uniform(r) < 0.5 ? "0" : "default");
 	if (gsl_rng_uniform(r) < 0.3)   /* mixed VMs: another lock in VM 0 */

@@ -62,6 +62,28 @@ const struct sim_workload sim_workloads[] = {
 		.locks = 16, .hot = 0.0625,
 		.work = 0,
 	},
+	{
+		.name = "ebizzy-mm",
+		.approximates = "ebizzy -M as mmap_sem traffic (throughput; ops = records): "
+				"per record a thread mallocs a 512 KiB chunk from the glibc "
+				"heap (brk grow: mmap_sem for write), memcpy's into it (128 "
+				"page faults, each mmap_sem for read, a zone-lock refill every "
+				"31 pages), searches it (user time), frees it (heap trim = brk "
+				"shrink: mmap_sem for write, unmap, zone-lock bulk frees, a "
+				"TLB shootdown to every non-idle vCPU of the VM, waited for "
+				"while mmap_sem is held).  mmap_sem is a sleeping rwsem whose "
+				"wait_lock is the VM's lock 0, taken with IRQs off; the zone "
+				"lock is lock 1, IRQs off.  Blocked threads idle-halt (HLT with "
+				"IRQs on) and are woken by a reschedule IPI.  A shootdown "
+				"target acks only while running with IRQs on; idle (lazy TLB) "
+				"vCPUs are skipped, and host-preempted ones when steal_time is "
+				"on (PV TLB flush).  ncs_us = user time per record (memcpy + "
+				"search), cs_us = one page fault's kernel time",
+		.ncs_dist = SIM_DIST_EXP, .ncs_us = 150.0,
+		.cs_dist = SIM_DIST_CONST, .cs_us = 1.5,
+		.locks = 2, .hot = 1.0,
+		.work = 0,
+	},
 };
 
 const int sim_nworkloads = sizeof(sim_workloads) / sizeof(sim_workloads[0]);
@@ -76,7 +98,7 @@ const struct sim_workload *sim_workload_find(const char *name)
 
 const char *sim_workload_names(void)
 {
-	return "kcbench, ebizzy, spawn, messaging";
+	return "kcbench, ebizzy, ebizzy-mm, spawn, messaging";
 }
 
 static const char *const dist_names[SIM_DIST_COUNT] = { "const", "exp", "pareto" };
@@ -93,3 +115,44 @@ int sim_dist_from_name(const char *s)
 			return i;
 	return -1;
 }
+
+/*
+ * The fixed costs of the ebizzy-mm model (sim/README.md, "ebizzy-mm").
+ * Calibrated once, on the 1-VM case only (seed 001: 23 520 records/s with
+ * 80 threads on 80 vCPUs, i.e. ~3.4 ms per record per vCPU, mostly asleep on
+ * mmap_sem), then left alone for 2 and 3 VMs.
+ */
+const struct sim_mm_model sim_mm_model = {
+	/* ebizzy -M: a 512 KiB chunk per record (ebizzy's default chunk
+	 * size), touched by memcpy: 512 KiB / 4 KiB pages = 128 faults. */
+	.faults = 128,
+	/* THE calibration knob (1-VM only): one record in `trim_every`
+	 * trims the heap and so grows it and faults its pages in again on
+	 * the next malloc; the others reuse the mapped chunk.  glibc trims
+	 * only when the free top exceeds M_TRIM_THRESHOLD (128 KiB) and, with
+	 * 80 threads, several arenas interleave, so not every free trims.
+	 * With every record trimming the 1-VM case gives ~7 000 records/s
+	 * (each hand-off costs a reschedule IPI exit); 3 gives ~the seed's
+	 * 23 520 records/s (sim/README.md, "ebizzy-mm"). */
+	.trim_every = 3,
+	/* mm/page_alloc.c: zone_batchsize() gives pcp->batch = 31 on zones
+	 * over ~1 GiB, so the per-CPU page lists are refilled (rmqueue_bulk)
+	 * and drained (free_pcppages_bulk) under zone->lock, IRQs off, once
+	 * per 31 pages; a bulk of 31 pages ~ 50 ns per page (list and buddy
+	 * work, no zeroing: the fault zeroes outside the lock). */
+	.pcp_batch = 31,
+	.zone_hold_us = 1.5,
+	/* brk grow: vma_merge of the heap VMA, no pages touched: a few us
+	 * (syscall entry/exit in a VM + find_vma + vma_adjust). */
+	.brk_grow_us = 2.0,
+	/* brk shrink: zap 128 PTEs and free 128 pages to the pcp lists,
+	 * ~0.1 us per page (unmap_page_range, release_pages). */
+	.unmap_us = 13.0,
+	/* flush_tlb_func on the target: a full flush plus the IPI entry/exit
+	 * and EOI: ~1 us. */
+	.flush_us = 1.0,
+	/* rwsem slow path inside wait_lock: enqueue (list add, count
+	 * adjustment) ~0.2 us; mark_wake ~0.1 us per woken waiter. */
+	.enqueue_us = 0.2,
+	.wake_us = 0.1,
+};

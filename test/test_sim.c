@@ -538,6 +538,83 @@ static void test_ini_indented_line(void **state)
 	free(msg);
 }
 
+
+/* mm counter `name` of a run's JSON (ebizzy-mm only) */
+static json_int_t mm_counter(json_t *root, const char *name)
+{
+	json_t *mm = json_object_get(root, "mm");
+	assert_non_null(mm);
+	return json_integer_value(json_object_get(mm, name));
+}
+
+/* ebizzy-mm: runs clean, is deterministic, and a TLB shootdown waits for
+ * a target that has IRQs off (waits for or holds an IRQ-safe spinlock):
+ * such acks exist, each took at least the handler's time, and the
+ * sender waited.  Without steal_time no preempted target is skipped. */
+static void test_ebizzy_mm(void **state)
+{
+	(void)state;
+	struct sim_config c;
+	struct sim_result r;
+	int rc;
+	sim_config_defaults(&c);
+	set(&c, "vcpus", "16");
+	set(&c, "pcpus", "16");
+	set(&c, "nodes", "2");
+	set(&c, "lock", "pvqspinlock");
+	set(&c, "workload", "ebizzy-mm");
+	set(&c, "seconds", "0.01");
+	char *a = run_json(&c, &rc, NULL);
+	assert_int_equal(rc, 0);
+	char *b = run_json(&c, &rc, NULL);
+	assert_string_equal(a, b);
+	free(a);
+	free(b);
+
+	/* 40 vCPUs on 40 pCPUs: enough wait_lock traffic that some targets
+	 * have IRQs off when the IPI comes; their acks must come later than
+	 * the others' (which ack on delivery), by more than the 1 us handler */
+	set(&c, "vcpus", "40");
+	set(&c, "pcpus", "40");
+	set(&c, "seconds", "0.015");
+	assert_int_equal(sim_run(&c, &r), 0);
+	json_int_t shoot = mm_counter(r.json, "tlb_shootdowns");
+	json_int_t ipis = mm_counter(r.json, "tlb_ipis");
+	json_int_t irqoff = mm_counter(r.json, "tlb_acks_irqoff");
+	json_int_t irqoff_ns = mm_counter(r.json, "tlb_ack_irqoff_ns");
+	json_int_t ack_ns = mm_counter(r.json, "tlb_ack_ns");
+	print_message("ebizzy-mm: %lld shootdowns, %lld IPIs, %lld acks delayed by IRQs off "
+		      "(%lld ns), all acks %lld ns\n", (long long)shoot, (long long)ipis,
+		      (long long)irqoff, (long long)irqoff_ns, (long long)ack_ns);
+	assert_true(shoot > 0);
+	assert_true(mm_counter(r.json, "tlb_wait_ns") > 0);
+	assert_true(irqoff >= 10 && ipis > irqoff);
+	double mean_off = (double)irqoff_ns / (double)irqoff;
+	double mean_on = (double)(ack_ns - irqoff_ns) / (double)(ipis - irqoff);
+	assert_true(mean_off > mean_on + 1000.0);
+	assert_true(mm_counter(r.json, "idle_halts") > 0);
+	json_decref(r.json);
+	free(r.report);
+
+	/* two overcommitted VMs without steal time: nothing skipped as
+	 * preempted, every lock kind still runs clean */
+	set(&c, "vms", "2");
+	set(&c, "vcpus", "16");
+	set(&c, "pcpus", "8");
+	set(&c, "seconds", "0.01");
+	set(&c, "steal_time", "0");
+	assert_int_equal(sim_run(&c, &r), 0);
+	assert_int_equal(mm_counter(r.json, "tlb_skip_preempted"), 0);
+	json_decref(r.json);
+	free(r.report);
+	for (int k = PVSPIN_KIND_QSPINLOCK; k <= PVSPIN_KIND_TICKET; k++) {
+		set(&c, "lock", pvspin_kind_name((pvspin_kind_t)k));
+		assert_int_equal(sim_run(&c, &r), 0);
+		json_decref(r.json);
+		free(r.report);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -555,6 +632,7 @@ int main(void)
 		cmocka_unit_test(test_per_vm_key_number),
 		cmocka_unit_test(test_per_vm_key_typos),
 		cmocka_unit_test(test_ini_indented_line),
+		cmocka_unit_test(test_ebizzy_mm),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
