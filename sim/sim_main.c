@@ -266,12 +266,17 @@ static void print_summary(FILE *f, json_t *j)
 		json_real_value(json_object_get(j, "sim_seconds")));
 	json_array_foreach(vms, i, vm) {
 		json_t *lat = json_object_get(vm, "latency_ns"), *c = json_object_get(vm, "completion_s");
-		fprintf(f, "  vm%zu (%s): ops %lld, ops/s %.0f, completion %s%.6f s, wait p50 %.0f ns "
+		/* completion only means something in a fixed-work run */
+		char comp[48] = "";
+		if (json_integer_value(json_object_get(cfg, "work")) > 0)
+			snprintf(comp, sizeof(comp), json_is_null(c) ? ", completion: not done"
+							  : ", completion %.6f s",
+				 json_is_null(c) ? 0.0 : json_real_value(c));
+		fprintf(f, "  vm%zu (%s): ops %lld, ops/s %.0f%s, wait p50 %.0f ns "
 			   "p99 %.0f ns, jain %.3f, cpu %.1f%%, spin %.1f%%\n", i,
 			json_string_value(json_object_get(vm, "lock")),
 			json_integer_value(json_object_get(vm, "ops")),
-			json_real_value(json_object_get(vm, "ops_per_s")),
-			json_is_null(c) ? "(not done) " : "", json_is_null(c) ? 0.0 : json_real_value(c),
+			json_real_value(json_object_get(vm, "ops_per_s")), comp,
 			json_real_value(json_object_get(lat, "p50")),
 			json_real_value(json_object_get(lat, "p99")),
 			json_real_value(json_object_get(vm, "jain")),
