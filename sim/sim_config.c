@@ -241,6 +241,35 @@ int sim_config_set(struct sim_config *c, const char *key, const char *value, FIL
 
 /* sim_config_set() of `key`; error messages name the key as `shown` (the
  * user's "vm0.lock" for the per-VM "lock"). */
+/* A number written the plain decimal way: an optional '-', digits, and
+ * for reals an optional fraction and exponent.  strtoll/strtod alone would
+ * also take leading blanks, '+', hex ("0x10") and, with base 0, octal
+ * ("010" = 8), none of which a scenario means. */
+static bool plain_decimal(const char *v, bool real)
+{
+	const char *p = v;
+	bool digits = false;
+	if (*p == '-')
+		p++;
+	while (*p >= '0' && *p <= '9')
+		p++, digits = true;
+	if (real && *p == '.') {
+		p++;
+		while (*p >= '0' && *p <= '9')
+			p++, digits = true;
+	}
+	if (real && digits && (*p == 'e' || *p == 'E')) {
+		p++;
+		if (*p == '-' || *p == '+')
+			p++;
+		if (!(*p >= '0' && *p <= '9'))
+			return false;
+		while (*p >= '0' && *p <= '9')
+			p++;
+	}
+	return digits && !*p;
+}
+
 static int config_set(struct sim_config *c, const char *key, const char *shown,
 		      const char *value, FILE *err)
 {
@@ -268,7 +297,8 @@ static int config_set(struct sim_config *c, const char *key, const char *shown,
 	case K_INT:
 	case K_LONG: {
 		long long v = strtoll(value, &end, 10);
-		if (errno || end == value || *end || v < k->min || v > k->max)
+		if (!plain_decimal(value, false) || errno || end == value || *end ||
+		    v < k->min || v > k->max)
 			return bad(err, shown, value, range);
 		if (k->type == K_INT)
 			*(int *)(base + k->off) = (int)v;
@@ -277,8 +307,9 @@ static int config_set(struct sim_config *c, const char *key, const char *shown,
 		return 0;
 	}
 	case K_U64: {
-		unsigned long long v = strtoull(value, &end, 0);
-		if (errno || end == value || *end || value[0] == '-')
+		unsigned long long v = strtoull(value, &end, 10);
+		if (!plain_decimal(value, false) || errno || end == value || *end ||
+		    value[0] == '-')
 			return bad(err, shown, value, "an integer from 0 to 18446744073709551615");
 		*(uint64_t *)(base + k->off) = v;
 		return 0;
@@ -287,7 +318,7 @@ static int config_set(struct sim_config *c, const char *key, const char *shown,
 		double v = strtod(value, &end);
 		/* ERANGE on underflow (1e-400) is a tiny number, still out of range */
 		bool in = !isnan(v) && ((v >= k->min && v <= k->max) || (key_minus_one(k) && v == -1));
-		if (end == value || *end || !isfinite(v) || !in)
+		if (!plain_decimal(value, true) || end == value || *end || !isfinite(v) || !in)
 			return bad(err, shown, value, range);
 		*(double *)(base + k->off) = v;
 		return 0;

@@ -42,6 +42,11 @@ if(TARGET pvspin_sim_core AND TARGET pvspin)
   pvspin_sim_cli_expect(sim_cli_slice_zero 2
     "pvspin sim: bad value '0.0001' for key 'slice_us'; valid: -1 .* from 1 to"
     ${P} sim --preset smoke --set slice_us=0.0001)
+  # numbers are plain decimal: no hex, no '+', no blanks (strtod/strtoll take them)
+  pvspin_sim_cli_expect(sim_cli_hex_seconds 2 "bad value '0x10' for key 'seconds'"
+    ${P} sim --preset smoke --set seconds=0x10)
+  pvspin_sim_cli_expect(sim_cli_plus_int 2 "bad value '\\+2' for key 'vms'"
+    ${P} sim --preset smoke --set vms=+2)
   pvspin_sim_cli_expect(sim_cli_per_vm_key 2 "bad value 'foo' for key 'vm0.lock'"
     ${P} sim --set vm0.lock=foo)
   pvspin_sim_cli_expect(sim_cli_dir_scenario 1 "pvspin sim: cannot read scenario file .*Is a directory"
