@@ -1340,8 +1340,17 @@ static void tlb_ack_self(struct vcpu *v)
  * sched-in or IRQ enable does. */
 static void tlb_ack_event(struct vcpu *u)
 {
-	if (!u->tlb_pending || u->sched != VS_RUNNING || u->irqs_off ||
-	    u->stint_start > S.now || u->act == VA_HALT)
+	if (!u->tlb_pending)
+		return;
+	/* On a pCPU with IRQs on but its current step not begun (a context
+	 * switch, or a memory access waiting for its line): the interrupt is
+	 * taken when it begins.  Dropping it here left the sender spinning
+	 * for ever on small hosts (a lost IPI of the model, not of a lock). */
+	if (u->sched == VS_RUNNING && !u->irqs_off && u->stint_start > S.now) {
+		heap_push(u->stint_start, EV_TLB_ACK, (uint32_t)u->id, 0);
+		return;
+	}
+	if (u->sched != VS_RUNNING || u->irqs_off || u->act == VA_HALT)
 		return;
 	struct sim_mm *mm = S.vms[u->vm].mm;
 	sim_time_t h = us_to_ns(sim_mm_model.flush_us);
