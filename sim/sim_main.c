@@ -12,7 +12,7 @@
  * its first non-blank character is '{', else INI).  Order of application: preset
  * (--preset NAME or --set preset=NAME, wherever given; two different ones
  * are a usage error), FILE (its own preset first, then its other keys in
- * order), each other --set in order, --seed.  --list and --keys take no other
+ * order; a preset other than the command line's is a usage error), each other --set in order, --seed.  --list and --keys take no other
  * argument; --fuzz takes only --seed and --json (it draws its own
  * configurations).  Exit status: 0 success; 1 the run stopped on a
  * deadlock / broken invariant / lock misuse (report on stderr), or the
@@ -551,6 +551,12 @@ static int sim_main(int argc, char **argv, char **sets)
 			 : sim_config_load_ini(&cfg, f, stderr);
 		if (rc)
 			return rc == -2 ? 1 : 2;   /* the file failed : a bad key or value */
+		/* a preset in the file would silently replace the command line's */
+		if (preset && strcmp(cfg.preset, preset)) {
+			fprintf(stderr, "pvspin sim: two presets given (%s%s, and '%s' in %s); "
+				"give one\n", preset_from, preset, cfg.preset, f);
+			return 2;
+		}
 	}
 	for (int i = 0; i < nsets; i++) {
 		char *eq = strchr(sets[i], '=');

@@ -62,6 +62,10 @@ if(TARGET pvspin_sim_core AND TARGET pvspin)
   pvspin_sim_cli_expect(sim_cli_ini_unknown_section 1
     "sim_unknown_section.ini:3: unknown section \\[bogus\\]. valid sections: \\[scenario\\]"
     ${P} sim ${CMAKE_CURRENT_SOURCE_DIR}/data/sim_unknown_section.ini)
+  # a preset in the file must not silently replace the command line's
+  pvspin_sim_cli_expect(sim_cli_preset_file_vs_option 2
+    "two presets given \\(--preset kcbench-no-ple, and 'smoke' in .*sim_preset_smoke.ini\\)"
+    ${P} sim ${CMAKE_CURRENT_SOURCE_DIR}/data/sim_preset_smoke.ini --preset kcbench-no-ple)
   pvspin_sim_cli_expect(sim_cli_json_out_dir 1 "pvspin sim: --json: cannot write .*Is a directory"
     ${P} sim --preset smoke --json ${CMAKE_CURRENT_SOURCE_DIR})
   # --json FILE is checked before simulating: this run would deadlock (lost
