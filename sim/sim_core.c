@@ -119,6 +119,7 @@ struct vcpu {
 	bool steal_preempted;        /* steal-time preempted flag (set by KVM
 					only on an involuntary sched-out) */
 	bool tlb_pending;            /* a shootdown IPI it has not acked */
+	uint32_t mm_not_taken;       /* broken_lock: locks entered without them */
 	bool tlb_irqoff;             /* ... and it had IRQs off since it came */
 	bool tlb_kicked;             /* ... and it was kicked, not running, then */
 	sim_time_t tlb_sent_at;
@@ -1435,7 +1436,13 @@ static void mm_spin_lock_irq(struct vcpu *v, int li)
 	sim_time_t t0 = S.now;
 	v->irqs_off = true;
 	v->want_lock = li;
-	pvspin_kind_lock(vm->lock, &L->word);
+	if (S.cfg->broken_lock) {
+		/* TEST ONLY: enter even if the trylock failed (as vcpu_main) */
+		if (!pvspin_kind_trylock(vm->lock, &L->word))
+			v->mm_not_taken |= 1u << li;
+	} else {
+		pvspin_kind_lock(vm->lock, &L->word);
+	}
 	v->want_lock = -1;
 	lat_add(vm, (double)(S.now - t0));
 	if (L->holder >= 0) {
@@ -1455,7 +1462,10 @@ static void mm_spin_unlock_irq(struct vcpu *v, int li)
 	L->holder = -1;
 	v->holds = -1;
 	v->unlocking = li;
-	pvspin_kind_unlock(vm->lock, &L->word);
+	if (v->mm_not_taken & (1u << li))
+		v->mm_not_taken &= ~(1u << li);
+	else
+		pvspin_kind_unlock(vm->lock, &L->word);
 	v->unlocking = -1;
 	L->ops++;
 	v->irqs_off = false;

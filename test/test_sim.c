@@ -279,6 +279,15 @@ static void test_two_holders(void **state)
 	assert_non_null(strstr(r.report, "two holders"));
 	json_decref(r.json);
 	free(r.report);
+
+	/* the ebizzy-mm workload takes its spinlocks through its own path:
+	 * the broken lock must be caught there too */
+	set(&c, "workload", "ebizzy-mm");
+	set(&c, "vcpus", "8");
+	assert_int_equal(sim_run(&c, &r), 1);
+	assert_int_equal(r.stop, SIM_STOP_TWO_HOLDERS);
+	json_decref(r.json);
+	free(r.report);
 }
 
 /* Lock misuse reported by the lock code stops the run with a report. */
