@@ -1242,6 +1242,48 @@ static void vcpu_finish(struct vcpu *v)
 		swapcontext(&v->ctx, &S.main_ctx);
 }
 
+/* Take the VM's lock `li` with the VM's lock kind and enter its critical
+ * section: the wait goes into the latency samples, a second holder stops
+ * the run.  With broken_lock (TEST ONLY) it enters even when its trylock
+ * failed; returns whether it holds the lock. */
+static bool guest_lock_enter(struct vcpu *v, int li)
+{
+	struct vm *vm = &S.vms[v->vm];
+	struct sim_lock *L = &vm->locks[li];
+	sim_time_t t0 = S.now;
+	bool got = true;
+	v->want_lock = li;
+	if (S.cfg->broken_lock)
+		got = pvspin_kind_trylock(vm->lock, &L->word);
+	else
+		pvspin_kind_lock(vm->lock, &L->word);
+	v->want_lock = -1;
+	lat_add(vm, (double)(S.now - t0));
+	if (L->holder >= 0) {
+		report_add("INVARIANT BROKEN: two holders of vm%d lock %d: vCPU %d holds it "
+			   "and vCPU %d entered at %.9f s\n", v->vm, li, L->holder, v->id,
+			   S.now / 1e9);
+		vcpu_stop(v, SIM_STOP_TWO_HOLDERS);
+	}
+	L->holder = v->id;
+	v->holds = li;
+	return got;
+}
+
+/* Leave the critical section of lock `li` and unlock it if held. */
+static void guest_lock_exit(struct vcpu *v, int li, bool got)
+{
+	struct vm *vm = &S.vms[v->vm];
+	struct sim_lock *L = &vm->locks[li];
+	L->holder = -1;
+	v->holds = -1;
+	v->unlocking = li;
+	if (got)
+		pvspin_kind_unlock(vm->lock, &L->word);
+	v->unlocking = -1;
+	L->ops++;
+}
+
 static void vcpu_main(int id)
 {
 	struct vcpu *v = &S.vcpus[id];
@@ -1255,32 +1297,9 @@ static void vcpu_main(int id)
 		int li = 0;
 		if (vm->nlocks > 1 && gsl_rng_uniform(v->rng) >= c->hot)
 			li = 1 + (int)gsl_rng_uniform_int(v->rng, (unsigned long)vm->nlocks - 1);
-		struct sim_lock *L = &vm->locks[li];
-		sim_time_t t0 = S.now;
-		bool got = true;
-		v->want_lock = li;
-		if (c->broken_lock)
-			got = pvspin_kind_trylock(vm->lock, &L->word);
-		else
-			pvspin_kind_lock(vm->lock, &L->word);
-		v->want_lock = -1;
-		lat_add(vm, (double)(S.now - t0));
-		if (L->holder >= 0) {
-			report_add("INVARIANT BROKEN: two holders of vm%d lock %d: vCPU %d holds it "
-				   "and vCPU %d entered at %.9f s\n", v->vm, li, L->holder, v->id,
-				   S.now / 1e9);
-			vcpu_stop(v, SIM_STOP_TWO_HOLDERS);
-		}
-		L->holder = v->id;
-		v->holds = li;
+		bool got = guest_lock_enter(v, li);
 		vcpu_compute(v, us_to_ns(draw_us(v->rng, c->cs_dist, c->cs_us)));
-		L->holder = -1;
-		v->holds = -1;
-		v->unlocking = li;
-		if (got)
-			pvspin_kind_unlock(vm->lock, &L->word);
-		v->unlocking = -1;
-		L->ops++;
+		guest_lock_exit(v, li, got);
 		v->ops++;
 		vm->ops++;
 	}
@@ -1431,43 +1450,16 @@ static void tlb_shootdown(struct vcpu *v)
 /* raw_spin_lock_irq / spin_lock_irqsave on the VM's lock `li`. */
 static void mm_spin_lock_irq(struct vcpu *v, int li)
 {
-	struct vm *vm = &S.vms[v->vm];
-	struct sim_lock *L = &vm->locks[li];
-	sim_time_t t0 = S.now;
 	v->irqs_off = true;
-	v->want_lock = li;
-	if (S.cfg->broken_lock) {
-		/* TEST ONLY: enter even if the trylock failed (as vcpu_main) */
-		if (!pvspin_kind_trylock(vm->lock, &L->word))
-			v->mm_not_taken |= 1u << li;
-	} else {
-		pvspin_kind_lock(vm->lock, &L->word);
-	}
-	v->want_lock = -1;
-	lat_add(vm, (double)(S.now - t0));
-	if (L->holder >= 0) {
-		report_add("INVARIANT BROKEN: two holders of vm%d lock %d: vCPU %d holds it "
-			   "and vCPU %d entered at %.9f s\n", v->vm, li, L->holder, v->id,
-			   S.now / 1e9);
-		vcpu_stop(v, SIM_STOP_TWO_HOLDERS);
-	}
-	L->holder = v->id;
-	v->holds = li;
+	if (!guest_lock_enter(v, li))
+		v->mm_not_taken |= 1u << li;   /* broken_lock (TEST ONLY) */
 }
 
 static void mm_spin_unlock_irq(struct vcpu *v, int li)
 {
-	struct vm *vm = &S.vms[v->vm];
-	struct sim_lock *L = &vm->locks[li];
-	L->holder = -1;
-	v->holds = -1;
-	v->unlocking = li;
-	if (v->mm_not_taken & (1u << li))
-		v->mm_not_taken &= ~(1u << li);
-	else
-		pvspin_kind_unlock(vm->lock, &L->word);
-	v->unlocking = -1;
-	L->ops++;
+	bool got = !(v->mm_not_taken & (1u << li));
+	v->mm_not_taken &= ~(1u << li);
+	guest_lock_exit(v, li, got);
 	v->irqs_off = false;
 	tlb_ack_self(v);           /* a pending IPI is taken at IRQ enable */
 }
