@@ -1054,6 +1054,27 @@ int pvspin_plat_cpu(void)
 	return S.cur ? S.cur->id : -1;
 }
 
+/* The current vCPU executes HLT (after its exit was charged): KVM polls
+ * while nobody else wants the pCPU, else the vCPU leaves it; returns when
+ * it runs again (woken by a kick or an interrupt). */
+static void vcpu_halt(struct vcpu *v)
+{
+	struct pcpu *p = &S.pcpus[v->pcpu];
+	v->act = VA_HALT;
+	v->halt_since = S.now;
+	if (S.poll && !p->nrq) {
+		/* KVM halt polling: keep the pCPU while nobody else wants it */
+		v->sched = VS_POLLING;
+		v->gen++;
+		v->ple_gen++;
+		heap_push(S.now + S.poll, EV_POLL_END, (uint32_t)v->id, v->gen);
+	} else {
+		sched_out(p, S.now, VS_HALTED);
+		reschedule(p, S.now);
+	}
+	swapcontext(&v->ctx, &S.main_ctx);
+}
+
 void pvspin_plat_pv_wait(uint8_t *ptr, uint8_t val)
 {
 	struct vcpu *v = S.cur;
@@ -1067,23 +1088,10 @@ void pvspin_plat_pv_wait(uint8_t *ptr, uint8_t val)
 		return;
 	}
 	S.halts++;
-	struct pcpu *p = &S.pcpus[v->pcpu];
-	v->act = VA_HALT;
 	v->halt_ptr = ptr;
 	v->halt_val = val;
-	v->halt_since = S.now;
 	v->wake_due = false;
-	if (S.poll && !p->nrq) {
-		/* KVM halt polling: keep the pCPU while nobody else wants it */
-		v->sched = VS_POLLING;
-		v->gen++;
-		v->ple_gen++;
-		heap_push(S.now + S.poll, EV_POLL_END, (uint32_t)v->id, v->gen);
-	} else {
-		sched_out(p, S.now, VS_HALTED);
-		reschedule(p, S.now);
-	}
-	swapcontext(&v->ctx, &S.main_ctx);
+	vcpu_halt(v);
 	v->pv_unhalted = false;
 	v->act = VA_EXEC;
 	v->left = 0;
@@ -1484,20 +1492,8 @@ static void mm_sleep(struct vcpu *v)
 			continue;
 		}
 		S.idle_halts++;
-		struct pcpu *p = &S.pcpus[v->pcpu];
-		v->act = VA_HALT;
 		v->halt_ptr = NULL;
-		v->halt_since = S.now;
-		if (S.poll && !p->nrq) {
-			v->sched = VS_POLLING;
-			v->gen++;
-			v->ple_gen++;
-			heap_push(S.now + S.poll, EV_POLL_END, (uint32_t)v->id, v->gen);
-		} else {
-			sched_out(p, S.now, VS_HALTED);
-			reschedule(p, S.now);
-		}
-		swapcontext(&v->ctx, &S.main_ctx);
+		vcpu_halt(v);
 		if (v->woken_at) {
 			S.mm_wakeups++;
 			S.mm_wakeup_ns += S.now - v->woken_at;

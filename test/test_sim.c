@@ -40,6 +40,20 @@ static char *run_json(const struct sim_config *c, int *rc, enum sim_stop *stop)
 	return s;
 }
 
+/* Two runs of `c` give byte-identical JSON (wall-clock members aside);
+ * returns the first one's (free it). */
+static char *assert_deterministic(const struct sim_config *c)
+{
+	int rc;
+	char *a = run_json(c, &rc, NULL);
+	assert_int_equal(rc, 0);
+	char *b = run_json(c, &rc, NULL);
+	assert_int_equal(rc, 0);
+	assert_string_equal(a, b);
+	free(b);
+	return a;
+}
+
 /* Same configuration and seed: identical JSON; another seed: different. */
 static void test_determinism(void **state)
 {
@@ -56,15 +70,11 @@ static void test_determinism(void **state)
 	set(&c, "spin_threshold", "256");
 	set(&c, "kick_yield", "1");
 	set(&c, "seconds", "0.01");
-	char *a = run_json(&c, &rc, NULL);
-	assert_int_equal(rc, 0);
-	char *b = run_json(&c, &rc, NULL);
-	assert_string_equal(a, b);
+	char *a = assert_deterministic(&c);
 	set(&c, "seed", "2");
 	char *d = run_json(&c, &rc, NULL);
 	assert_string_not_equal(a, d);
 	free(a);
-	free(b);
 	free(d);
 }
 
@@ -590,7 +600,6 @@ static void test_ebizzy_mm(void **state)
 	(void)state;
 	struct sim_config c;
 	struct sim_result r;
-	int rc;
 	sim_config_defaults(&c);
 	set(&c, "vcpus", "16");
 	set(&c, "pcpus", "16");
@@ -598,12 +607,7 @@ static void test_ebizzy_mm(void **state)
 	set(&c, "lock", "pvqspinlock");
 	set(&c, "workload", "ebizzy-mm");
 	set(&c, "seconds", "0.01");
-	char *a = run_json(&c, &rc, NULL);
-	assert_int_equal(rc, 0);
-	char *b = run_json(&c, &rc, NULL);
-	assert_string_equal(a, b);
-	free(a);
-	free(b);
+	free(assert_deterministic(&c));
 
 	/* 40 vCPUs on 40 pCPUs: enough wait_lock traffic that some targets
 	 * have IRQs off when the IPI comes; their acks must come later than
