@@ -15,6 +15,7 @@
 
 #include "pvspin/lock.h"
 #include "pvspin/platform.h"
+#include "pvspin/lock_word.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -31,19 +32,15 @@ void pvspin_pvqspinlock_unlock_slowpath(pvspin_lock_t *lock, uint8_t locked);
 /** Try once: (0,0,0) -> (0,0,1).  True if taken (acquire). */
 static inline bool pvspin_pvqspinlock_trylock(pvspin_lock_t *lock)
 {
-	uint32_t val = pvspin_plat_load32(&lock->val, PVSPIN_RELAXED);
-	if (val)
-		return false;
-	return pvspin_plat_cmpxchg32(&lock->val, &val, _Q_LOCKED_VAL, PVSPIN_ACQUIRE);
+	return pvspin_word_trylock(lock);
 }
 
 /** Take the lock: spin, then halt until kicked, until it is ours. */
 static inline void pvspin_pvqspinlock_lock(pvspin_lock_t *lock)
 {
-	uint32_t val = 0;
+	uint32_t val;
 	/* (0,0,0) -> (0,0,1): acquire */
-	if (__builtin_expect(pvspin_plat_cmpxchg32(&lock->val, &val, _Q_LOCKED_VAL,
-						   PVSPIN_ACQUIRE), 1))
+	if (__builtin_expect(pvspin_word_lock_fast(lock, &val), 1))
 		return;
 	pvspin_pvqspinlock_lock_slowpath(lock, val);
 }

@@ -13,6 +13,7 @@
 
 #include "pvspin/lock.h"
 #include "pvspin/platform.h"
+#include "pvspin/lock_word.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -26,19 +27,15 @@ void pvspin_qspinlock_lock_slowpath(pvspin_lock_t *lock, uint32_t val);
  *  (acquire ordering), false at once otherwise. */
 static inline bool pvspin_qspinlock_trylock(pvspin_lock_t *lock)
 {
-	uint32_t val = pvspin_plat_load32(&lock->val, PVSPIN_RELAXED);
-	if (val)
-		return false;
-	return pvspin_plat_cmpxchg32(&lock->val, &val, _Q_LOCKED_VAL, PVSPIN_ACQUIRE);
+	return pvspin_word_trylock(lock);
 }
 
 /** Take the lock, spinning (never sleeping) until it is ours. */
 static inline void pvspin_qspinlock_lock(pvspin_lock_t *lock)
 {
-	uint32_t val = 0;
+	uint32_t val;
 	/* (0,0,0) -> (0,0,1): acquire */
-	if (__builtin_expect(pvspin_plat_cmpxchg32(&lock->val, &val, _Q_LOCKED_VAL,
-						   PVSPIN_ACQUIRE), 1))
+	if (__builtin_expect(pvspin_word_lock_fast(lock, &val), 1))
 		return;
 	pvspin_qspinlock_lock_slowpath(lock, val);
 }
@@ -48,13 +45,7 @@ static inline void pvspin_qspinlock_lock(pvspin_lock_t *lock)
  *  and the word is left as it was. */
 static inline void pvspin_qspinlock_unlock(pvspin_lock_t *lock)
 {
-	if (__builtin_expect(pvspin_plat_load8(&lock->locked, PVSPIN_RELAXED)
-			     != _Q_LOCKED_VAL, 0)) {
-		pvspin_report_misuse("qspinlock: unlock of a lock that is not locked",
-				     lock, pvspin_plat_load32(&lock->val, PVSPIN_RELAXED));
-		return;
-	}
-	pvspin_plat_store8(&lock->locked, 0, PVSPIN_RELEASE);
+	pvspin_word_unlock(lock, "qspinlock: unlock of a lock that is not locked");
 }
 
 /** True if some thread holds the lock (a snapshot). */

@@ -14,6 +14,7 @@
 
 #include "pvspin/lock.h"
 #include "pvspin/platform.h"
+#include "pvspin/lock_word.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -25,18 +26,14 @@ void pvspin_tas_lock_slowpath(pvspin_lock_t *lock);
 /** Try once: 0 -> 1.  True if taken (acquire). */
 static inline bool pvspin_tas_trylock(pvspin_lock_t *lock)
 {
-	uint32_t val = pvspin_plat_load32(&lock->val, PVSPIN_RELAXED);
-	if (val)
-		return false;
-	return pvspin_plat_cmpxchg32(&lock->val, &val, _Q_LOCKED_VAL, PVSPIN_ACQUIRE);
+	return pvspin_word_trylock(lock);
 }
 
 /** Take the lock, spinning until it is ours. */
 static inline void pvspin_tas_lock(pvspin_lock_t *lock)
 {
-	uint32_t val = 0;
-	if (__builtin_expect(pvspin_plat_cmpxchg32(&lock->val, &val, _Q_LOCKED_VAL,
-						   PVSPIN_ACQUIRE), 1))
+	uint32_t val;
+	if (__builtin_expect(pvspin_word_lock_fast(lock, &val), 1))
 		return;
 	pvspin_tas_lock_slowpath(lock);
 }
@@ -44,13 +41,7 @@ static inline void pvspin_tas_lock(pvspin_lock_t *lock)
 /** Release with a store-release of 0; an unlocked lock is reported. */
 static inline void pvspin_tas_unlock(pvspin_lock_t *lock)
 {
-	if (__builtin_expect(pvspin_plat_load8(&lock->locked, PVSPIN_RELAXED)
-			     != _Q_LOCKED_VAL, 0)) {
-		pvspin_report_misuse("tas: unlock of a lock that is not locked",
-				     lock, pvspin_plat_load32(&lock->val, PVSPIN_RELAXED));
-		return;
-	}
-	pvspin_plat_store8(&lock->locked, 0, PVSPIN_RELEASE);
+	pvspin_word_unlock(lock, "tas: unlock of a lock that is not locked");
 }
 
 /** True if held (a snapshot). */

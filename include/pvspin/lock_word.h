@@ -1,0 +1,62 @@
+/*
+ * pvspin/lock_word.h - the fast-path steps on the 4-byte lock word that the
+ * qspinlock, pvqspinlock and tas families share: they use the same word
+ * layout (pvspin/lock.h) and the same uncontended transitions, written once
+ * here.  After Linux include/asm-generic/qspinlock.h (queued_spin_trylock,
+ * the queued_spin_lock fast path, queued_spin_unlock).
+ *
+ * Internal to the public headers: included by pvspin/qspinlock.h,
+ * pvspin/pvqspinlock.h and pvspin/tas.h; call the family functions
+ * (pvspin_<kind>_lock etc.), not these.  Thread-safe and
+ * async-signal-safe; every step is one or two atomics of the platform
+ * interface (pvspin/platform.h), so the simulator runs them too.
+ */
+#ifndef PVSPIN_LOCK_WORD_H
+#define PVSPIN_LOCK_WORD_H
+
+#include "pvspin/lock.h"
+#include "pvspin/platform.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Try once: (0,0,0) -> (0,0,1), acquire.  A relaxed read first, so a
+ *  busy word costs no exclusive cache-line transfer.  True if taken. */
+static inline bool pvspin_word_trylock(pvspin_lock_t *lock)
+{
+	uint32_t val = pvspin_plat_load32(&lock->val, PVSPIN_RELAXED);
+	if (val)
+		return false;
+	return pvspin_plat_cmpxchg32(&lock->val, &val, _Q_LOCKED_VAL, PVSPIN_ACQUIRE);
+}
+
+/** The uncontended lock: (0,0,0) -> (0,0,1), acquire.  True if taken;
+ *  else *val is the word seen (for the family's slow path).  Callers wrap
+ *  it in __builtin_expect(..., 1): a hint inside an inline function does
+ *  not reach the caller's branch, and the slow-path call must stay out of
+ *  the straight-line path. */
+static inline bool pvspin_word_lock_fast(pvspin_lock_t *lock, uint32_t *val)
+{
+	*val = 0;
+	return pvspin_plat_cmpxchg32(&lock->val, val, _Q_LOCKED_VAL, PVSPIN_ACQUIRE);
+}
+
+/** Unlock by clearing the locked byte: (*,*,1) -> (*,*,0), release.  A
+ *  locked byte that is not _Q_LOCKED_VAL (an unlock of a free lock, or a
+ *  corrupted word) is reported as misuse with `what` and left alone. */
+static inline void pvspin_word_unlock(pvspin_lock_t *lock, const char *what)
+{
+	if (__builtin_expect(pvspin_plat_load8(&lock->locked, PVSPIN_RELAXED)
+			     != _Q_LOCKED_VAL, 0)) {
+		pvspin_report_misuse(what, lock, pvspin_plat_load32(&lock->val, PVSPIN_RELAXED));
+		return;
+	}
+	pvspin_plat_store8(&lock->locked, 0, PVSPIN_RELEASE);
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PVSPIN_LOCK_WORD_H */
