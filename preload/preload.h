@@ -29,6 +29,12 @@
 
 /* ---- the lock kind ----------------------------------------------------- */
 
+/** The fixed kind; PVSPIN_KIND_NONE until preload_kind_resolve() ran. */
+extern pvspin_kind_t preload_kind_fixed;
+/** preload_kind()'s slow path, until the kind is fixed: resolve and fix
+ *  it (see preload_kind()). */
+pvspin_kind_t preload_kind_resolve(void);
+
 /**
  * The kind every interposed mutex and private spinlock uses, fixed at the
  * first call: PVSPIN_LOCK if set (an unknown name is reported with the
@@ -37,8 +43,16 @@
  * while it resolves (a policy that takes an interposed lock), the nested
  * call fixes tas for the whole process, so one kind is used from a lock's
  * first use to its last.  Thread-safe; async-signal-safe once fixed.
+ * Inline: every interposed lock, trylock and unlock asks, so once the
+ * kind is fixed the answer is one load, without a call.
  */
-pvspin_kind_t preload_kind(void);
+static inline pvspin_kind_t preload_kind(void)
+{
+	pvspin_kind_t k = __atomic_load_n(&preload_kind_fixed, __ATOMIC_ACQUIRE);
+	if (__builtin_expect(k != PVSPIN_KIND_NONE, 1))
+		return k;
+	return preload_kind_resolve();
+}
 
 /* ---- counters (PVSPIN_STATS=1) ------------------------------------------ */
 
