@@ -61,8 +61,16 @@ extern int preload_stats_on;
 /** Resolve preload_stats_on from the environment (first use). */
 int preload_stats_enabled(void);
 
+/** Are the counters on?  Once resolved, one relaxed load: the wrappers
+ *  ask on every acquisition. */
+static inline bool preload_stats_wanted(void)
+{
+	return __builtin_expect(__atomic_load_n(&preload_stats_on, __ATOMIC_RELAXED) != 0, 0) &&
+	       preload_stats_enabled();
+}
+
 /** Count one acquisition; `contended`: the first try failed.  Only called
- *  when preload_stats_on; per-thread-slot counters, no shared line. */
+ *  when preload_stats_wanted(); per-thread-slot counters, no shared line. */
 void preload_count_acquire(bool contended);
 
 /* ---- the real (glibc) functions, for objects passed through ----------- */

@@ -105,7 +105,7 @@ static inline int type_of(struct pmutex *pm)
 static inline bool word_trylock(struct pmutex *pm)
 {
 	bool ok = pvspin_kind_trylock(preload_kind(), &pm->word);
-	if (ok && __builtin_expect(preload_stats_on != 0, 0) && preload_stats_enabled())
+	if (ok && preload_stats_wanted())
 		preload_count_acquire(false);
 	return ok;
 }
@@ -210,7 +210,7 @@ static int word_wait(struct pmutex *pm, uint32_t spins, clockid_t clock,
 	if (ret)
 		return ret;
 taken:
-	if (__builtin_expect(preload_stats_on != 0, 0) && preload_stats_enabled())
+	if (preload_stats_wanted())
 		preload_count_acquire(true);
 	return 0;
 }
@@ -244,7 +244,7 @@ static inline void word_lock(struct pmutex *pm)
 			(void)word_wait(pm, limit, CLOCK_REALTIME, NULL);
 		return;
 	}
-	if (__builtin_expect(preload_stats_on != 0, 0) && preload_stats_enabled()) {
+	if (preload_stats_wanted()) {
 		bool contended = !pvspin_kind_trylock(k, &pm->word);
 		if (contended)
 			pvspin_kind_lock(k, &pm->word);

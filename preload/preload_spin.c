@@ -77,7 +77,7 @@ PVSPIN_EXPORT int pthread_spin_lock(pthread_spinlock_t *l)
 	}
 	pvspin_kind_t k = preload_kind();
 	pvspin_lock_t *pl = (pvspin_lock_t *)w;
-	if (__builtin_expect(preload_stats_on != 0, 0) && preload_stats_enabled()) {
+	if (preload_stats_wanted()) {
 		bool contended = !pvspin_kind_trylock(k, pl);
 		if (contended)
 			pvspin_kind_lock(k, pl);
@@ -98,7 +98,7 @@ PVSPIN_EXPORT int pthread_spin_trylock(pthread_spinlock_t *l)
 	}
 	if (!pvspin_kind_trylock(preload_kind(), (pvspin_lock_t *)w))
 		return EBUSY;
-	if (__builtin_expect(preload_stats_on != 0, 0) && preload_stats_enabled())
+	if (preload_stats_wanted())
 		preload_count_acquire(false);
 	return 0;
 }
