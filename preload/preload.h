@@ -24,6 +24,7 @@
 #include <time.h>
 
 #include "pvspin/lock.h"
+#include "pvspin/spinlock.h"
 
 #define PVSPIN_EXPORT __attribute__((visibility("default")))
 
@@ -72,6 +73,32 @@ static inline bool preload_stats_wanted(void)
 /** Count one acquisition; `contended`: the first try failed.  Only called
  *  when preload_stats_wanted(); per-thread-slot counters, no shared line. */
 void preload_count_acquire(bool contended);
+
+/** Take `l` with the process's kind and count the acquisition
+ *  (contended: the first try failed) when the counters are on.  The one
+ *  lock path of private mutexes and spinlocks. */
+static inline void preload_word_lock(pvspin_lock_t *l)
+{
+	pvspin_kind_t k = preload_kind();
+	if (preload_stats_wanted()) {
+		bool contended = !pvspin_kind_trylock(k, l);
+		if (contended)
+			pvspin_kind_lock(k, l);
+		preload_count_acquire(contended);
+		return;
+	}
+	pvspin_kind_lock(k, l);
+}
+
+/** Try `l` once with the process's kind; count a success when the
+ *  counters are on.  True if taken. */
+static inline bool preload_word_trylock(pvspin_lock_t *l)
+{
+	bool ok = pvspin_kind_trylock(preload_kind(), l);
+	if (ok && preload_stats_wanted())
+		preload_count_acquire(false);
+	return ok;
+}
 
 /* ---- the real (glibc) functions, for objects passed through ----------- */
 

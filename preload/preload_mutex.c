@@ -102,14 +102,6 @@ static inline int type_of(struct pmutex *pm)
 	return __atomic_load_n(&pm->kind, __ATOMIC_RELAXED) & TYPE_MASK;
 }
 
-static inline bool word_trylock(struct pmutex *pm)
-{
-	bool ok = pvspin_kind_trylock(preload_kind(), &pm->word);
-	if (ok && preload_stats_wanted())
-		preload_count_acquire(false);
-	return ok;
-}
-
 /* Asymmetric fence for the sleeping waiters (see the file comment):
  * 0 not known yet, 1 membarrier(PRIVATE_EXPEDITED) registered, 2 not
  * available (or PVSPIN_PRELOAD_NO_MEMBARRIER=1): sleepers poll. */
@@ -237,28 +229,20 @@ static uint32_t spin_limit(void)
 
 static inline void word_lock(struct pmutex *pm)
 {
-	pvspin_kind_t k = preload_kind();
 	uint32_t limit = spin_limit();
 	if (__builtin_expect(limit != 0, 0)) {
-		if (!word_trylock(pm))
+		if (!preload_word_trylock(&pm->word))
 			(void)word_wait(pm, limit, CLOCK_REALTIME, NULL);
 		return;
 	}
-	if (preload_stats_wanted()) {
-		bool contended = !pvspin_kind_trylock(k, &pm->word);
-		if (contended)
-			pvspin_kind_lock(k, &pm->word);
-		preload_count_acquire(contended);
-		return;
-	}
-	pvspin_kind_lock(k, &pm->word);
+	preload_word_lock(&pm->word);
 }
 
 /* Timed acquisition: 0, ETIMEDOUT, or EINVAL for a bad abstime when the
  * lock is not free (glibc's order of checks). */
 static int word_timedlock(struct pmutex *pm, clockid_t clock, const struct timespec *abstime)
 {
-	if (word_trylock(pm))
+	if (preload_word_trylock(&pm->word))
 		return 0;
 	if (!preload_valid_timespec(abstime))
 		return EINVAL;
@@ -312,7 +296,7 @@ static int word_acquire(struct pmutex *pm, enum acquire_mode mode, clockid_t clo
 {
 	switch (mode) {
 	case ACQUIRE_TRY:
-		return word_trylock(pm) ? 0 : EBUSY;
+		return preload_word_trylock(&pm->word) ? 0 : EBUSY;
 	case ACQUIRE_TIMED:
 		return word_timedlock(pm, clock, abstime);
 	default:
