@@ -147,6 +147,14 @@ static inline void word_unlock(struct pmutex *pm)
 	}
 }
 
+/* Unlock the word if it is locked: as glibc, unlocking an unlocked normal
+ * mutex is harmless. */
+static inline void word_unlock_if_locked(struct pmutex *pm)
+{
+	if (__builtin_expect(pvspin_kind_is_locked(preload_kind(), &pm->word), 1))
+		word_unlock(pm);
+}
+
 /* Without membarrier a sleeper may miss a wake: it sleeps at most this
  * long before it retries trylock. */
 #define POLL_SLICE_NS 1000000L
@@ -395,10 +403,7 @@ PVSPIN_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 	struct pmutex *pm = pm_of(m);
 	int kind = __atomic_load_n(&pm->kind, __ATOMIC_RELAXED);
 	if (__builtin_expect(kind == PTHREAD_MUTEX_NORMAL, 1)) {
-		/* glibc: unlocking an unlocked normal mutex is harmless */
-		if (__builtin_expect(!pvspin_kind_is_locked(preload_kind(), &pm->word), 0))
-			return 0;
-		word_unlock(pm);
+		word_unlock_if_locked(pm);
 		return 0;
 	}
 	if (kind & PRELOAD_MUTEX_PASSTHROUGH_BITS) {
@@ -421,9 +426,7 @@ PVSPIN_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 		word_unlock(pm);
 		return 0;
 	default:
-		if (!pvspin_kind_is_locked(preload_kind(), &pm->word))
-			return 0;
-		word_unlock(pm);
+		word_unlock_if_locked(pm);
 		return 0;
 	}
 }
@@ -443,8 +446,7 @@ int preload_mutex_release_for_wait(pthread_mutex_t *m)
 		pm->count = 0;
 		__atomic_store_n(&pm->owner, 0, __ATOMIC_RELAXED);
 	}
-	if (pvspin_kind_is_locked(preload_kind(), &pm->word))
-		word_unlock(pm);
+	word_unlock_if_locked(pm);
 	return count;
 }
 
