@@ -24,10 +24,17 @@
 #include <time.h>
 
 #include "pvspin/lock.h"
+#include "pvspin/spinlock.h"
 
 #define PVSPIN_EXPORT __attribute__((visibility("default")))
 
 /* ---- the lock kind ----------------------------------------------------- */
+
+/** The fixed kind; PVSPIN_KIND_NONE until preload_kind_resolve() ran. */
+extern pvspin_kind_t preload_kind_fixed;
+/** preload_kind()'s slow path, until the kind is fixed: resolve and fix
+ *  it (see preload_kind()). */
+pvspin_kind_t preload_kind_resolve(void);
 
 /**
  * The kind every interposed mutex and private spinlock uses, fixed at the
@@ -37,8 +44,16 @@
  * while it resolves (a policy that takes an interposed lock), the nested
  * call fixes tas for the whole process, so one kind is used from a lock's
  * first use to its last.  Thread-safe; async-signal-safe once fixed.
+ * Inline: every interposed lock, trylock and unlock asks, so once the
+ * kind is fixed the answer is one load, without a call.
  */
-pvspin_kind_t preload_kind(void);
+static inline pvspin_kind_t preload_kind(void)
+{
+	pvspin_kind_t k = __atomic_load_n(&preload_kind_fixed, __ATOMIC_ACQUIRE);
+	if (__builtin_expect(k != PVSPIN_KIND_NONE, 1))
+		return k;
+	return preload_kind_resolve();
+}
 
 /* ---- counters (PVSPIN_STATS=1) ------------------------------------------ */
 
@@ -47,9 +62,43 @@ extern int preload_stats_on;
 /** Resolve preload_stats_on from the environment (first use). */
 int preload_stats_enabled(void);
 
+/** Are the counters on?  Once resolved, one relaxed load: the wrappers
+ *  ask on every acquisition. */
+static inline bool preload_stats_wanted(void)
+{
+	return __builtin_expect(__atomic_load_n(&preload_stats_on, __ATOMIC_RELAXED) != 0, 0) &&
+	       preload_stats_enabled();
+}
+
 /** Count one acquisition; `contended`: the first try failed.  Only called
- *  when preload_stats_on; per-thread-slot counters, no shared line. */
+ *  when preload_stats_wanted(); per-thread-slot counters, no shared line. */
 void preload_count_acquire(bool contended);
+
+/** Take `l` with the process's kind and count the acquisition
+ *  (contended: the first try failed) when the counters are on.  The one
+ *  lock path of private mutexes and spinlocks. */
+static inline void preload_word_lock(pvspin_lock_t *l)
+{
+	pvspin_kind_t k = preload_kind();
+	if (preload_stats_wanted()) {
+		bool contended = !pvspin_kind_trylock(k, l);
+		if (contended)
+			pvspin_kind_lock(k, l);
+		preload_count_acquire(contended);
+		return;
+	}
+	pvspin_kind_lock(k, l);
+}
+
+/** Try `l` once with the process's kind; count a success when the
+ *  counters are on.  True if taken. */
+static inline bool preload_word_trylock(pvspin_lock_t *l)
+{
+	bool ok = pvspin_kind_trylock(preload_kind(), l);
+	if (ok && preload_stats_wanted())
+		preload_count_acquire(false);
+	return ok;
+}
 
 /* ---- the real (glibc) functions, for objects passed through ----------- */
 

@@ -31,15 +31,12 @@
 
 /* ---- the kind ---------------------------------------------------------- */
 
-static pvspin_kind_t kind_fixed = PVSPIN_KIND_NONE;
+pvspin_kind_t preload_kind_fixed = PVSPIN_KIND_NONE;
 static _Thread_local int kind_resolving;
 
-pvspin_kind_t preload_kind(void)
+pvspin_kind_t preload_kind_resolve(void)
 {
-	pvspin_kind_t k = __atomic_load_n(&kind_fixed, __ATOMIC_ACQUIRE);
-	if (__builtin_expect(k != PVSPIN_KIND_NONE, 1))
-		return k;
-	pvspin_kind_t none = PVSPIN_KIND_NONE;
+	pvspin_kind_t k, none = PVSPIN_KIND_NONE;
 	if (kind_resolving) {
 		/* Re-entered from the policy: fix tas for everyone, so the
 		 * lock taken here and every later one agree on the kind. */
@@ -49,7 +46,7 @@ pvspin_kind_t preload_kind(void)
 		k = pvspin_default_kind(); /* PVSPIN_LOCK, else the policy */
 		kind_resolving = 0;
 	}
-	if (!__atomic_compare_exchange_n(&kind_fixed, &none, k, false,
+	if (!__atomic_compare_exchange_n(&preload_kind_fixed, &none, k, false,
 					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 		k = none; /* first resolver wins */
 	return k;
@@ -106,7 +103,7 @@ static bool this_copy_is_active(void)
 {
 	Dl_info mine, used;
 	void *p = dlsym(RTLD_DEFAULT, "pthread_mutex_lock");
-	if (!p || !dladdr(p, &used) || !dladdr((void *)&preload_kind, &mine))
+	if (!p || !dladdr(p, &used) || !dladdr((void *)&preload_kind_resolve, &mine))
 		return true;
 	return used.dli_fbase == mine.dli_fbase;
 }
@@ -166,7 +163,7 @@ static void print_stats(void)
 		"pvspin: stats pid=%ld lock=%s acquisitions=%llu contended=%llu halts=%llu kicks=%llu"
 		" (pv_wait_node=%llu pv_wait_head=%llu) slots_in_use=%u slots_allocated=%llu"
 		" slots_exhausted=%llu%s\n",
-		(long)getpid(), pvspin_kind_name(__atomic_load_n(&kind_fixed, __ATOMIC_ACQUIRE)),
+		(long)getpid(), pvspin_kind_name(__atomic_load_n(&preload_kind_fixed, __ATOMIC_ACQUIRE)),
 		(unsigned long long)acq, (unsigned long long)con,
 		(unsigned long long)(ev.count[PVSPIN_EV_PV_WAIT_NODE] +
 				     ev.count[PVSPIN_EV_PV_WAIT_HEAD]),

@@ -102,14 +102,6 @@ static inline int type_of(struct pmutex *pm)
 	return __atomic_load_n(&pm->kind, __ATOMIC_RELAXED) & TYPE_MASK;
 }
 
-static inline bool word_trylock(struct pmutex *pm)
-{
-	bool ok = pvspin_kind_trylock(preload_kind(), &pm->word);
-	if (ok && __builtin_expect(preload_stats_on != 0, 0) && preload_stats_enabled())
-		preload_count_acquire(false);
-	return ok;
-}
-
 /* Asymmetric fence for the sleeping waiters (see the file comment):
  * 0 not known yet, 1 membarrier(PRIVATE_EXPEDITED) registered, 2 not
  * available (or PVSPIN_PRELOAD_NO_MEMBARRIER=1): sleepers poll. */
@@ -153,6 +145,14 @@ static inline void word_unlock(struct pmutex *pm)
 		__atomic_fetch_add(&pm->seq, 1, __ATOMIC_SEQ_CST);
 		preload_futex_wake(&pm->seq, INT_MAX);
 	}
+}
+
+/* Unlock the word if it is locked: as glibc, unlocking an unlocked normal
+ * mutex is harmless. */
+static inline void word_unlock_if_locked(struct pmutex *pm)
+{
+	if (__builtin_expect(pvspin_kind_is_locked(preload_kind(), &pm->word), 1))
+		word_unlock(pm);
 }
 
 /* Without membarrier a sleeper may miss a wake: it sleeps at most this
@@ -210,7 +210,7 @@ static int word_wait(struct pmutex *pm, uint32_t spins, clockid_t clock,
 	if (ret)
 		return ret;
 taken:
-	if (__builtin_expect(preload_stats_on != 0, 0) && preload_stats_enabled())
+	if (preload_stats_wanted())
 		preload_count_acquire(true);
 	return 0;
 }
@@ -237,28 +237,20 @@ static uint32_t spin_limit(void)
 
 static inline void word_lock(struct pmutex *pm)
 {
-	pvspin_kind_t k = preload_kind();
 	uint32_t limit = spin_limit();
 	if (__builtin_expect(limit != 0, 0)) {
-		if (!word_trylock(pm))
+		if (!preload_word_trylock(&pm->word))
 			(void)word_wait(pm, limit, CLOCK_REALTIME, NULL);
 		return;
 	}
-	if (__builtin_expect(preload_stats_on != 0, 0) && preload_stats_enabled()) {
-		bool contended = !pvspin_kind_trylock(k, &pm->word);
-		if (contended)
-			pvspin_kind_lock(k, &pm->word);
-		preload_count_acquire(contended);
-		return;
-	}
-	pvspin_kind_lock(k, &pm->word);
+	preload_word_lock(&pm->word);
 }
 
 /* Timed acquisition: 0, ETIMEDOUT, or EINVAL for a bad abstime when the
  * lock is not free (glibc's order of checks). */
 static int word_timedlock(struct pmutex *pm, clockid_t clock, const struct timespec *abstime)
 {
-	if (word_trylock(pm))
+	if (preload_word_trylock(&pm->word))
 		return 0;
 	if (!preload_valid_timespec(abstime))
 		return EINVAL;
@@ -312,7 +304,7 @@ static int word_acquire(struct pmutex *pm, enum acquire_mode mode, clockid_t clo
 {
 	switch (mode) {
 	case ACQUIRE_TRY:
-		return word_trylock(pm) ? 0 : EBUSY;
+		return preload_word_trylock(&pm->word) ? 0 : EBUSY;
 	case ACQUIRE_TIMED:
 		return word_timedlock(pm, clock, abstime);
 	default:
@@ -411,10 +403,7 @@ PVSPIN_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 	struct pmutex *pm = pm_of(m);
 	int kind = __atomic_load_n(&pm->kind, __ATOMIC_RELAXED);
 	if (__builtin_expect(kind == PTHREAD_MUTEX_NORMAL, 1)) {
-		/* glibc: unlocking an unlocked normal mutex is harmless */
-		if (__builtin_expect(!pvspin_kind_is_locked(preload_kind(), &pm->word), 0))
-			return 0;
-		word_unlock(pm);
+		word_unlock_if_locked(pm);
 		return 0;
 	}
 	if (kind & PRELOAD_MUTEX_PASSTHROUGH_BITS) {
@@ -437,9 +426,7 @@ PVSPIN_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 		word_unlock(pm);
 		return 0;
 	default:
-		if (!pvspin_kind_is_locked(preload_kind(), &pm->word))
-			return 0;
-		word_unlock(pm);
+		word_unlock_if_locked(pm);
 		return 0;
 	}
 }
@@ -459,8 +446,7 @@ int preload_mutex_release_for_wait(pthread_mutex_t *m)
 		pm->count = 0;
 		__atomic_store_n(&pm->owner, 0, __ATOMIC_RELAXED);
 	}
-	if (pvspin_kind_is_locked(preload_kind(), &pm->word))
-		word_unlock(pm);
+	word_unlock_if_locked(pm);
 	return count;
 }
 

@@ -75,16 +75,7 @@ PVSPIN_EXPORT int pthread_spin_lock(pthread_spinlock_t *l)
 		pshared_lock(w);
 		return 0;
 	}
-	pvspin_kind_t k = preload_kind();
-	pvspin_lock_t *pl = (pvspin_lock_t *)w;
-	if (__builtin_expect(preload_stats_on != 0, 0) && preload_stats_enabled()) {
-		bool contended = !pvspin_kind_trylock(k, pl);
-		if (contended)
-			pvspin_kind_lock(k, pl);
-		preload_count_acquire(contended);
-		return 0;
-	}
-	pvspin_kind_lock(k, pl);
+	preload_word_lock((pvspin_lock_t *)w);
 	return 0;
 }
 
@@ -96,11 +87,7 @@ PVSPIN_EXPORT int pthread_spin_trylock(pthread_spinlock_t *l)
 		return __atomic_compare_exchange_n(w, &v, PSHARED_LOCKED, false, __ATOMIC_ACQUIRE,
 						   __ATOMIC_RELAXED) ? 0 : EBUSY;
 	}
-	if (!pvspin_kind_trylock(preload_kind(), (pvspin_lock_t *)w))
-		return EBUSY;
-	if (__builtin_expect(preload_stats_on != 0, 0) && preload_stats_enabled())
-		preload_count_acquire(false);
-	return 0;
+	return preload_word_trylock((pvspin_lock_t *)w) ? 0 : EBUSY;
 }
 
 PVSPIN_EXPORT int pthread_spin_unlock(pthread_spinlock_t *l)

@@ -3,12 +3,7 @@
 if(NOT TARGET pvspin)
   return()
 endif()
-if(NOT TARGET PkgConfig::JANSSON)
-  pkg_check_modules(JANSSON REQUIRED IMPORTED_TARGET jansson)
-endif()
-if(NOT TARGET PkgConfig::GSL)
-  pkg_check_modules(GSL REQUIRED IMPORTED_TARGET gsl)
-endif()
+include(${PROJECT_SOURCE_DIR}/cmake/deps.cmake)
 set(PVSPIN_BENCH_SRC ${PROJECT_SOURCE_DIR}/tools/pvspin/bench)
 
 # The ck_* peers are in the build exactly when Concurrency Kit's header was

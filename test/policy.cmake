@@ -6,7 +6,7 @@ target_compile_definitions(test_policy_detect PRIVATE
 
 # `pvspin detect` end to end: a small jansson checker runs the command and
 # checks the JSON shape, chosen values, or exit status and error message.
-pkg_check_modules(JANSSON REQUIRED IMPORTED_TARGET jansson)
+include(${PROJECT_SOURCE_DIR}/cmake/deps.cmake)
 add_executable(test_policy_json test_policy_json.c)
 target_link_libraries(test_policy_json PRIVATE PkgConfig::JANSSON)
 set(PD ${CMAKE_CURRENT_SOURCE_DIR}/data/policy)

@@ -1,12 +1,7 @@
 # pvspin bench: sources and libraries of the `bench` subcommand (included
 # by tools/CMakeLists.txt into the `pvspin` target).  Needs jansson and gsl;
 # Concurrency Kit (libck-dev, ck_spinlock.h) adds the ck_* peers if found.
-if(NOT TARGET PkgConfig::JANSSON)
-  pkg_check_modules(JANSSON REQUIRED IMPORTED_TARGET jansson)
-endif()
-if(NOT TARGET PkgConfig::GSL)
-  pkg_check_modules(GSL REQUIRED IMPORTED_TARGET gsl)
-endif()
+include(${PROJECT_SOURCE_DIR}/cmake/deps.cmake)
 include(${PROJECT_SOURCE_DIR}/cmake/ck.cmake)
 
 set(PVSPIN_BENCH_DIR ${CMAKE_CURRENT_SOURCE_DIR}/pvspin/bench)

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,10 +69,14 @@ static void usage(FILE *f, unsigned ncpus)
 		fprintf(f, "  %-23s %s\n", locks[i].name, locks[i].what);
 }
 
-static int usage_error(const char *fmt, const char *a, const char *b)
+__attribute__((format(printf, 1, 2)))
+static int usage_error(const char *fmt, ...)
 {
+	va_list ap;
+	va_start(ap, fmt);
 	fputs("pvspin bench: ", stderr);
-	fprintf(stderr, fmt, a, b);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
 	fputs("\n(pvspin bench --help lists the options)\n", stderr);
 	return USAGE_EXIT;
 }
@@ -84,10 +89,9 @@ static int parse_num(const char *opt, const char *s, uint64_t lo, uint64_t hi, u
 	errno = 0;
 	unsigned long long v = strtoull(s, &end, 10);
 	if (!*s || *end || s[0] == '-' || s[0] == '+' || s[0] == ' ' || errno || v < lo || v > hi) {
-		fprintf(stderr, "pvspin bench: %s: '%s' is not a valid number "
-			"(expected an integer from %" PRIu64 " to %" PRIu64 ")\n"
-			"(pvspin bench --help lists the options)\n", opt, s, lo, hi);
-		return USAGE_EXIT;
+		return usage_error("%s: '%s' is not a valid number "
+				   "(expected an integer from %" PRIu64 " to %" PRIu64 ")",
+				   opt, s, lo, hi);
 	}
 	*out = v;
 	return 0;
@@ -99,10 +103,8 @@ static int empty_item(const char *opt, const char *arg)
 	size_t n = strlen(arg);
 	if (n && arg[0] != ',' && arg[n - 1] != ',' && !strstr(arg, ",,"))
 		return 0;
-	fprintf(stderr, "pvspin bench: %s: empty item in the list '%s' (expected e.g. %s)\n"
-		"(pvspin bench --help lists the options)\n", opt, arg,
-		strcmp(opt, "--threads") ? "qspinlock,tas" : "1,2,4,8");
-	return USAGE_EXIT;
+	return usage_error("%s: empty item in the list '%s' (expected e.g. %s)", opt, arg,
+			   strcmp(opt, "--threads") ? "qspinlock,tas" : "1,2,4,8");
 }
 
 static int parse_locks(const char *arg, struct bench_config *c)
@@ -140,7 +142,7 @@ static int parse_locks(const char *arg, struct bench_config *c)
 			c->locks[c->nlocks++] = l;
 	}
 	if (!c->nlocks)
-		ret = usage_error("--locks: empty list%s; valid locks: %s", "", bench_lock_names());
+		ret = usage_error("--locks: empty list; valid locks: %s", bench_lock_names());
 out:
 	free(copy);
 	return ret;
@@ -177,7 +179,7 @@ static int parse_threads(const char *arg, struct bench_config *c)
 			ret = 1;
 	}
 	if (!ret && !c->nthreads)
-		ret = usage_error("--threads: empty list%s%s (expected e.g. 1,2,4,8)", "", "");
+		ret = usage_error("--threads: empty list (expected e.g. 1,2,4,8)");
 	free(copy);
 	return ret;
 }
@@ -269,31 +271,31 @@ static int parse_options(int argc, char **argv, struct bench_config *c)
 		case OPT_PLOT:
 			c->plot_path = optarg;
 			if (!bench_plot_format(optarg))
-				ret = usage_error("--plot: '%s' must end in .png or .svg%s", optarg, "");
+				ret = usage_error("--plot: '%s' must end in .png or .svg", optarg);
 			break;
 		case 'h':
 			usage(stdout, c->machine.ncpus);
 			return 0;
 		case ':':
-			ret = usage_error("option '%s' needs a value%s", argv[optind - 1], "");
+			ret = usage_error("option '%s' needs a value", argv[optind - 1]);
 			break;
 		default:
-			ret = usage_error("unknown option '%s'%s", argv[optind - 1], "");
+			ret = usage_error("unknown option '%s'", argv[optind - 1]);
 			break;
 		}
 		if (ret)
 			return ret;
 	}
 	if (optind < argc)
-		return usage_error("unexpected argument '%s'%s", argv[optind], "");
+		return usage_error("unexpected argument '%s'", argv[optind]);
 	if (c->json_path && c->csv_path && !strcmp(c->json_path, "-") && !strcmp(c->csv_path, "-"))
-		return usage_error("--json and --csv cannot both write to stdout%s%s", "", "");
+		return usage_error("--json and --csv cannot both write to stdout");
 	if (bench_output_same(c->json_path, c->csv_path))
-		return usage_error("--json and --csv name the same file '%s'%s", c->csv_path, "");
+		return usage_error("--json and --csv name the same file '%s'", c->csv_path);
 	if (bench_output_same(c->json_path, c->plot_path))
-		return usage_error("--json and --plot name the same file '%s'%s", c->plot_path, "");
+		return usage_error("--json and --plot name the same file '%s'", c->plot_path);
 	if (bench_output_same(c->csv_path, c->plot_path))
-		return usage_error("--csv and --plot name the same file '%s'%s", c->plot_path, "");
+		return usage_error("--csv and --plot name the same file '%s'", c->plot_path);
 
 	if (!c->locks) {
 		size_t n;
@@ -313,10 +315,8 @@ static int parse_options(int argc, char **argv, struct bench_config *c)
 	}
 	if (c->spin_threshold_set) {
 		if (pvspin_tunable_set(PVSPIN_TUNE_SPIN_THRESHOLD, c->spin_threshold)) {
-			char buf[32];
-			snprintf(buf, sizeof(buf), "%u", c->spin_threshold);
-			return usage_error("--spin-threshold: %s is out of range%s", buf,
-					   " (the lock library refused it)");
+			return usage_error("--spin-threshold: %u is out of range (the lock "
+					   "library refused it)", c->spin_threshold);
 		}
 	}
 	c->spin_threshold = pvspin_tunable_get(PVSPIN_TUNE_SPIN_THRESHOLD);

@@ -48,17 +48,10 @@
 
 static volatile sig_atomic_t interrupted; /* the signal number, 0: none */
 
-uint64_t torture_now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static void spin_ns(uint64_t ns)
 {
-	uint64_t end = torture_now_ns() + ns;
-	while (torture_now_ns() < end)
+	uint64_t end = tool_now_ns() + ns;
+	while (tool_now_ns() < end)
 		pvspin_plat_cpu_relax();
 }
 
@@ -81,7 +74,7 @@ static void report_failure(struct torture *t, struct torture_writer *w, const ch
 /* The critical section: checks mutual exclusion and holds for a while. */
 static void critical_section(struct torture *t, struct torture_writer *w)
 {
-	uint64_t r = torture_random(&w->rng);
+	uint64_t r = tool_random(&w->rng);
 	uint32_t n = (uint32_t)t->nthreads;
 
 	if (__atomic_fetch_add(&t->cs_holders, 1, __ATOMIC_ACQ_REL) != 0)
@@ -94,7 +87,7 @@ static void critical_section(struct torture *t, struct torture_writer *w)
 	if ((r >> 8) % (4u * n) == 0)
 		spin_ns(2000);
 	if (t->long_hold_ms &&
-	    torture_random(&w->rng) % (2000ull * n * t->long_hold_ms) == 0) {
+	    tool_random(&w->rng) % (2000ull * n * t->long_hold_ms) == 0) {
 		__atomic_fetch_add(&t->long_holds, 1, __ATOMIC_RELAXED);
 		spin_ns((uint64_t)t->long_hold_ms * 1000000u);
 	}
@@ -131,23 +124,23 @@ static void *writer_main(void *arg)
 	}
 
 	while (!__atomic_load_n(&t->stop, __ATOMIC_ACQUIRE)) {
-		uint64_t start = torture_now_ns();
+		uint64_t start = tool_now_ns();
 		__atomic_store_n(&w->wait_start_ns, start, __ATOMIC_RELAXED);
 		__atomic_store_n(&w->phase, TW_WAITING, __ATOMIC_RELEASE);
 		k->lock();
-		uint64_t waited = torture_now_ns() - start;
+		uint64_t waited = tool_now_ns() - start;
 		__atomic_store_n(&w->phase, TW_HOLDING, __ATOMIC_RELEASE);
 		if (waited > w->max_wait_ns)
 			__atomic_store_n(&w->max_wait_ns, waited, __ATOMIC_RELAXED);
 		critical_section(t, w);
-		__atomic_store_n(&w->unlock_start_ns, torture_now_ns(), __ATOMIC_RELAXED);
+		__atomic_store_n(&w->unlock_start_ns, tool_now_ns(), __ATOMIC_RELAXED);
 		__atomic_store_n(&w->phase, TW_UNLOCKING, __ATOMIC_RELEASE);
 		k->unlock();
 		__atomic_store_n(&w->phase, TW_IDLE, __ATOMIC_RELEASE);
 		__atomic_store_n(&w->acquisitions, w->acquisitions + 1, __ATOMIC_RELAXED);
 
 		/* Non-critical work: 0-127 PAUSEs, 1 in 64 a yield. */
-		uint64_t r = torture_random(&w->rng);
+		uint64_t r = tool_random(&w->rng);
 		relax_loops((uint32_t)(r & 127));
 		if (((r >> 16) & 63) == 0)
 			sched_yield();
@@ -370,7 +363,7 @@ int pvspin_cmd_torture(int argc, char **argv)
 		return 2;
 	}
 	if (!seeded)
-		t.seed = torture_now_ns() ^ ((uint64_t)getpid() << 32);
+		t.seed = tool_now_ns() ^ ((uint64_t)getpid() << 32);
 	if (!t.spin_threshold && !strcmp(t.kind->name, "lost_kick"))
 		t.spin_threshold = LOST_KICK_SPIN_THRESHOLD;
 	if (t.spin_threshold && t.kind->pv &&
@@ -436,7 +429,7 @@ int pvspin_cmd_torture(int argc, char **argv)
 	/* Main loop: watchdog sample about every ms, statistics every interval. */
 	struct torture_watchdog wd = { 0 };
 	struct torture_snapshot prev, cur;
-	uint64_t start = torture_now_ns(), end = start + (uint64_t)t.seconds * 1000000000u;
+	uint64_t start = tool_now_ns(), end = start + (uint64_t)t.seconds * 1000000000u;
 	uint64_t next_stats = start + (uint64_t)t.stats_interval * 1000000000u, last_stats = start;
 	bool stalled = false;
 	int cut_short = 0; /* the signal that ended the run before its time */
@@ -445,7 +438,7 @@ int pvspin_cmd_torture(int argc, char **argv)
 	for (;;) {
 		struct timespec ms = { 0, 1000000 };
 		nanosleep(&ms, NULL);
-		uint64_t now = torture_now_ns();
+		uint64_t now = tool_now_ns();
 		if (torture_watchdog_sample(&t, &wd, now)) {
 			stalled = true;
 			break;
@@ -467,7 +460,7 @@ int pvspin_cmd_torture(int argc, char **argv)
 			break;
 		}
 	}
-	double ran_s = (double)(torture_now_ns() - start) / 1e9;
+	double ran_s = (double)(tool_now_ns() - start) / 1e9;
 	if (cut_short)
 		printf("pvspin torture: interrupted by %s after %.1f s of %u s\n",
 		       cut_short == SIGINT ? "SIGINT" : "SIGTERM", ran_s, t.seconds);
@@ -492,7 +485,7 @@ int pvspin_cmd_torture(int argc, char **argv)
 		if (!stalled)
 			torture_dump(&t, "!!! ");
 	}
-	uint64_t elapsed = torture_now_ns() - start;
+	uint64_t elapsed = tool_now_ns() - start;
 
 	/* Final report. */
 	snapshot(&t, &cur);

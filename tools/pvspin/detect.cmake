@@ -1,5 +1,5 @@
 # `pvspin detect`: the environment and each policy's pick (JSON via jansson;
 # the library itself never links jansson).
-pkg_check_modules(JANSSON REQUIRED IMPORTED_TARGET jansson)
+include(${PROJECT_SOURCE_DIR}/cmake/deps.cmake)
 target_sources(pvspin PRIVATE ${CMAKE_CURRENT_LIST_DIR}/cmd_detect.c)
 target_link_libraries(pvspin PRIVATE PkgConfig::JANSSON)

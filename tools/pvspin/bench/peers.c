@@ -26,6 +26,17 @@
 _Static_assert(sizeof(pthread_mutex_t) <= BENCH_LOCK_SIZE, "lock storage");
 _Static_assert(sizeof(pthread_spinlock_t) <= BENCH_LOCK_SIZE, "lock storage");
 
+/* A lock without per-thread context: (lock, ctx) adapters name##_lock_op
+ * and name##_unlock_op around `lock_fn`/`unlock_fn` (any result ignored),
+ * and name##_run, its instance of the timed loop. */
+#define BENCH_PEER_LOOP(name, lock_fn, unlock_fn)                             \
+	static inline void name##_lock_op(void *l, void *c)                  \
+	{ (void)c; lock_fn(l); }                                              \
+	static inline void name##_unlock_op(void *l, void *c)                \
+	{ (void)c; unlock_fn(l); }                                            \
+	static void name##_run(struct bench_worker *w)                        \
+	{ bench_worker_loop(w, name##_lock_op, name##_unlock_op); }
+
 /* ---- pvspin kinds: the lock word, zero-initialised ----------------------- */
 
 static int pv_init(void *mem)
@@ -35,18 +46,10 @@ static int pv_init(void *mem)
 }
 static void nop_destroy(void *mem) { (void)mem; }
 
-#define PVSPIN_ADAPTER(k)                                                      \
-	static inline void k##_lock_op(void *l, void *c)                      \
-	{ (void)c; pvspin_##k##_lock(l); }                                     \
-	static inline void k##_unlock_op(void *l, void *c)                    \
-	{ (void)c; pvspin_##k##_unlock(l); }                                   \
-	static void k##_run(struct bench_worker *w)                            \
-	{ bench_worker_loop(w, k##_lock_op, k##_unlock_op); }
-
-PVSPIN_ADAPTER(qspinlock)
-PVSPIN_ADAPTER(pvqspinlock)
-PVSPIN_ADAPTER(tas)
-PVSPIN_ADAPTER(ticket)
+BENCH_PEER_LOOP(qspinlock, pvspin_qspinlock_lock, pvspin_qspinlock_unlock)
+BENCH_PEER_LOOP(pvqspinlock, pvspin_pvqspinlock_lock, pvspin_pvqspinlock_unlock)
+BENCH_PEER_LOOP(tas, pvspin_tas_lock, pvspin_tas_unlock)
+BENCH_PEER_LOOP(ticket, pvspin_ticket_lock, pvspin_ticket_unlock)
 
 /* ---- glibc ---------------------------------------------------------------- */
 
@@ -55,9 +58,7 @@ static int pspin_init(void *mem)
 	return pthread_spin_init(mem, PTHREAD_PROCESS_PRIVATE);
 }
 static void pspin_destroy(void *mem) { pthread_spin_destroy(mem); }
-static inline void pspin_lock_op(void *l, void *c) { (void)c; pthread_spin_lock(l); }
-static inline void pspin_unlock_op(void *l, void *c) { (void)c; pthread_spin_unlock(l); }
-static void pspin_run(struct bench_worker *w) { bench_worker_loop(w, pspin_lock_op, pspin_unlock_op); }
+BENCH_PEER_LOOP(pspin, pthread_spin_lock, pthread_spin_unlock)
 
 static int mutex_init_type(void *mem, int type)
 {
@@ -73,9 +74,7 @@ static int mutex_init_type(void *mem, int type)
 static int mutex_init(void *mem) { return mutex_init_type(mem, PTHREAD_MUTEX_NORMAL); }
 static int mutex_adaptive_init(void *mem) { return mutex_init_type(mem, PTHREAD_MUTEX_ADAPTIVE_NP); }
 static void mutex_destroy(void *mem) { pthread_mutex_destroy(mem); }
-static inline void mutex_lock_op(void *l, void *c) { (void)c; pthread_mutex_lock(l); }
-static inline void mutex_unlock_op(void *l, void *c) { (void)c; pthread_mutex_unlock(l); }
-static void mutex_run(struct bench_worker *w) { bench_worker_loop(w, mutex_lock_op, mutex_unlock_op); }
+BENCH_PEER_LOOP(mutex, pthread_mutex_lock, pthread_mutex_unlock)
 
 /* ---- Concurrency Kit ------------------------------------------------------ */
 
@@ -92,14 +91,10 @@ static inline void ck_mcs_unlock_op(void *l, void *c) { ck_spinlock_mcs_unlock(l
 static void ck_mcs_run(struct bench_worker *w) { bench_worker_loop(w, ck_mcs_lock_op, ck_mcs_unlock_op); }
 
 static int ck_ticket_init(void *mem) { ck_spinlock_ticket_init(mem); return 0; }
-static inline void ck_ticket_lock_op(void *l, void *c) { (void)c; ck_spinlock_ticket_lock(l); }
-static inline void ck_ticket_unlock_op(void *l, void *c) { (void)c; ck_spinlock_ticket_unlock(l); }
-static void ck_ticket_run(struct bench_worker *w) { bench_worker_loop(w, ck_ticket_lock_op, ck_ticket_unlock_op); }
+BENCH_PEER_LOOP(ck_ticket, ck_spinlock_ticket_lock, ck_spinlock_ticket_unlock)
 
 static int ck_fas_init(void *mem) { ck_spinlock_fas_init(mem); return 0; }
-static inline void ck_fas_lock_op(void *l, void *c) { (void)c; ck_spinlock_fas_lock(l); }
-static inline void ck_fas_unlock_op(void *l, void *c) { (void)c; ck_spinlock_fas_unlock(l); }
-static void ck_fas_run(struct bench_worker *w) { bench_worker_loop(w, ck_fas_lock_op, ck_fas_unlock_op); }
+BENCH_PEER_LOOP(ck_fas, ck_spinlock_fas_lock, ck_spinlock_fas_unlock)
 #endif
 
 /* ---- the table ------------------------------------------------------------ */

@@ -128,7 +128,7 @@ int bench_run_cell(const struct bench_cell_spec *spec, struct bench_cell_result 
 	struct pvspin_events ev0, ev1;
 	pvspin_events_read(&ev0);
 
-	uint64_t t_setup = bench_now_ns();
+	uint64_t t_setup = tool_now_ns();
 	for (; created < nt; created++) {
 		err = pthread_create(&w[created].tid, NULL, worker_main, &w[created]);
 		if (err) {
@@ -142,7 +142,7 @@ int bench_run_cell(const struct bench_cell_spec *spec, struct bench_cell_result 
 		pthread_cond_wait(&run.cv, &run.m);
 	if (created < nt)
 		__atomic_store_n(&sh->stop, 1, __ATOMIC_RELAXED);
-	uint64_t t0 = bench_now_ns();
+	uint64_t t0 = tool_now_ns();
 	run.go = 1;
 	pthread_cond_broadcast(&run.cv);
 	pthread_mutex_unlock(&run.m);
@@ -155,11 +155,11 @@ int bench_run_cell(const struct bench_cell_spec *spec, struct bench_cell_result 
 		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
 			;
 		__atomic_store_n(&sh->stop, 1, __ATOMIC_RELAXED);
-		t1 = bench_now_ns();
+		t1 = tool_now_ns();
 	}
 	for (unsigned i = 0; i < created; i++)
 		pthread_join(w[i].tid, NULL);
-	uint64_t t_joined = bench_now_ns();
+	uint64_t t_joined = tool_now_ns();
 	pvspin_events_read(&ev1);
 	pvspin_slots_read(&out->slots_after);
 	pthread_cond_destroy(&run.cv);

@@ -93,7 +93,7 @@ int bench_latency_merge(struct bench_reservoir *const *r, size_t n,
 		/* partial Fisher-Yates: the first take[i] slots become a
 		 * uniform random subset of the kept samples */
 		for (size_t j = 0; j < take[i]; j++) {
-			size_t pick = j + (size_t)(bench_rng_next(&ri->rng) % (ri->kept - j));
+			size_t pick = j + (size_t)(tool_random(&ri->rng) % (ri->kept - j));
 			double t = ri->v[j];
 			ri->v[j] = ri->v[pick];
 			ri->v[pick] = t;

@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "clock_random.h"
+
 /**
  * A uniform random sample of at most `cap` latencies (ns) out of the `seen`
  * offered: Vitter's Algorithm R (J. S. Vitter, "Random sampling with a
@@ -39,17 +41,6 @@ void bench_reservoir_free(struct bench_reservoir *r);
 /** Forget every sample (keeps the memory). */
 void bench_reservoir_reset(struct bench_reservoir *r);
 
-/** xorshift64* (Vigna 2016): the next pseudo-random 64-bit value. */
-static inline uint64_t bench_rng_next(uint64_t *s)
-{
-	uint64_t x = *s;
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	*s = x;
-	return x * 0x2545F4914F6CDD1DULL;
-}
-
 /** Offer one latency `ns` (>= 0).  O(1), no allocation. */
 static inline void bench_reservoir_add(struct bench_reservoir *r, double ns)
 {
@@ -60,7 +51,7 @@ static inline void bench_reservoir_add(struct bench_reservoir *r, double ns)
 		r->v[r->kept++] = ns;
 		return;
 	}
-	uint64_t j = bench_rng_next(&r->rng) % r->seen;
+	uint64_t j = tool_random(&r->rng) % r->seen;
 	if (j < r->cap)
 		r->v[j] = ns;
 }

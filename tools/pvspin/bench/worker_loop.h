@@ -38,9 +38,9 @@ bench_worker_loop(struct bench_worker *w, bench_lock_fn lock_op, bench_lock_fn u
 	do {
 		if (--until_sample == 0) {
 			until_sample = every;
-			uint64_t t0 = bench_now_ns();
+			uint64_t t0 = tool_now_ns();
 			lock_op(lock, ctx);
-			uint64_t t1 = bench_now_ns();
+			uint64_t t1 = tool_now_ns();
 			bench_reservoir_add(&w->lat, (double)(t1 - t0));
 		} else {
 			lock_op(lock, ctx);

@@ -16,18 +16,18 @@ void bench_workload_calibrate(struct bench_workload *w)
 	/* grow the loop until one run takes >= CALIBRATE_RUN_NS */
 	uint64_t loops = 1u << 16, t;
 	for (;;) {
-		uint64_t t0 = bench_now_ns();
+		uint64_t t0 = tool_now_ns();
 		bench_busy(loops);
-		t = bench_now_ns() - t0;
+		t = tool_now_ns() - t0;
 		if (t >= CALIBRATE_RUN_NS || loops >= (1ull << 40))
 			break;
 		loops *= 2;
 	}
 	uint64_t best = t;
 	for (int i = 0; i < CALIBRATE_RUNS; i++) {
-		uint64_t t0 = bench_now_ns();
+		uint64_t t0 = tool_now_ns();
 		bench_busy(loops);
-		t = bench_now_ns() - t0;
+		t = tool_now_ns() - t0;
 		if (t < best)
 			best = t;
 	}
@@ -36,11 +36,11 @@ void bench_workload_calibrate(struct bench_workload *w)
 	/* clock cost: 2000 back-to-back reads, fastest of the runs */
 	double best_clock = INFINITY;
 	for (int i = 0; i < CALIBRATE_RUNS; i++) {
-		uint64_t t0 = bench_now_ns(), x = 0;
+		uint64_t t0 = tool_now_ns(), x = 0;
 		for (int j = 0; j < 2000; j++)
-			x += bench_now_ns();
+			x += tool_now_ns();
 		__asm__ __volatile__("" : : "r"(x));
-		double c = (double)(bench_now_ns() - t0) / 2001.0;
+		double c = (double)(tool_now_ns() - t0) / 2001.0;
 		if (c < best_clock)
 			best_clock = c;
 	}

@@ -1,6 +1,6 @@
 /*
  * bench/workload.h - the calibrated busy work of `pvspin bench` (critical
- * and non-critical sections) and the clock.
+ * and non-critical sections).
  *
  * The work is an empty counted loop the compiler may not remove (an asm
  * memory clobber per iteration): it touches no memory of its own, so the
@@ -12,12 +12,13 @@
 #define PVSPIN_BENCH_WORKLOAD_H
 
 #include <stdint.h>
-#include <time.h>
+
+#include "clock_random.h"
 
 /** Result of the calibration. */
 struct bench_workload {
 	double loops_per_ns;     /* busy-loop iterations per ns */
-	double clock_cost_ns;    /* cost of one bench_now_ns() call, ns */
+	double clock_cost_ns;    /* cost of one tool_now_ns() call, ns */
 };
 
 /** Spin `loops` iterations of the busy loop. */
@@ -25,14 +26,6 @@ static inline void bench_busy(uint64_t loops)
 {
 	for (uint64_t i = 0; i < loops; i++)
 		__asm__ __volatile__("" ::: "memory");
-}
-
-/** CLOCK_MONOTONIC in ns (vDSO, no syscall on x86 with a TSC clocksource). */
-static inline uint64_t bench_now_ns(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
 /**

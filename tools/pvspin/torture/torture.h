@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include "pvspin/lock.h"
+#include "clock_random.h"
 
 /** Real-time signal asking a writer where it is (stall diagnosis). */
 #define TORTURE_SIG_DIAG (SIGRTMIN + 4)
@@ -146,20 +147,6 @@ struct torture {
 	uint64_t long_holds;
 	uint64_t stops, pins;     /* injected stops and affinity changes */
 };
-
-/** Monotonic clock in ns. */
-uint64_t torture_now_ns(void);
-
-/** xorshift64* step: next value of *state (never 0 for a non-zero state). */
-static inline uint64_t torture_random(uint64_t *state)
-{
-	uint64_t x = *state;
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	*state = x;
-	return x * 0x2545F4914F6CDD1Dull;
-}
 
 /* ---- preemption injection (torture_inject.c) ----------------------- */
 

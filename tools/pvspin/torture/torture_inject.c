@@ -150,8 +150,8 @@ void *torture_inject_main(void *arg)
 			cpus[ncpus++] = c;
 
 	while (!__atomic_load_n(&t->stop, __ATOMIC_ACQUIRE)) {
-		sleep_ns(1000000u + torture_random(&rng) % 4000000u);
-		uint64_t now = torture_now_ns();
+		sleep_ns(1000000u + tool_random(&rng) % 4000000u);
+		uint64_t now = tool_now_ns();
 
 		for (int i = 0; i < t->nthreads; i++) {
 			struct torture_writer *w = &t->writers[i];
@@ -163,8 +163,8 @@ void *torture_inject_main(void *arg)
 				writer_unpin(w, &all);
 		}
 
-		struct torture_writer *w = &t->writers[torture_random(&rng) % (uint64_t)t->nthreads];
-		switch (torture_random(&rng) % 4) {
+		struct torture_writer *w = &t->writers[tool_random(&rng) % (uint64_t)t->nthreads];
+		switch (tool_random(&rng) % 4) {
 		case 0:
 		case 1: /* stop a writer for 1..STOP_MAX_MS ms */
 			if (w->resume_at_ns || nstopped >= max_stopped ||
@@ -175,7 +175,7 @@ void *torture_inject_main(void *arg)
 				__atomic_store_n(&w->stop_req, 0, __ATOMIC_RELEASE);
 				break;
 			}
-			w->resume_at_ns = now + 1000000u * (1 + torture_random(&rng) % STOP_MAX_MS);
+			w->resume_at_ns = now + 1000000u * (1 + tool_random(&rng) % STOP_MAX_MS);
 			nstopped++;
 			__atomic_fetch_add(&t->stops, 1, __ATOMIC_RELAXED);
 			break;
@@ -185,12 +185,12 @@ void *torture_inject_main(void *arg)
 			{
 				cpu_set_t one;
 				CPU_ZERO(&one);
-				CPU_SET(cpus[torture_random(&rng) % (uint64_t)ncpus], &one);
+				CPU_SET(cpus[tool_random(&rng) % (uint64_t)ncpus], &one);
 				if (pthread_setaffinity_np(w->thread, sizeof(one), &one))
 					break;
 			}
 			w->unpin_at_ns = now + 1000000u *
-				(PIN_MIN_MS + torture_random(&rng) % (PIN_MAX_MS - PIN_MIN_MS + 1));
+				(PIN_MIN_MS + tool_random(&rng) % (PIN_MAX_MS - PIN_MIN_MS + 1));
 			__atomic_fetch_add(&t->pins, 1, __ATOMIC_RELAXED);
 			break;
 		default: /* leave them alone this time */

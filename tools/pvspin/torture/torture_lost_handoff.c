@@ -21,7 +21,7 @@ static void take_back_baton(struct pvspin_qnode *next)
 {
 	if (!handoff_rng)
 		handoff_rng = (uint64_t)(uintptr_t)&handoff_rng | 1;
-	if (torture_random(&handoff_rng) % 16)
+	if (tool_random(&handoff_rng) % 16)
 		return;
 	if (__atomic_exchange_n(&next->locked, 0, __ATOMIC_RELAXED))
 		__atomic_fetch_add(&lost_handoffs, 1, __ATOMIC_RELAXED);

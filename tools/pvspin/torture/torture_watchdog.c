@@ -352,7 +352,7 @@ void torture_dump(struct torture *t, const char *prefix)
 {
 	const struct torture_kind *k = t->kind;
 	uint32_t word = torture_lock_word();
-	uint64_t now = torture_now_ns();
+	uint64_t now = tool_now_ns();
 
 	switch (k->layout) {
 	case TORTURE_WORD_QSPIN: {
