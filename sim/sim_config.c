@@ -239,6 +239,34 @@ int sim_config_set(struct sim_config *c, const char *key, const char *value, FIL
 	return config_set(c, key, key, value, err);
 }
 
+int sim_config_set_pair(struct sim_config *c, const char *pair, FILE *err)
+{
+	const char *eq = strchr(pair, '=');
+	if (!eq) {
+		fprintf(err, "pvspin sim: --set needs KEY=VALUE, not '%s'\n", pair);
+		return -1;
+	}
+	char *key = strndup(pair, (size_t)(eq - pair));
+	if (!key) {
+		fprintf(err, "pvspin sim: out of memory\n");
+		return -1;
+	}
+	int rc = sim_config_set(c, key, eq + 1, err);
+	free(key);
+	return rc;
+}
+
+int sim_config_set_list(struct sim_config *c, const char *list, FILE *err)
+{
+	char buf[512];
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (char *save = NULL, *tok = strtok_r(buf, " ", &save); tok;
+	     tok = strtok_r(NULL, " ", &save))
+		if (sim_config_set_pair(c, tok, err))
+			return -1;
+	return 0;
+}
+
 /* sim_config_set() of `key`; error messages name the key as `shown` (the
  * user's "vm0.lock" for the per-VM "lock"). */
 /* A number written the plain decimal way: an optional '-', digits, and
@@ -388,16 +416,7 @@ int sim_config_preset(struct sim_config *c, const char *name, FILE *err)
 		sim_config_defaults(c);
 		c->seed = seed;
 		snprintf(c->preset, sizeof(c->preset), "%s", name);
-		char buf[512];
-		snprintf(buf, sizeof(buf), "%s", presets[i].settings);
-		for (char *save = NULL, *tok = strtok_r(buf, " ", &save); tok;
-		     tok = strtok_r(NULL, " ", &save)) {
-			char *eq = strchr(tok, '=');
-			*eq = 0;
-			if (sim_config_set(c, tok, eq + 1, err))
-				return -1;
-		}
-		return 0;
+		return sim_config_set_list(c, presets[i].settings, err);
 	}
 	fprintf(err, "pvspin sim: unknown preset '%s'; valid presets: ", name);
 	for (int i = 0; i < NPRESETS; i++)

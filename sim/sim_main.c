@@ -382,11 +382,8 @@ static void fuzz_config(struct sim_config *c, gsl_rng *r, char *cmd, size_t n)
 	size_t used = 0;
 	cmd[0] = 0;
 	for (int i = 0; i < k; i++) {
-		char *eq = strchr(set[i], '=');
 		used += (size_t)snprintf(cmd + used, used < n ? n - used : 0, " --set %s", set[i]);
-		*eq = 0;
-		sim_config_set(c, set[i], eq + 1, stderr);
-		*eq = '=';
+		sim_config_set_pair(c, set[i], stderr);
 	}
 }
 
@@ -559,15 +556,9 @@ static int sim_main(int argc, char **argv, char **sets)
 		}
 	}
 	for (int i = 0; i < nsets; i++) {
-		char *eq = strchr(sets[i], '=');
-		if (!eq) {
-			fprintf(stderr, "pvspin sim: --set needs KEY=VALUE, not '%s'\n", sets[i]);
-			return 2;
-		}
-		*eq = 0;
-		if (!strcmp(sets[i], "preset"))
+		if (!strncmp(sets[i], "preset=", 7))
 			continue;   /* applied above */
-		if (sim_config_set(&cfg, sets[i], eq + 1, stderr))
+		if (sim_config_set_pair(&cfg, sets[i], stderr))
 			return 2;
 	}
 	if (seed_s && sim_config_set(&cfg, "seed", seed_s, stderr))
