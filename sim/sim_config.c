@@ -228,6 +228,18 @@ static void key_names(FILE *err)
 /* What a boolean key accepts (any case for the words). */
 #define BOOL_SPELLINGS "0 or 1 (also off/on, no/yes, false/true)"
 
+/* 1 or 0 for a spelling of BOOL_SPELLINGS, else -1. */
+static int bool_word(const char *v)
+{
+	if (!strcmp(v, "1") || !strcasecmp(v, "on") || !strcasecmp(v, "true") ||
+	    !strcasecmp(v, "yes"))
+		return 1;
+	if (!strcmp(v, "0") || !strcasecmp(v, "off") || !strcasecmp(v, "false") ||
+	    !strcasecmp(v, "no"))
+		return 0;
+	return -1;
+}
+
 static int bad(FILE *err, const char *key, const char *value, const char *valid)
 {
 	fprintf(err, "pvspin sim: bad value '%s' for key '%s'; valid: %s\n", value, key, valid);
@@ -353,35 +365,24 @@ static int config_set(struct sim_config *c, const char *key, const char *shown,
 	}
 	case K_BOOL:
 	case K_TRI: {
-		int v;
-		if (!strcmp(value, "1") || !strcasecmp(value, "on") || !strcasecmp(value, "true") ||
-		    !strcasecmp(value, "yes"))
-			v = 1;
-		else if (!strcmp(value, "0") || !strcasecmp(value, "off") ||
-			 !strcasecmp(value, "false") || !strcasecmp(value, "no"))
-			v = 0;
-		else if (k->type == K_TRI && !strcmp(value, "default"))
+		int v = bool_word(value);
+		if (v < 0 && k->type == K_TRI && !strcmp(value, "default"))
 			v = -1;
-		else
+		else if (v < 0)
 			return bad(err, shown, value, k->type == K_TRI ? BOOL_SPELLINGS " or default"
 								       : BOOL_SPELLINGS);
 		*(int *)(base + k->off) = v;
 		return 0;
 	}
-	case K_KYIELD:
-		if (!strcmp(value, "oracle"))
-			*(int *)(base + k->off) = SIM_KY_ORACLE;
-		else if (!strcmp(value, "oracle-cross-vm"))
-			*(int *)(base + k->off) = SIM_KY_ORACLE_CROSS;
-		else if (!strcmp(value, "1") || !strcasecmp(value, "on") ||
-			 !strcasecmp(value, "true") || !strcasecmp(value, "yes"))
-			*(int *)(base + k->off) = SIM_KY_YIELD;
-		else if (!strcmp(value, "0") || !strcasecmp(value, "off") ||
-			 !strcasecmp(value, "false") || !strcasecmp(value, "no"))
-			*(int *)(base + k->off) = SIM_KY_OFF;
-		else
+	case K_KYIELD: {
+		/* SIM_KY_OFF / SIM_KY_YIELD are 0 / 1: a boolean word */
+		int v = !strcmp(value, "oracle") ? SIM_KY_ORACLE
+			: !strcmp(value, "oracle-cross-vm") ? SIM_KY_ORACLE_CROSS : bool_word(value);
+		if (v < 0)
 			return bad(err, shown, value, BOOL_SPELLINGS ", oracle or oracle-cross-vm");
+		*(int *)(base + k->off) = v;
 		return 0;
+	}
 	case K_KIND: {
 		pvspin_kind_t kind = pvspin_kind_from_name(value);
 		if (kind == PVSPIN_KIND_NONE)
