@@ -168,6 +168,13 @@ static int per_vm_key(const char *key, const char **sub)
 	return n < SIM_MAX_VMS ? n : SIM_MAX_VMS;
 }
 
+/* Whether SUB of vmN.SUB is a key with a per-VM override. */
+static bool per_vm_sub_valid(const char *sub)
+{
+	return !strcmp(sub, "lock") || !strcmp(sub, "ple") || !strcmp(sub, "kick_yield") ||
+	       !strcmp(sub, "pv_unhalt") || !strcmp(sub, "steal_time");
+}
+
 /* vmN.KEY: a per-VM override of lock, ple, kick_yield, pv_unhalt or
  * steal_time.  Returns 1 if `key` is not of that form. */
 static int set_per_vm(struct sim_config *c, const char *key, const char *value, FILE *err)
@@ -182,8 +189,7 @@ static int set_per_vm(struct sim_config *c, const char *key, const char *value, 
 		return -1;
 	}
 	struct sim_config tmp = *c;
-	if (strcmp(sub, "lock") && strcmp(sub, "ple") && strcmp(sub, "kick_yield") &&
-	    strcmp(sub, "pv_unhalt") && strcmp(sub, "steal_time")) {
+	if (!per_vm_sub_valid(sub)) {
 		fprintf(err, "pvspin sim: unknown per-VM key '%s'; valid: vmN.lock, vmN.ple, "
 			     "vmN.kick_yield, vmN.pv_unhalt, vmN.steal_time\n", key);
 		return -1;
@@ -211,10 +217,7 @@ bool sim_config_key_exists(const char *name)
 	const char *sub;
 	if (!strcmp(name, "preset") || key_find(name))
 		return true;
-	if (per_vm_key(name, &sub) < 0)
-		return false;
-	return !strcmp(sub, "lock") || !strcmp(sub, "ple") || !strcmp(sub, "kick_yield") ||
-	       !strcmp(sub, "pv_unhalt") || !strcmp(sub, "steal_time");
+	return per_vm_key(name, &sub) >= 0 && per_vm_sub_valid(sub);
 }
 
 static void key_names(FILE *err)
@@ -279,8 +282,6 @@ int sim_config_set_list(struct sim_config *c, const char *list, FILE *err)
 	return 0;
 }
 
-/* sim_config_set() of `key`; error messages name the key as `shown` (the
- * user's "vm0.lock" for the per-VM "lock"). */
 /* A number written the plain decimal way: an optional '-', digits, and
  * for reals an optional fraction and exponent.  strtoll/strtod alone would
  * also take leading blanks, '+', hex ("0x10") and, with base 0, octal
@@ -310,6 +311,8 @@ static bool plain_decimal(const char *v, bool real)
 	return digits && !*p;
 }
 
+/* sim_config_set() of `key`; error messages name the key as `shown` (the
+ * user's "vm0.lock" for the per-VM "lock"). */
 static int config_set(struct sim_config *c, const char *key, const char *shown,
 		      const char *value, FILE *err)
 {
