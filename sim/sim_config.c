@@ -50,7 +50,9 @@ static const struct sim_preset presets[] = {
 
 /* ---- keys ----------------------------------------------------------------- */
 
-enum ktype { K_INT, K_LONG, K_U64, K_DOUBLE, K_BOOL, K_TRI, K_STR, K_KIND, K_DIST, K_KYIELD };
+/* K_DOUBLE_PROF: a K_DOUBLE that also takes -1, "the profile's value" */
+enum ktype { K_INT, K_LONG, K_U64, K_DOUBLE, K_DOUBLE_PROF, K_BOOL, K_TRI, K_STR, K_KIND,
+	     K_DIST, K_KYIELD };
 
 struct key {
 	const char *name;
@@ -98,10 +100,10 @@ static const struct key keys[] = {
 	  "tas: largest backoff between attempts, loops (0: virt_spin_lock, no backoff)" },
 	{ "early_halt_preempted", K_BOOL, OFF(early_halt_preempted), 0, 1,
 	  "pvqspinlock: also halt early when the predecessor is preempted (the reverted variant)" },
-	{ "halt_poll_us", K_DOUBLE, OFF(halt_poll_us), 0, 1e6,
+	{ "halt_poll_us", K_DOUBLE_PROF, OFF(halt_poll_us), 0, 1e6,
 	  "KVM halt polling, us (-1: the profile's)" },
 	/* at least 1 us: the first slice's random phase draws from [0, slice ns) */
-	{ "slice_us", K_DOUBLE, OFF(slice_us), 1, 1e6,
+	{ "slice_us", K_DOUBLE_PROF, OFF(slice_us), 1, 1e6,
 	  "host scheduler base slice, us (-1: the profile's)" },
 	{ "sample_us", K_DOUBLE, OFF(sample_us), 1, 1e6,
 	  "period of the LHP/LWP sampling and deadlock check, us" },
@@ -111,12 +113,6 @@ static const struct key keys[] = {
 	  "TEST ONLY: enter the critical section even when trylock failed" },
 };
 #define NKEYS ((int)(sizeof(keys) / sizeof(keys[0])))
-
-/* Keys where -1 (= the profile's value) is valid besides min..max. */
-static bool key_minus_one(const struct key *k)
-{
-	return k->off == OFF(halt_poll_us) || k->off == OFF(slice_us);
-}
 
 void sim_config_defaults(struct sim_config *c)
 {
@@ -333,8 +329,9 @@ static int config_set(struct sim_config *c, const char *key, const char *shown,
 		return -1;
 	}
 	snprintf(range, sizeof(range), "%s%s from %.15g to %.15g",
-		 key_minus_one(k) ? "-1 (the profile's) or " : "",
-		 k->type == K_DOUBLE ? "a number" : "an integer", k->min, k->max);
+		 k->type == K_DOUBLE_PROF ? "-1 (the profile's) or " : "",
+		 k->type == K_DOUBLE || k->type == K_DOUBLE_PROF ? "a number" : "an integer",
+		 k->min, k->max);
 	errno = 0;
 	switch (k->type) {
 	case K_INT:
@@ -357,10 +354,12 @@ static int config_set(struct sim_config *c, const char *key, const char *shown,
 		*(uint64_t *)(base + k->off) = v;
 		return 0;
 	}
-	case K_DOUBLE: {
+	case K_DOUBLE:
+	case K_DOUBLE_PROF: {
 		double v = strtod(value, &end);
 		/* ERANGE on underflow (1e-400) is a tiny number, still out of range */
-		bool in = !isnan(v) && ((v >= k->min && v <= k->max) || (key_minus_one(k) && v == -1));
+		bool in = !isnan(v) && ((v >= k->min && v <= k->max) ||
+					(k->type == K_DOUBLE_PROF && v == -1));
 		if (!plain_decimal(value, true) || end == value || *end || !isfinite(v) || !in)
 			return bad(err, shown, value, range);
 		*(double *)(base + k->off) = v;
@@ -801,7 +800,8 @@ json_t *sim_config_json(const struct sim_config *in)
 		case K_INT: v = json_integer(*(const int *)(base + k->off)); break;
 		case K_LONG: v = json_integer(*(const long *)(base + k->off)); break;
 		case K_U64: v = sim_u64_json(*(const uint64_t *)(base + k->off)); break;
-		case K_DOUBLE: v = json_real(*(const double *)(base + k->off)); break;
+		case K_DOUBLE:
+		case K_DOUBLE_PROF: v = json_real(*(const double *)(base + k->off)); break;
 		case K_BOOL: v = json_boolean(*(const int *)(base + k->off)); break;
 		case K_KYIELD: v = kick_yield_json(*(const int *)(base + k->off)); break;
 		case K_TRI: {
