@@ -1292,6 +1292,19 @@ static void guest_lock_exit(struct vcpu *v, int li, bool got)
 	L->ops++;
 }
 
+/* Whether v did its fixed work (`work` acquisitions / records). */
+static bool vcpu_quota_done(const struct vcpu *v)
+{
+	return v->quota && v->ops >= v->quota;
+}
+
+/* One operation of v's workload done (an acquisition, an ebizzy record). */
+static void vcpu_op_done(struct vcpu *v)
+{
+	v->ops++;
+	S.vms[v->vm].ops++;
+}
+
 static void vcpu_main(int id)
 {
 	struct vcpu *v = &S.vcpus[id];
@@ -1299,7 +1312,7 @@ static void vcpu_main(int id)
 	const struct sim_config *c = S.cfg;
 
 	for (;;) {
-		if (v->quota && v->ops >= v->quota)
+		if (vcpu_quota_done(v))
 			break;
 		vcpu_compute(v, us_to_ns(draw_us(v->rng, c->ncs_dist, c->ncs_us)));
 		int li = 0;
@@ -1308,8 +1321,7 @@ static void vcpu_main(int id)
 		bool got = guest_lock_enter(v, li);
 		vcpu_compute(v, us_to_ns(draw_us(v->rng, c->cs_dist, c->cs_us)));
 		guest_lock_exit(v, li, got);
-		v->ops++;
-		vm->ops++;
+		vcpu_op_done(v);
 	}
 	vcpu_finish(v);
 }
@@ -1691,7 +1703,6 @@ static void mm_zone_bulk(struct vcpu *v)
 /* One ebizzy -M record per iteration (see the model's text). */
 static void vcpu_mm_main(struct vcpu *v)
 {
-	struct vm *vm = &S.vms[v->vm];
 	const struct sim_config *c = S.cfg;
 	const struct sim_mm_model *m = &sim_mm_model;
 	/* pcp pages left on this vCPU's lists before a refill / a drain */
@@ -1702,14 +1713,13 @@ static void vcpu_mm_main(struct vcpu *v)
 	/* which record trims: a random phase per thread */
 	int trim = (int)gsl_rng_uniform_int(v->rng, (unsigned long)m->trim_every);
 	for (;;) {
-		if (v->quota && v->ops >= v->quota)
+		if (vcpu_quota_done(v))
 			break;
 		if (++trim < m->trim_every) {
 			/* the chunk is reused from the heap: mapped already */
 			vcpu_compute(v, memcpy_ns * (sim_time_t)m->faults);
 			vcpu_compute(v, us_to_ns(draw_us(v->rng, c->ncs_dist, c->ncs_us / 2)));
-			v->ops++;
-			vm->ops++;
+			vcpu_op_done(v);
 			continue;
 		}
 		trim = 0;
@@ -1750,8 +1760,7 @@ static void vcpu_mm_main(struct vcpu *v)
 		S.mm_write_held_ns += S.now - w0;
 		mm_up(v, true);
 		v->in_kernel = false;
-		v->ops++;
-		vm->ops++;
+		vcpu_op_done(v);
 	}
 	tlb_ack_self(v);          /* the exiting thread still takes its IPI */
 	vcpu_finish(v);
