@@ -162,6 +162,7 @@ struct sim_mm {
 	uint32_t count __attribute__((aligned(64)));
 	uint32_t tlb_left __attribute__((aligned(64)));  /* acks outstanding */
 	int owner;                   /* writer's slot, -1 (rwsem owner field) */
+	sim_time_t write_since;      /* when the writer got it (accounting) */
 	int *q;                      /* FIFO of waiting vCPU slots (ring) */
 	int qhead, qlen;
 };
@@ -1691,6 +1692,25 @@ static void mm_up(struct vcpu *v, bool write)
 		mm_wake(v, false);
 }
 
+/* mmap_sem around a page fault (read) or a brk (write): the vCPU is in
+ * the kernel (PLE's kernel mode) from the down until after the up; a
+ * write hold's time goes into mm_write_held_ns. */
+static void mm_kernel_down(struct vcpu *v, bool write)
+{
+	v->in_kernel = true;
+	mm_down(v, write);
+	if (write)
+		S.vms[v->vm].mm->write_since = S.now;
+}
+
+static void mm_kernel_up(struct vcpu *v, bool write)
+{
+	if (write)
+		S.mm_write_held_ns += S.now - S.vms[v->vm].mm->write_since;
+	mm_up(v, write);
+	v->in_kernel = false;
+}
+
 /* One zone-lock section (rmqueue_bulk / free_pcppages_bulk). */
 static void mm_zone_bulk(struct vcpu *v)
 {
@@ -1724,32 +1744,24 @@ static void vcpu_mm_main(struct vcpu *v)
 		}
 		trim = 0;
 		/* malloc: brk grow */
-		v->in_kernel = true;
-		mm_down(v, true);
-		sim_time_t w0 = S.now;
+		mm_kernel_down(v, true);
 		vcpu_compute(v, us_to_ns(m->brk_grow_us));
-		S.mm_write_held_ns += S.now - w0;
-		mm_up(v, true);
-		v->in_kernel = false;
+		mm_kernel_up(v, true);
 		/* memcpy: half the user time, one page fault per 4 KiB */
 		for (int f = 0; f < m->faults; f++) {
-			v->in_kernel = true;
-			mm_down(v, false);
+			mm_kernel_down(v, false);
 			if (pcp_alloc-- <= 0) {
 				pcp_alloc = m->pcp_batch - 1;
 				mm_zone_bulk(v);
 			}
 			vcpu_compute(v, us_to_ns(draw_us(v->rng, c->cs_dist, c->cs_us)));
-			mm_up(v, false);
-			v->in_kernel = false;
+			mm_kernel_up(v, false);
 			vcpu_compute(v, memcpy_ns);
 		}
 		/* search: the other half, drawn */
 		vcpu_compute(v, us_to_ns(draw_us(v->rng, c->ncs_dist, c->ncs_us / 2)));
 		/* free: heap trim = brk shrink, unmap, shootdown */
-		v->in_kernel = true;
-		mm_down(v, true);
-		w0 = S.now;
+		mm_kernel_down(v, true);
 		vcpu_compute(v, us_to_ns(m->unmap_us));
 		for (int f = 0; f < m->faults; f++)
 			if (pcp_free-- <= 0) {
@@ -1757,9 +1769,7 @@ static void vcpu_mm_main(struct vcpu *v)
 				mm_zone_bulk(v);
 			}
 		tlb_shootdown(v);
-		S.mm_write_held_ns += S.now - w0;
-		mm_up(v, true);
-		v->in_kernel = false;
+		mm_kernel_up(v, true);
 		vcpu_op_done(v);
 	}
 	tlb_ack_self(v);          /* the exiting thread still takes its IPI */
