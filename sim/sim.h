@@ -62,8 +62,6 @@ struct sim_profile {
 
 const struct sim_profile *sim_profile_find(const char *name);
 const char *sim_profile_names(void);           /* "a, b, c" */
-extern const struct sim_profile sim_profiles[];
-extern const int sim_nprofiles;
 
 /* ---- workload models (sim_workload.c) -------------------------------- */
 
@@ -105,8 +103,6 @@ extern const struct sim_mm_model sim_mm_model;
 
 const struct sim_workload *sim_workload_find(const char *name);
 const char *sim_workload_names(void);
-extern const struct sim_workload sim_workloads[];
-extern const int sim_nworkloads;
 
 /* ---- configuration (sim_config.c) ------------------------------------ */
 
