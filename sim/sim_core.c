@@ -2068,6 +2068,7 @@ static int setup(const struct sim_config *c)
 		fprintf(stderr, "pvspin-sim: unknown profile '%s'\n", c->profile);
 		return -1;
 	}
+	S.wl = sim_workload_find(c->workload);
 	S.slice = c->slice_us >= 0 ? us_to_ns(c->slice_us) : S.prof->slice_ns;
 	S.poll = c->halt_poll_us >= 0 ? us_to_ns(c->halt_poll_us) : S.prof->halt_poll_ns;
 	S.ple = c->ple < 0 ? S.prof->has_ple : c->ple;
@@ -2507,7 +2508,6 @@ int sim_run(const struct sim_config *c, struct sim_result *out)
 		return -1;
 	if (setup(c))
 		return -1;
-	S.wl = sim_workload_find(c->workload);
 	pvspin_set_misuse_handler(sim_misuse);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	run_loop();
