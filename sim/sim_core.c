@@ -1869,41 +1869,48 @@ static bool lost_wakeup_check(void)
 	return false;
 }
 
+/* One sample of VM vm's queued lock k: a span it stayed free with waiters
+ * queued goes into free_queued_ns, and by why nobody took it (a waiter
+ * kicked and not yet running, else one preempted) into fq_*_ns. */
+static void sample_free_queued(struct vm *vm, int k, sim_time_t period)
+{
+	struct sim_lock *L = &vm->locks[k];
+	uint32_t w = L->word.val;
+	if ((vm->lock != PVSPIN_KIND_QSPINLOCK && vm->lock != PVSPIN_KIND_PVQSPINLOCK) ||
+	    !(w & _Q_TAIL_MASK) || (w & _Q_LOCKED_PENDING_MASK)) {
+		L->fq_prev = false;
+		return;
+	}
+	/* count only idle spans: free and queued at two samples in a row
+	 * with no release in between (a hand-off gap is much shorter than
+	 * sample_us) */
+	bool idle = L->fq_prev && L->fq_ops == L->ops;
+	L->fq_prev = true;
+	L->fq_ops = L->ops;
+	if (!idle)
+		return;
+	S.free_queued_ns += period;
+	bool kicked = false, preempted = false;
+	for (int j = 0; j < vm->n; j++) {
+		struct vcpu *u = &S.vcpus[vm->first + j];
+		if (u->want_lock != k)
+			continue;
+		kicked |= u->kicked_at != 0;
+		preempted |= u->sched == VS_READY;
+	}
+	if (kicked)
+		S.fq_kicked_ns += period;
+	else if (preempted)
+		S.fq_preempted_ns += period;
+}
+
 static void tick(void)
 {
 	sim_time_t period = S.sample;
 	for (int i = 0; i < S.cfg->vms; i++)
 		for (int k = 0; k < S.vms[i].nlocks; k++) {
-			struct sim_lock *L = &S.vms[i].locks[k];
-			uint32_t w = L->word.val;
-			L->tmp_preempted = 0;
-			if ((S.vms[i].lock == PVSPIN_KIND_QSPINLOCK ||
-			     S.vms[i].lock == PVSPIN_KIND_PVQSPINLOCK) &&
-			    (w & _Q_TAIL_MASK) && !(w & _Q_LOCKED_PENDING_MASK)) {
-				bool kicked = false, preempted = false;
-				/* count only idle spans: free and queued at two
-				 * samples in a row with no release in between
-				 * (a hand-off gap is much shorter than sample_us) */
-				bool idle = L->fq_prev && L->fq_ops == L->ops;
-				L->fq_prev = true;
-				L->fq_ops = L->ops;
-				if (!idle)
-					continue;
-				S.free_queued_ns += period;
-				for (int j = 0; j < S.vms[i].n; j++) {
-					struct vcpu *u = &S.vcpus[S.vms[i].first + j];
-					if (u->want_lock != k)
-						continue;
-					kicked |= u->kicked_at != 0;
-					preempted |= u->sched == VS_READY;
-				}
-				if (kicked)
-					S.fq_kicked_ns += period;
-				else if (preempted)
-					S.fq_preempted_ns += period;
-			} else {
-				L->fq_prev = false;
-			}
+			S.vms[i].locks[k].tmp_preempted = 0;
+			sample_free_queued(&S.vms[i], k, period);
 		}
 	for (int i = 0; i < S.nv; i++) {
 		struct vcpu *v = &S.vcpus[i];
