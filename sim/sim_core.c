@@ -1074,6 +1074,10 @@ static void vcpu_halt(struct vcpu *v)
 		reschedule(p, S.now);
 	}
 	swapcontext(&v->ctx, &S.main_ctx);
+	/* running again; KVM clears pv_unhalted on the wake */
+	v->pv_unhalted = false;
+	v->act = VA_EXEC;
+	v->left = 0;
 }
 
 void pvspin_plat_pv_wait(uint8_t *ptr, uint8_t val)
@@ -1093,9 +1097,6 @@ void pvspin_plat_pv_wait(uint8_t *ptr, uint8_t val)
 	v->halt_val = val;
 	v->wake_due = false;
 	vcpu_halt(v);
-	v->pv_unhalted = false;
-	v->act = VA_EXEC;
-	v->left = 0;
 }
 
 /* kick_yield=oracle / oracle-cross-vm (analysis only, no hypervisor does
@@ -1512,10 +1513,7 @@ static void mm_sleep(struct vcpu *v)
 			S.mm_wakeup_ns += S.now - v->woken_at;
 			v->woken_at = 0;
 		}
-		v->act = VA_EXEC;
-		v->left = 0;
 		v->resched_pending = false;
-		v->pv_unhalted = false;           /* KVM clears it on wake */
 	}
 	v->guest_idle = false;
 	v->in_kernel = true;
