@@ -1057,7 +1057,8 @@ int pvspin_plat_cpu(void)
 
 /* The current vCPU executes HLT (after its exit was charged): KVM polls
  * while nobody else wants the pCPU, else the vCPU leaves it; returns when
- * it runs again (woken by a kick or an interrupt). */
+ * it runs again (woken by a kick or an interrupt), executing, with
+ * pv_unhalted cleared. */
 static void vcpu_halt(struct vcpu *v)
 {
 	struct pcpu *p = &S.pcpus[v->pcpu];
