@@ -62,8 +62,6 @@ struct sim_profile {
 
 const struct sim_profile *sim_profile_find(const char *name);
 const char *sim_profile_names(void);           /* "a, b, c" */
-extern const struct sim_profile sim_profiles[];
-extern const int sim_nprofiles;
 
 /* ---- workload models (sim_workload.c) -------------------------------- */
 
@@ -105,8 +103,6 @@ extern const struct sim_mm_model sim_mm_model;
 
 const struct sim_workload *sim_workload_find(const char *name);
 const char *sim_workload_names(void);
-extern const struct sim_workload sim_workloads[];
-extern const int sim_nworkloads;
 
 /* ---- configuration (sim_config.c) ------------------------------------ */
 
@@ -166,6 +162,12 @@ void sim_config_defaults(struct sim_config *c);
 /** Apply one key=value.  Returns 0, or -1 after printing an error that
  *  names the key and its valid values to `err`. */
 int sim_config_set(struct sim_config *c, const char *key, const char *value, FILE *err);
+/** sim_config_set() of one "KEY=VALUE" string (as --set takes it).  Same
+ *  returns; -1 + message also without '=' (or out of memory). */
+int sim_config_set_pair(struct sim_config *c, const char *pair, FILE *err);
+/** sim_config_set_pair() of each blank-separated "KEY=VALUE" in `list`
+ *  (up to 511 characters), in order; stops at the first error (-1). */
+int sim_config_set_list(struct sim_config *c, const char *list, FILE *err);
 /** Apply a preset by name (defaults first).  -1 + message if unknown. */
 int sim_config_preset(struct sim_config *c, const char *name, FILE *err);
 /** Parse an INI scenario file (keys of --set; optional [scenario] or [sim]

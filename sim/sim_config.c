@@ -50,7 +50,9 @@ static const struct sim_preset presets[] = {
 
 /* ---- keys ----------------------------------------------------------------- */
 
-enum ktype { K_INT, K_LONG, K_U64, K_DOUBLE, K_BOOL, K_TRI, K_STR, K_KIND, K_DIST, K_KYIELD };
+/* K_DOUBLE_PROF: a K_DOUBLE that also takes -1, "the profile's value" */
+enum ktype { K_INT, K_LONG, K_U64, K_DOUBLE, K_DOUBLE_PROF, K_BOOL, K_TRI, K_STR, K_KIND,
+	     K_DIST, K_KYIELD };
 
 struct key {
 	const char *name;
@@ -98,10 +100,10 @@ static const struct key keys[] = {
 	  "tas: largest backoff between attempts, loops (0: virt_spin_lock, no backoff)" },
 	{ "early_halt_preempted", K_BOOL, OFF(early_halt_preempted), 0, 1,
 	  "pvqspinlock: also halt early when the predecessor is preempted (the reverted variant)" },
-	{ "halt_poll_us", K_DOUBLE, OFF(halt_poll_us), 0, 1e6,
+	{ "halt_poll_us", K_DOUBLE_PROF, OFF(halt_poll_us), 0, 1e6,
 	  "KVM halt polling, us (-1: the profile's)" },
 	/* at least 1 us: the first slice's random phase draws from [0, slice ns) */
-	{ "slice_us", K_DOUBLE, OFF(slice_us), 1, 1e6,
+	{ "slice_us", K_DOUBLE_PROF, OFF(slice_us), 1, 1e6,
 	  "host scheduler base slice, us (-1: the profile's)" },
 	{ "sample_us", K_DOUBLE, OFF(sample_us), 1, 1e6,
 	  "period of the LHP/LWP sampling and deadlock check, us" },
@@ -111,12 +113,6 @@ static const struct key keys[] = {
 	  "TEST ONLY: enter the critical section even when trylock failed" },
 };
 #define NKEYS ((int)(sizeof(keys) / sizeof(keys[0])))
-
-/* Keys where -1 (= the profile's value) is valid besides min..max. */
-static bool key_minus_one(const struct key *k)
-{
-	return k->off == OFF(halt_poll_us) || k->off == OFF(slice_us);
-}
 
 void sim_config_defaults(struct sim_config *c)
 {
@@ -168,6 +164,13 @@ static int per_vm_key(const char *key, const char **sub)
 	return n < SIM_MAX_VMS ? n : SIM_MAX_VMS;
 }
 
+/* Whether SUB of vmN.SUB is a key with a per-VM override. */
+static bool per_vm_sub_valid(const char *sub)
+{
+	return !strcmp(sub, "lock") || !strcmp(sub, "ple") || !strcmp(sub, "kick_yield") ||
+	       !strcmp(sub, "pv_unhalt") || !strcmp(sub, "steal_time");
+}
+
 /* vmN.KEY: a per-VM override of lock, ple, kick_yield, pv_unhalt or
  * steal_time.  Returns 1 if `key` is not of that form. */
 static int set_per_vm(struct sim_config *c, const char *key, const char *value, FILE *err)
@@ -182,8 +185,7 @@ static int set_per_vm(struct sim_config *c, const char *key, const char *value, 
 		return -1;
 	}
 	struct sim_config tmp = *c;
-	if (strcmp(sub, "lock") && strcmp(sub, "ple") && strcmp(sub, "kick_yield") &&
-	    strcmp(sub, "pv_unhalt") && strcmp(sub, "steal_time")) {
+	if (!per_vm_sub_valid(sub)) {
 		fprintf(err, "pvspin sim: unknown per-VM key '%s'; valid: vmN.lock, vmN.ple, "
 			     "vmN.kick_yield, vmN.pv_unhalt, vmN.steal_time\n", key);
 		return -1;
@@ -211,10 +213,7 @@ bool sim_config_key_exists(const char *name)
 	const char *sub;
 	if (!strcmp(name, "preset") || key_find(name))
 		return true;
-	if (per_vm_key(name, &sub) < 0)
-		return false;
-	return !strcmp(sub, "lock") || !strcmp(sub, "ple") || !strcmp(sub, "kick_yield") ||
-	       !strcmp(sub, "pv_unhalt") || !strcmp(sub, "steal_time");
+	return per_vm_key(name, &sub) >= 0 && per_vm_sub_valid(sub);
 }
 
 static void key_names(FILE *err)
@@ -228,6 +227,18 @@ static void key_names(FILE *err)
 /* What a boolean key accepts (any case for the words). */
 #define BOOL_SPELLINGS "0 or 1 (also off/on, no/yes, false/true)"
 
+/* 1 or 0 for a spelling of BOOL_SPELLINGS, else -1. */
+static int bool_word(const char *v)
+{
+	if (!strcmp(v, "1") || !strcasecmp(v, "on") || !strcasecmp(v, "true") ||
+	    !strcasecmp(v, "yes"))
+		return 1;
+	if (!strcmp(v, "0") || !strcasecmp(v, "off") || !strcasecmp(v, "false") ||
+	    !strcasecmp(v, "no"))
+		return 0;
+	return -1;
+}
+
 static int bad(FILE *err, const char *key, const char *value, const char *valid)
 {
 	fprintf(err, "pvspin sim: bad value '%s' for key '%s'; valid: %s\n", value, key, valid);
@@ -239,8 +250,34 @@ int sim_config_set(struct sim_config *c, const char *key, const char *value, FIL
 	return config_set(c, key, key, value, err);
 }
 
-/* sim_config_set() of `key`; error messages name the key as `shown` (the
- * user's "vm0.lock" for the per-VM "lock"). */
+int sim_config_set_pair(struct sim_config *c, const char *pair, FILE *err)
+{
+	const char *eq = strchr(pair, '=');
+	if (!eq) {
+		fprintf(err, "pvspin sim: --set needs KEY=VALUE, not '%s'\n", pair);
+		return -1;
+	}
+	char *key = strndup(pair, (size_t)(eq - pair));
+	if (!key) {
+		fprintf(err, "pvspin sim: out of memory\n");
+		return -1;
+	}
+	int rc = sim_config_set(c, key, eq + 1, err);
+	free(key);
+	return rc;
+}
+
+int sim_config_set_list(struct sim_config *c, const char *list, FILE *err)
+{
+	char buf[512];
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (char *save = NULL, *tok = strtok_r(buf, " ", &save); tok;
+	     tok = strtok_r(NULL, " ", &save))
+		if (sim_config_set_pair(c, tok, err))
+			return -1;
+	return 0;
+}
+
 /* A number written the plain decimal way: an optional '-', digits, and
  * for reals an optional fraction and exponent.  strtoll/strtod alone would
  * also take leading blanks, '+', hex ("0x10") and, with base 0, octal
@@ -270,6 +307,8 @@ static bool plain_decimal(const char *v, bool real)
 	return digits && !*p;
 }
 
+/* sim_config_set() of `key`; error messages name the key as `shown` (the
+ * user's "vm0.lock" for the per-VM "lock"). */
 static int config_set(struct sim_config *c, const char *key, const char *shown,
 		      const char *value, FILE *err)
 {
@@ -290,8 +329,9 @@ static int config_set(struct sim_config *c, const char *key, const char *shown,
 		return -1;
 	}
 	snprintf(range, sizeof(range), "%s%s from %.15g to %.15g",
-		 key_minus_one(k) ? "-1 (the profile's) or " : "",
-		 k->type == K_DOUBLE ? "a number" : "an integer", k->min, k->max);
+		 k->type == K_DOUBLE_PROF ? "-1 (the profile's) or " : "",
+		 k->type == K_DOUBLE || k->type == K_DOUBLE_PROF ? "a number" : "an integer",
+		 k->min, k->max);
 	errno = 0;
 	switch (k->type) {
 	case K_INT:
@@ -314,10 +354,12 @@ static int config_set(struct sim_config *c, const char *key, const char *shown,
 		*(uint64_t *)(base + k->off) = v;
 		return 0;
 	}
-	case K_DOUBLE: {
+	case K_DOUBLE:
+	case K_DOUBLE_PROF: {
 		double v = strtod(value, &end);
 		/* ERANGE on underflow (1e-400) is a tiny number, still out of range */
-		bool in = !isnan(v) && ((v >= k->min && v <= k->max) || (key_minus_one(k) && v == -1));
+		bool in = !isnan(v) && ((v >= k->min && v <= k->max) ||
+					(k->type == K_DOUBLE_PROF && v == -1));
 		if (!plain_decimal(value, true) || end == value || *end || !isfinite(v) || !in)
 			return bad(err, shown, value, range);
 		*(double *)(base + k->off) = v;
@@ -325,35 +367,24 @@ static int config_set(struct sim_config *c, const char *key, const char *shown,
 	}
 	case K_BOOL:
 	case K_TRI: {
-		int v;
-		if (!strcmp(value, "1") || !strcasecmp(value, "on") || !strcasecmp(value, "true") ||
-		    !strcasecmp(value, "yes"))
-			v = 1;
-		else if (!strcmp(value, "0") || !strcasecmp(value, "off") ||
-			 !strcasecmp(value, "false") || !strcasecmp(value, "no"))
-			v = 0;
-		else if (k->type == K_TRI && !strcmp(value, "default"))
+		int v = bool_word(value);
+		if (v < 0 && k->type == K_TRI && !strcmp(value, "default"))
 			v = -1;
-		else
+		else if (v < 0)
 			return bad(err, shown, value, k->type == K_TRI ? BOOL_SPELLINGS " or default"
 								       : BOOL_SPELLINGS);
 		*(int *)(base + k->off) = v;
 		return 0;
 	}
-	case K_KYIELD:
-		if (!strcmp(value, "oracle"))
-			*(int *)(base + k->off) = SIM_KY_ORACLE;
-		else if (!strcmp(value, "oracle-cross-vm"))
-			*(int *)(base + k->off) = SIM_KY_ORACLE_CROSS;
-		else if (!strcmp(value, "1") || !strcasecmp(value, "on") ||
-			 !strcasecmp(value, "true") || !strcasecmp(value, "yes"))
-			*(int *)(base + k->off) = SIM_KY_YIELD;
-		else if (!strcmp(value, "0") || !strcasecmp(value, "off") ||
-			 !strcasecmp(value, "false") || !strcasecmp(value, "no"))
-			*(int *)(base + k->off) = SIM_KY_OFF;
-		else
+	case K_KYIELD: {
+		/* SIM_KY_OFF / SIM_KY_YIELD are 0 / 1: a boolean word */
+		int v = !strcmp(value, "oracle") ? SIM_KY_ORACLE
+			: !strcmp(value, "oracle-cross-vm") ? SIM_KY_ORACLE_CROSS : bool_word(value);
+		if (v < 0)
 			return bad(err, shown, value, BOOL_SPELLINGS ", oracle or oracle-cross-vm");
+		*(int *)(base + k->off) = v;
 		return 0;
+	}
 	case K_KIND: {
 		pvspin_kind_t kind = pvspin_kind_from_name(value);
 		if (kind == PVSPIN_KIND_NONE)
@@ -388,16 +419,7 @@ int sim_config_preset(struct sim_config *c, const char *name, FILE *err)
 		sim_config_defaults(c);
 		c->seed = seed;
 		snprintf(c->preset, sizeof(c->preset), "%s", name);
-		char buf[512];
-		snprintf(buf, sizeof(buf), "%s", presets[i].settings);
-		for (char *save = NULL, *tok = strtok_r(buf, " ", &save); tok;
-		     tok = strtok_r(NULL, " ", &save)) {
-			char *eq = strchr(tok, '=');
-			*eq = 0;
-			if (sim_config_set(c, tok, eq + 1, err))
-				return -1;
-		}
-		return 0;
+		return sim_config_set_list(c, presets[i].settings, err);
 	}
 	fprintf(err, "pvspin sim: unknown preset '%s'; valid presets: ", name);
 	for (int i = 0; i < NPRESETS; i++)
@@ -778,7 +800,8 @@ json_t *sim_config_json(const struct sim_config *in)
 		case K_INT: v = json_integer(*(const int *)(base + k->off)); break;
 		case K_LONG: v = json_integer(*(const long *)(base + k->off)); break;
 		case K_U64: v = sim_u64_json(*(const uint64_t *)(base + k->off)); break;
-		case K_DOUBLE: v = json_real(*(const double *)(base + k->off)); break;
+		case K_DOUBLE:
+		case K_DOUBLE_PROF: v = json_real(*(const double *)(base + k->off)); break;
 		case K_BOOL: v = json_boolean(*(const int *)(base + k->off)); break;
 		case K_KYIELD: v = kick_yield_json(*(const int *)(base + k->off)); break;
 		case K_TRI: {

@@ -162,6 +162,7 @@ struct sim_mm {
 	uint32_t count __attribute__((aligned(64)));
 	uint32_t tlb_left __attribute__((aligned(64)));  /* acks outstanding */
 	int owner;                   /* writer's slot, -1 (rwsem owner field) */
+	sim_time_t write_since;      /* when the writer got it (accounting) */
 	int *q;                      /* FIFO of waiting vCPU slots (ring) */
 	int qhead, qlen;
 };
@@ -1056,7 +1057,8 @@ int pvspin_plat_cpu(void)
 
 /* The current vCPU executes HLT (after its exit was charged): KVM polls
  * while nobody else wants the pCPU, else the vCPU leaves it; returns when
- * it runs again (woken by a kick or an interrupt). */
+ * it runs again (woken by a kick or an interrupt), executing, with
+ * pv_unhalted cleared. */
 static void vcpu_halt(struct vcpu *v)
 {
 	struct pcpu *p = &S.pcpus[v->pcpu];
@@ -1073,6 +1075,10 @@ static void vcpu_halt(struct vcpu *v)
 		reschedule(p, S.now);
 	}
 	swapcontext(&v->ctx, &S.main_ctx);
+	/* running again; KVM clears pv_unhalted on the wake */
+	v->pv_unhalted = false;
+	v->act = VA_EXEC;
+	v->left = 0;
 }
 
 void pvspin_plat_pv_wait(uint8_t *ptr, uint8_t val)
@@ -1092,9 +1098,6 @@ void pvspin_plat_pv_wait(uint8_t *ptr, uint8_t val)
 	v->halt_val = val;
 	v->wake_due = false;
 	vcpu_halt(v);
-	v->pv_unhalted = false;
-	v->act = VA_EXEC;
-	v->left = 0;
 }
 
 /* kick_yield=oracle / oracle-cross-vm (analysis only, no hypervisor does
@@ -1292,6 +1295,19 @@ static void guest_lock_exit(struct vcpu *v, int li, bool got)
 	L->ops++;
 }
 
+/* Whether v did its fixed work (`work` acquisitions / records). */
+static bool vcpu_quota_done(const struct vcpu *v)
+{
+	return v->quota && v->ops >= v->quota;
+}
+
+/* One operation of v's workload done (an acquisition, an ebizzy record). */
+static void vcpu_op_done(struct vcpu *v)
+{
+	v->ops++;
+	S.vms[v->vm].ops++;
+}
+
 static void vcpu_main(int id)
 {
 	struct vcpu *v = &S.vcpus[id];
@@ -1299,7 +1315,7 @@ static void vcpu_main(int id)
 	const struct sim_config *c = S.cfg;
 
 	for (;;) {
-		if (v->quota && v->ops >= v->quota)
+		if (vcpu_quota_done(v))
 			break;
 		vcpu_compute(v, us_to_ns(draw_us(v->rng, c->ncs_dist, c->ncs_us)));
 		int li = 0;
@@ -1308,8 +1324,7 @@ static void vcpu_main(int id)
 		bool got = guest_lock_enter(v, li);
 		vcpu_compute(v, us_to_ns(draw_us(v->rng, c->cs_dist, c->cs_us)));
 		guest_lock_exit(v, li, got);
-		v->ops++;
-		vm->ops++;
+		vcpu_op_done(v);
 	}
 	vcpu_finish(v);
 }
@@ -1499,10 +1514,7 @@ static void mm_sleep(struct vcpu *v)
 			S.mm_wakeup_ns += S.now - v->woken_at;
 			v->woken_at = 0;
 		}
-		v->act = VA_EXEC;
-		v->left = 0;
 		v->resched_pending = false;
-		v->pv_unhalted = false;           /* KVM clears it on wake */
 	}
 	v->guest_idle = false;
 	v->in_kernel = true;
@@ -1679,6 +1691,25 @@ static void mm_up(struct vcpu *v, bool write)
 		mm_wake(v, false);
 }
 
+/* mmap_sem around a page fault (read) or a brk (write): the vCPU is in
+ * the kernel (PLE's kernel mode) from the down until after the up; a
+ * write hold's time goes into mm_write_held_ns. */
+static void mm_kernel_down(struct vcpu *v, bool write)
+{
+	v->in_kernel = true;
+	mm_down(v, write);
+	if (write)
+		S.vms[v->vm].mm->write_since = S.now;
+}
+
+static void mm_kernel_up(struct vcpu *v, bool write)
+{
+	if (write)
+		S.mm_write_held_ns += S.now - S.vms[v->vm].mm->write_since;
+	mm_up(v, write);
+	v->in_kernel = false;
+}
+
 /* One zone-lock section (rmqueue_bulk / free_pcppages_bulk). */
 static void mm_zone_bulk(struct vcpu *v)
 {
@@ -1691,7 +1722,6 @@ static void mm_zone_bulk(struct vcpu *v)
 /* One ebizzy -M record per iteration (see the model's text). */
 static void vcpu_mm_main(struct vcpu *v)
 {
-	struct vm *vm = &S.vms[v->vm];
 	const struct sim_config *c = S.cfg;
 	const struct sim_mm_model *m = &sim_mm_model;
 	/* pcp pages left on this vCPU's lists before a refill / a drain */
@@ -1702,44 +1732,35 @@ static void vcpu_mm_main(struct vcpu *v)
 	/* which record trims: a random phase per thread */
 	int trim = (int)gsl_rng_uniform_int(v->rng, (unsigned long)m->trim_every);
 	for (;;) {
-		if (v->quota && v->ops >= v->quota)
+		if (vcpu_quota_done(v))
 			break;
 		if (++trim < m->trim_every) {
 			/* the chunk is reused from the heap: mapped already */
 			vcpu_compute(v, memcpy_ns * (sim_time_t)m->faults);
 			vcpu_compute(v, us_to_ns(draw_us(v->rng, c->ncs_dist, c->ncs_us / 2)));
-			v->ops++;
-			vm->ops++;
+			vcpu_op_done(v);
 			continue;
 		}
 		trim = 0;
 		/* malloc: brk grow */
-		v->in_kernel = true;
-		mm_down(v, true);
-		sim_time_t w0 = S.now;
+		mm_kernel_down(v, true);
 		vcpu_compute(v, us_to_ns(m->brk_grow_us));
-		S.mm_write_held_ns += S.now - w0;
-		mm_up(v, true);
-		v->in_kernel = false;
+		mm_kernel_up(v, true);
 		/* memcpy: half the user time, one page fault per 4 KiB */
 		for (int f = 0; f < m->faults; f++) {
-			v->in_kernel = true;
-			mm_down(v, false);
+			mm_kernel_down(v, false);
 			if (pcp_alloc-- <= 0) {
 				pcp_alloc = m->pcp_batch - 1;
 				mm_zone_bulk(v);
 			}
 			vcpu_compute(v, us_to_ns(draw_us(v->rng, c->cs_dist, c->cs_us)));
-			mm_up(v, false);
-			v->in_kernel = false;
+			mm_kernel_up(v, false);
 			vcpu_compute(v, memcpy_ns);
 		}
 		/* search: the other half, drawn */
 		vcpu_compute(v, us_to_ns(draw_us(v->rng, c->ncs_dist, c->ncs_us / 2)));
 		/* free: heap trim = brk shrink, unmap, shootdown */
-		v->in_kernel = true;
-		mm_down(v, true);
-		w0 = S.now;
+		mm_kernel_down(v, true);
 		vcpu_compute(v, us_to_ns(m->unmap_us));
 		for (int f = 0; f < m->faults; f++)
 			if (pcp_free-- <= 0) {
@@ -1747,11 +1768,8 @@ static void vcpu_mm_main(struct vcpu *v)
 				mm_zone_bulk(v);
 			}
 		tlb_shootdown(v);
-		S.mm_write_held_ns += S.now - w0;
-		mm_up(v, true);
-		v->in_kernel = false;
-		v->ops++;
-		vm->ops++;
+		mm_kernel_up(v, true);
+		vcpu_op_done(v);
 	}
 	tlb_ack_self(v);          /* the exiting thread still takes its IPI */
 	vcpu_finish(v);
@@ -1850,41 +1868,48 @@ static bool lost_wakeup_check(void)
 	return false;
 }
 
+/* One sample of VM vm's queued lock k: a span it stayed free with waiters
+ * queued goes into free_queued_ns, and by why nobody took it (a waiter
+ * kicked and not yet running, else one preempted) into fq_*_ns. */
+static void sample_free_queued(struct vm *vm, int k, sim_time_t period)
+{
+	struct sim_lock *L = &vm->locks[k];
+	uint32_t w = L->word.val;
+	if ((vm->lock != PVSPIN_KIND_QSPINLOCK && vm->lock != PVSPIN_KIND_PVQSPINLOCK) ||
+	    !(w & _Q_TAIL_MASK) || (w & _Q_LOCKED_PENDING_MASK)) {
+		L->fq_prev = false;
+		return;
+	}
+	/* count only idle spans: free and queued at two samples in a row
+	 * with no release in between (a hand-off gap is much shorter than
+	 * sample_us) */
+	bool idle = L->fq_prev && L->fq_ops == L->ops;
+	L->fq_prev = true;
+	L->fq_ops = L->ops;
+	if (!idle)
+		return;
+	S.free_queued_ns += period;
+	bool kicked = false, preempted = false;
+	for (int j = 0; j < vm->n; j++) {
+		struct vcpu *u = &S.vcpus[vm->first + j];
+		if (u->want_lock != k)
+			continue;
+		kicked |= u->kicked_at != 0;
+		preempted |= u->sched == VS_READY;
+	}
+	if (kicked)
+		S.fq_kicked_ns += period;
+	else if (preempted)
+		S.fq_preempted_ns += period;
+}
+
 static void tick(void)
 {
 	sim_time_t period = S.sample;
 	for (int i = 0; i < S.cfg->vms; i++)
 		for (int k = 0; k < S.vms[i].nlocks; k++) {
-			struct sim_lock *L = &S.vms[i].locks[k];
-			uint32_t w = L->word.val;
-			L->tmp_preempted = 0;
-			if ((S.vms[i].lock == PVSPIN_KIND_QSPINLOCK ||
-			     S.vms[i].lock == PVSPIN_KIND_PVQSPINLOCK) &&
-			    (w & _Q_TAIL_MASK) && !(w & _Q_LOCKED_PENDING_MASK)) {
-				bool kicked = false, preempted = false;
-				/* count only idle spans: free and queued at two
-				 * samples in a row with no release in between
-				 * (a hand-off gap is much shorter than sample_us) */
-				bool idle = L->fq_prev && L->fq_ops == L->ops;
-				L->fq_prev = true;
-				L->fq_ops = L->ops;
-				if (!idle)
-					continue;
-				S.free_queued_ns += period;
-				for (int j = 0; j < S.vms[i].n; j++) {
-					struct vcpu *u = &S.vcpus[S.vms[i].first + j];
-					if (u->want_lock != k)
-						continue;
-					kicked |= u->kicked_at != 0;
-					preempted |= u->sched == VS_READY;
-				}
-				if (kicked)
-					S.fq_kicked_ns += period;
-				else if (preempted)
-					S.fq_preempted_ns += period;
-			} else {
-				L->fq_prev = false;
-			}
+			S.vms[i].locks[k].tmp_preempted = 0;
+			sample_free_queued(&S.vms[i], k, period);
 		}
 	for (int i = 0; i < S.nv; i++) {
 		struct vcpu *v = &S.vcpus[i];
@@ -2049,6 +2074,7 @@ static int setup(const struct sim_config *c)
 		fprintf(stderr, "pvspin-sim: unknown profile '%s'\n", c->profile);
 		return -1;
 	}
+	S.wl = sim_workload_find(c->workload);
 	S.slice = c->slice_us >= 0 ? us_to_ns(c->slice_us) : S.prof->slice_ns;
 	S.poll = c->halt_poll_us >= 0 ? us_to_ns(c->halt_poll_us) : S.prof->halt_poll_ns;
 	S.ple = c->ple < 0 ? S.prof->has_ple : c->ple;
@@ -2488,7 +2514,6 @@ int sim_run(const struct sim_config *c, struct sim_result *out)
 		return -1;
 	if (setup(c))
 		return -1;
-	S.wl = sim_workload_find(c->workload);
 	pvspin_set_misuse_handler(sim_misuse);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	run_loop();

@@ -50,9 +50,9 @@ static void usage(FILE *f)
 		"Without --json a summary is printed; --json - writes the JSON document to stdout.\n");
 }
 
-/* Apply the JSON scenario `root` (reference stolen) named `path` in the
- * messages.  Returns 0, -1 after a usage-type error (bad key or value), -2
- * when it is not a scenario (as sim_config_load_ini). */
+/* Apply the JSON scenario `root` (the caller keeps its reference), named
+ * `path` in the messages.  Returns 0, -1 after a usage-type error (bad key
+ * or value), -2 when it is not a scenario (as sim_config_load_ini). */
 static int apply_json_scenario(struct sim_config *c, json_t *root, const char *path)
 {
 	json_t *cfg;
@@ -68,14 +68,12 @@ static int apply_json_scenario(struct sim_config *c, json_t *root, const char *p
 				fprintf(stderr, "pvspin sim: %s: no \"config\" object (and the top-level "
 						"'%s' is not a configuration key; pvspin sim --keys lists "
 						"them)\n", path, k);
-				json_decref(root);
 				return -2;
 			}
 	}
 	if (!json_is_object(cfg)) {
 		fprintf(stderr, "pvspin sim: %s: %s\n", path, cfg == root
 				? "expected a JSON object" : "\"config\" is not a JSON object");
-		json_decref(root);
 		return -2;
 	}
 	/* a preset first (it resets the other keys); "" is a run without one */
@@ -83,12 +81,10 @@ static int apply_json_scenario(struct sim_config *c, json_t *root, const char *p
 	if (p && !json_is_string(p)) {
 		fprintf(stderr, "pvspin sim: %s: key 'preset' must be a preset name (a string), "
 				"or \"\" for none\n", path);
-		json_decref(root);
 		return -1;
 	}
 	if (p && json_string_value(p)[0] && sim_config_preset(c, json_string_value(p), stderr)) {
 		fprintf(stderr, "pvspin sim: %s: in the key 'preset'\n", path);
-		json_decref(root);
 		return -1;
 	}
 	json_object_foreach(cfg, k, v) {
@@ -109,16 +105,13 @@ static int apply_json_scenario(struct sim_config *c, json_t *root, const char *p
 			snprintf(buf, sizeof(buf), "%.17g", json_real_value(v));
 		else {
 			fprintf(stderr, "pvspin sim: %s: key '%s' has an unusable value\n", path, k);
-			json_decref(root);
 			return -1;
 		}
 		if (sim_config_set(c, k, s, stderr)) {
 			fprintf(stderr, "pvspin sim: %s: in the key '%s'\n", path, k);
-			json_decref(root);
 			return -1;
 		}
 	}
-	json_decref(root);
 	return 0;
 }
 
@@ -144,7 +137,9 @@ static int load_json_scenario(struct sim_config *c, const char *path)
 		json_parse_error(path, &e);
 		return -2;
 	}
-	return apply_json_scenario(c, root, path);
+	int rc = apply_json_scenario(c, root, path);
+	json_decref(root);
+	return rc;
 }
 
 /* `pvspin sim -`: the scenario on stdin, JSON if its first non-blank
@@ -187,7 +182,9 @@ static int load_stdin_scenario(struct sim_config *c)
 			json_parse_error(name, &e);
 			return -2;
 		}
-		return apply_json_scenario(c, root, name);
+		ret = apply_json_scenario(c, root, name);
+		json_decref(root);
+		return ret;
 	}
 	if (!len)
 		buf[len++] = '\n';   /* fmemopen needs a size: an empty line */
@@ -382,11 +379,8 @@ static void fuzz_config(struct sim_config *c, gsl_rng *r, char *cmd, size_t n)
 	size_t used = 0;
 	cmd[0] = 0;
 	for (int i = 0; i < k; i++) {
-		char *eq = strchr(set[i], '=');
 		used += (size_t)snprintf(cmd + used, used < n ? n - used : 0, " --set %s", set[i]);
-		*eq = 0;
-		sim_config_set(c, set[i], eq + 1, stderr);
-		*eq = '=';
+		sim_config_set_pair(c, set[i], stderr);
 	}
 }
 
@@ -559,15 +553,9 @@ static int sim_main(int argc, char **argv, char **sets)
 		}
 	}
 	for (int i = 0; i < nsets; i++) {
-		char *eq = strchr(sets[i], '=');
-		if (!eq) {
-			fprintf(stderr, "pvspin sim: --set needs KEY=VALUE, not '%s'\n", sets[i]);
-			return 2;
-		}
-		*eq = 0;
-		if (!strcmp(sets[i], "preset"))
+		if (!strncmp(sets[i], "preset=", 7))
 			continue;   /* applied above */
-		if (sim_config_set(&cfg, sets[i], eq + 1, stderr))
+		if (sim_config_set_pair(&cfg, sets[i], stderr))
 			return 2;
 	}
 	if (seed_s && sim_config_set(&cfg, "seed", seed_s, stderr))

@@ -13,7 +13,7 @@
 
 #define CYC(c, ghz) ((sim_time_t)((c) / (ghz) + 0.5))
 
-const struct sim_profile sim_profiles[] = {
+static const struct sim_profile sim_profiles[] = {
 	{
 		.name = "intel-xeon",
 		.what = "2-socket Intel Xeon Skylake-SP class, 2.5 GHz (seed 001's 80-HT host)",
@@ -130,7 +130,7 @@ const struct sim_profile sim_profiles[] = {
 	},
 };
 
-const int sim_nprofiles = sizeof(sim_profiles) / sizeof(sim_profiles[0]);
+static const int sim_nprofiles = sizeof(sim_profiles) / sizeof(sim_profiles[0]);
 
 const struct sim_profile *sim_profile_find(const char *name)
 {

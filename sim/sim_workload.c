@@ -13,7 +13,7 @@
 
 #include "sim.h"
 
-const struct sim_workload sim_workloads[] = {
+static const struct sim_workload sim_workloads[] = {
 	{
 		.name = "kcbench",
 		.approximates = "kcbench (parallel kernel build, fixed work): guest time is "
@@ -86,7 +86,7 @@ const struct sim_workload sim_workloads[] = {
 	},
 };
 
-const int sim_nworkloads = sizeof(sim_workloads) / sizeof(sim_workloads[0]);
+static const int sim_nworkloads = sizeof(sim_workloads) / sizeof(sim_workloads[0]);
 
 const struct sim_workload *sim_workload_find(const char *name)
 {

@@ -31,12 +31,22 @@ if(TARGET pvspin_sim_core)
   set_tests_properties(sim_fuzz_short PROPERTIES PASS_REGULAR_EXPRESSION "SUCCESS")
 endif()
 
-# Exit status and stderr of one command line: the test passes when stderr
-# matches REGEX and the status is EXIT (2 usage, 1 the file/output failed).
-function(pvspin_sim_cli_expect name exit_code regex)
-  add_test(NAME ${name} COMMAND sh -c "\"$0\" \"$@\" 2>&1 >/dev/null; echo \"exit=$?\"" ${ARGN})
+# One command line; the test passes when its output matches REGEX and the
+# status is EXIT (2 usage, 1 the file/output failed).  REDIRECT picks the
+# output: "2>&1 >/dev/null" stderr only, "2>&1" stdout and stderr.
+function(pvspin_sim_cli name redirect exit_code regex)
+  add_test(NAME ${name} COMMAND sh -c "\"$0\" \"$@\" ${redirect}; echo \"exit=$?\"" ${ARGN})
   set_tests_properties(${name} PROPERTIES PASS_REGULAR_EXPRESSION "${regex}.*exit=${exit_code}")
 endfunction()
+# REGEX matched against stderr (the error message).
+function(pvspin_sim_cli_expect name exit_code regex)
+  pvspin_sim_cli(${name} "2>&1 >/dev/null" ${exit_code} "${regex}" ${ARGN})
+endfunction()
+# REGEX matched against stdout and stderr (e.g. the summary).
+function(pvspin_sim_cli_output name exit_code regex)
+  pvspin_sim_cli(${name} "2>&1" ${exit_code} "${regex}" ${ARGN})
+endfunction()
+
 if(TARGET pvspin_sim_core AND TARGET pvspin)
   set(P $<TARGET_FILE:pvspin>)
   pvspin_sim_cli_expect(sim_cli_slice_zero 2
@@ -98,25 +108,10 @@ if(TARGET pvspin_sim_core AND TARGET pvspin)
   pvspin_sim_cli_expect(sim_cli_fuzz_preset 2 "--fuzz draws its own configurations"
     ${P} sim --fuzz 2 --preset smoke)
   pvspin_sim_cli_expect(sim_cli_getopt_name 2 "^pvspin sim: unrecognized option" ${P} sim --bogus)
-endif()
 
-# A report written to a full stdout is a failure (exit 1), for the pvspin
-# command and for the simulator it execs.
-add_test(NAME cli_full_stdout_is_failure COMMAND sh -c
-  "$<TARGET_FILE:pvspin> sim --preset smoke --json - > /dev/full; test $? -eq 1 && \
-   $<TARGET_FILE:pvspin> detect --interval-ms 1 > /dev/full; test $? -eq 1")
-
-# As pvspin_sim_cli_expect, but REGEX is matched against stdout and stderr
-# (e.g. the summary).
-function(pvspin_sim_cli_output name exit_code regex)
-  add_test(NAME ${name} COMMAND sh -c "\"$0\" \"$@\" 2>&1; echo \"exit=$?\"" ${ARGN})
-  set_tests_properties(${name} PROPERTIES PASS_REGULAR_EXPRESSION "${regex}.*exit=${exit_code}")
-endfunction()
-
-# A preset is applied first, wherever it is given: `--set preset=NAME`
-# after other --set keys does not throw them away (the run stops at 2 ms,
-# not at smoke's 10 ms); two different presets are a usage error.
-if(TARGET pvspin_sim_core AND TARGET pvspin)
+  # A preset is applied first, wherever it is given: `--set preset=NAME`
+  # after other --set keys does not throw them away (the run stops at 2 ms,
+  # not at smoke's 10 ms); two different presets are a usage error.
   pvspin_sim_cli_output(sim_cli_set_preset_first 0 "stop end at 0.002000 s"
     ${P} sim --preset smoke --set seconds=0.002 --set vms=2 --set preset=smoke)
   pvspin_sim_cli_output(sim_cli_set_preset_only 0 "preset smoke, lock qspinlock, 2 VM.*stop end at 0.002000 s"
@@ -124,31 +119,25 @@ if(TARGET pvspin_sim_core AND TARGET pvspin)
   pvspin_sim_cli_expect(sim_cli_two_presets 2
     "two presets given \\(--preset smoke, --set preset=ebizzy-boost\\). give one"
     ${P} sim --preset smoke --set preset=ebizzy-boost)
-endif()
 
-# Every accepted seed (0..2^64-1) survives the JSON round trip: seeds above
-# INT64_MAX, which a JSON integer (jansson: int64) cannot hold, are written
-# as a string and read back; the largest written straight into a scenario
-# as an integer gets a hint.
-if(TARGET pvspin_sim_core AND TARGET pvspin)
+  # Every accepted seed (0..2^64-1) survives the JSON round trip: seeds above
+  # INT64_MAX, which a JSON integer (jansson: int64) cannot hold, are written
+  # as a string and read back; the largest written straight into a scenario
+  # as an integer gets a hint.
   add_test(NAME sim_seed_round_trip COMMAND sh
     ${CMAKE_CURRENT_SOURCE_DIR}/data/sim_seed_round_trip.sh ${P} ${CMAKE_CURRENT_BINARY_DIR})
   set_tests_properties(sim_seed_round_trip PROPERTIES PASS_REGULAR_EXPRESSION "ROUND-TRIP OK")
   pvspin_sim_cli_expect(sim_cli_json_seed_too_big 1
     "sim_seed_too_big.json:1: too big integer.*write a seed above 9223372036854775807 as a string"
     ${P} sim ${CMAKE_CURRENT_SOURCE_DIR}/data/sim_seed_too_big.json)
-endif()
 
-# The VM number of a vmN.KEY key is 0..63 and never wraps (2^32 is not vm0).
-if(TARGET pvspin_sim_core AND TARGET pvspin)
+  # The VM number of a vmN.KEY key is 0..63 and never wraps (2^32 is not vm0).
   pvspin_sim_cli_expect(sim_cli_vm_number_wrap 2
     "bad key 'vm4294967296.lock': VM numbers go from 0 to 63"
     ${P} sim --preset smoke --set vms=2 --set vm4294967296.lock=tas)
-endif()
 
-# A key that looks like vmN but is not vmN.KEY is an unknown key listing the
-# valid keys, on --set, in INI and in JSON (it used to exit 2 silently).
-if(TARGET pvspin_sim_core AND TARGET pvspin)
+  # A key that looks like vmN but is not vmN.KEY is an unknown key listing the
+  # valid keys, on --set, in INI and in JSON (it used to exit 2 silently).
   pvspin_sim_cli_expect(sim_cli_vm_key_typo_set 2 "unknown key 'vm0lock'. valid keys: vms.*vmN.lock"
     ${P} sim --preset smoke --set vm0lock=tas)
   pvspin_sim_cli_expect(sim_cli_vm_key_typo_dot 2 "unknown key 'vm0x.lock'. valid keys: vms"
@@ -158,21 +147,17 @@ if(TARGET pvspin_sim_core AND TARGET pvspin)
     ${P} sim ${CMAKE_CURRENT_SOURCE_DIR}/data/sim_vm_key_typo.ini)
   pvspin_sim_cli_expect(sim_cli_vm_key_typo_json 2 "unknown key 'vm0'. valid keys: vms"
     ${P} sim ${CMAKE_CURRENT_SOURCE_DIR}/data/sim_vm_key_typo.json)
-endif()
 
-# An indented INI line is its own KEY = VALUE line (not glued to the value
-# above it as an inih continuation line); an error quotes the real line.
-if(TARGET pvspin_sim_core AND TARGET pvspin)
+  # An indented INI line is its own KEY = VALUE line (not glued to the value
+  # above it as an inih continuation line); an error quotes the real line.
   pvspin_sim_cli_output(sim_cli_ini_indented 0 "preset smoke, lock qspinlock, 2 VM.*stop end at 0.001000 s"
     ${P} sim ${CMAKE_CURRENT_SOURCE_DIR}/data/sim_indented.ini)
   pvspin_sim_cli_expect(sim_cli_ini_indented_bad 2
     "bad value '2x' for key 'vms'.*sim_indented_bad.ini:2: in the line '  vms = 2x'"
     ${P} sim ${CMAKE_CURRENT_SOURCE_DIR}/data/sim_indented_bad.ini)
-endif()
 
-# Messages: a boolean key lists every accepted spelling; a per-VM PLE that
-# the profile lacks names vmN.ple; one VM is "1 VM".
-if(TARGET pvspin_sim_core AND TARGET pvspin)
+  # Messages: a boolean key lists every accepted spelling; a per-VM PLE that
+  # the profile lacks names vmN.ple; one VM is "1 VM".
   pvspin_sim_cli_expect(sim_cli_bool_spellings 2
     "bad value 'maybe' for key 'pv_unhalt'. valid: 0 or 1 \\(also off/on, no/yes, false/true\\)"
     ${P} sim --preset smoke --set pv_unhalt=maybe)
@@ -188,11 +173,9 @@ if(TARGET pvspin_sim_core AND TARGET pvspin)
   pvspin_sim_cli_expect(sim_cli_vm_beyond_two 2
     "a vm3.\\* key is set but there are only 2 VMs \\(vm0 .. vm1\\)\n"
     ${P} sim --preset smoke --set vms=2 --set vm3.lock=tas)
-endif()
 
-# JSON scenarios: an error names the file and the key; true/false are no
-# numbers; "preset" must be a name; a .JSON (any case) file is JSON.
-if(TARGET pvspin_sim_core AND TARGET pvspin)
+  # JSON scenarios: an error names the file and the key; true/false are no
+  # numbers; "preset" must be a name; a .JSON (any case) file is JSON.
   pvspin_sim_cli_expect(sim_cli_json_bad_value 2
     "bad value '2.5' for key 'vms'.*sim_json_bad_value.json: in the key 'vms'"
     ${P} sim ${CMAKE_CURRENT_SOURCE_DIR}/data/sim_json_bad_value.json)
@@ -204,11 +187,9 @@ if(TARGET pvspin_sim_core AND TARGET pvspin)
     ${P} sim ${CMAKE_CURRENT_SOURCE_DIR}/data/sim_json_preset_null.json)
   pvspin_sim_cli_output(sim_cli_json_upper_case 0 "preset smoke, lock qspinlock, 2 VM.*stop end at 0.001000 s"
     ${P} sim ${CMAKE_CURRENT_SOURCE_DIR}/data/sim_upper_case.JSON)
-endif()
 
-# `pvspin sim -` reads the scenario from stdin: JSON if it starts with '{'
-# (e.g. the --json - of another run), else INI; errors name "<stdin>".
-if(TARGET pvspin_sim_core AND TARGET pvspin)
+  # `pvspin sim -` reads the scenario from stdin: JSON if it starts with '{'
+  # (e.g. the --json - of another run), else INI; errors name "<stdin>".
   add_test(NAME sim_cli_stdin_ini COMMAND sh -c "\"$0\" sim - < \"$1\" 2>&1; echo \"exit=$?\""
     ${P} ${CMAKE_CURRENT_SOURCE_DIR}/data/sim_indented.ini)
   set_tests_properties(sim_cli_stdin_ini PROPERTIES PASS_REGULAR_EXPRESSION
@@ -222,7 +203,18 @@ if(TARGET pvspin_sim_core AND TARGET pvspin)
     ${P} ${CMAKE_CURRENT_SOURCE_DIR}/data/sim_indented_bad.ini)
   set_tests_properties(sim_cli_stdin_error PROPERTIES PASS_REGULAR_EXPRESSION
     "<stdin>:2: in the line '  vms = 2x'.*exit=2")
+
+  # --keys gives the VM number range and the boolean spellings.
+  pvspin_sim_cli_output(sim_cli_keys_ranges 0
+    "preset +apply a preset first, wherever.*vmN.KEY .*\\(N from 0 to 63\\).*booleans: +0 or 1 \\(also off/on"
+    ${P} sim --keys)
 endif()
+
+# A report written to a full stdout is a failure (exit 1), for the pvspin
+# command and for the simulator it execs.
+add_test(NAME cli_full_stdout_is_failure COMMAND sh -c
+  "$<TARGET_FILE:pvspin> sim --preset smoke --json - > /dev/full; test $? -eq 1 && \
+   $<TARGET_FILE:pvspin> detect --interval-ms 1 > /dev/full; test $? -eq 1")
 
 # sim/reproduce.sh with a missing or non-executable pvspin-sim says so
 # (exit 1) instead of Python tracebacks.
@@ -232,10 +224,3 @@ add_test(NAME sim_reproduce_missing_sim COMMAND sh -c
 set_tests_properties(sim_reproduce_missing_sim PROPERTIES
   PASS_REGULAR_EXPRESSION "^pvspin-sim not found at /nonexistent/pvspin-sim \\(build it with make check, or pass the path\\)\nexit=1\npvspin-sim not found at [^\n]*sim_indented.ini \\(build it with make check, or pass the path\\)\nexit=1\n$"
   FAIL_REGULAR_EXPRESSION "Traceback")
-
-# --keys gives the VM number range and the boolean spellings.
-if(TARGET pvspin_sim_core AND TARGET pvspin)
-  pvspin_sim_cli_output(sim_cli_keys_ranges 0
-    "preset +apply a preset first, wherever.*vmN.KEY .*\\(N from 0 to 63\\).*booleans: +0 or 1 \\(also off/on"
-    ${P} sim --keys)
-endif()

@@ -24,6 +24,17 @@ static void set(struct sim_config *c, const char *k, const char *v)
 	assert_int_equal(sim_config_set(c, k, v, stderr), 0);
 }
 
+/* set() of each blank-separated KEY=VALUE in `list`, in order. */
+static void set_all(struct sim_config *c, const char *list)
+{
+	char buf[512];
+	assert_true(strlen(list) < sizeof(buf));
+	strcpy(buf, list);
+	for (char *save = NULL, *kv = strtok_r(buf, " ", &save); kv;
+	     kv = strtok_r(NULL, " ", &save))
+		assert_int_equal(sim_config_set_pair(c, kv, stderr), 0);
+}
+
 /* JSON of a run without the wall-clock-dependent members. */
 static char *run_json(const struct sim_config *c, int *rc, enum sim_stop *stop)
 {
@@ -61,15 +72,8 @@ static void test_determinism(void **state)
 	struct sim_config c;
 	int rc;
 	sim_config_defaults(&c);
-	set(&c, "vms", "2");
-	set(&c, "vcpus", "6");
-	set(&c, "pcpus", "4");
-	set(&c, "nodes", "2");
-	set(&c, "lock", "pvqspinlock");
-	set(&c, "workload", "ebizzy");
-	set(&c, "spin_threshold", "256");
-	set(&c, "kick_yield", "1");
-	set(&c, "seconds", "0.01");
+	set_all(&c, "vms=2 vcpus=6 pcpus=4 nodes=2 lock=pvqspinlock workload=ebizzy "
+	            "spin_threshold=256 kick_yield=1 seconds=0.01");
 	char *a = assert_deterministic(&c);
 	set(&c, "seed", "2");
 	char *d = run_json(&c, &rc, NULL);
@@ -97,15 +101,8 @@ static void test_kick_oracles(void **state)
 	(void)state;
 	struct sim_config c;
 	sim_config_defaults(&c);
-	set(&c, "vcpus", "8");
-	set(&c, "pcpus", "2");
-	set(&c, "lock", "pvqspinlock");
-	set(&c, "workload", "ebizzy");
-	set(&c, "ncs_us", "5");
-	set(&c, "cs_us", "2");
-	set(&c, "spin_threshold", "256");
-	set(&c, "seconds", "0.02");
-	set(&c, "kick_yield", "0");
+	set_all(&c, "vcpus=8 pcpus=2 lock=pvqspinlock workload=ebizzy ncs_us=5 "
+	            "cs_us=2 spin_threshold=256 seconds=0.02 kick_yield=0");
 	json_int_t vanilla_wait = host_counter(&c, "kick_wait_ns");
 	json_int_t kicked_ready = host_counter(&c, "kicks_to_ready");
 	print_message("vanilla: kicks to a waiting vCPU %lld, their wait %lld ns\n",
@@ -119,8 +116,7 @@ static void test_kick_oracles(void **state)
 	set(&c, "kick_yield", "oracle-cross-vm");
 	assert_true(host_counter(&c, "kicks_to_ready") > 0);
 	assert_int_equal(host_counter(&c, "kick_yields"), 0);
-	set(&c, "vms", "2");
-	set(&c, "pcpus", "4");
+	set_all(&c, "vms=2 pcpus=4");
 	assert_true(host_counter(&c, "kick_yields") > 0);
 }
 
@@ -133,13 +129,8 @@ static void test_ebizzy_mm_small_host_progresses(void **state)
 	struct sim_config c;
 	struct sim_result r;
 	sim_config_defaults(&c);
-	set(&c, "preset", "ebizzy-boost");
-	set(&c, "workload", "ebizzy-mm");
-	set(&c, "vms", "1");
-	set(&c, "vcpus", "4");
-	set(&c, "pcpus", "4");
-	set(&c, "nodes", "1");
-	set(&c, "seconds", "0.05");
+	set_all(&c, "preset=ebizzy-boost workload=ebizzy-mm vms=1 vcpus=4 pcpus=4 "
+	            "nodes=1 seconds=0.05");
 	assert_int_equal(sim_run(&c, &r), 0);
 	json_int_t ops = json_integer_value(json_object_get(
 		json_array_get(json_object_get(r.json, "vms"), 0), "ops"));
@@ -156,12 +147,9 @@ static void test_scheduler_fair_share(void **state)
 	struct sim_config c;
 	struct sim_result r;
 	sim_config_defaults(&c);
-	set(&c, "vcpus", "2");
-	set(&c, "pcpus", "1");
-	set(&c, "ncs_us", "10000000");   /* never reaches a lock */
-	set(&c, "ncs_dist", "const");
-	set(&c, "work", "0");
-	set(&c, "seconds", "0.5");
+	set_all(&c, "vcpus=2 pcpus=1 "
+	            "ncs_us=10000000 "   /* never reaches a lock */
+	            "ncs_dist=const work=0 seconds=0.5");
 	assert_int_equal(sim_run(&c, &r), 0);
 	json_t *runs = json_object_get(json_array_get(json_object_get(r.json, "vms"), 0),
 				       "vcpu_run_ns");
@@ -198,9 +186,7 @@ static void test_kick_before_halt(void **state)
 	enum sim_stop stop;
 	int rc;
 	sim_config_defaults(&c);
-	set(&c, "vcpus", "2");
-	set(&c, "pcpus", "2");
-	set(&c, "seconds", "0.01");
+	set_all(&c, "vcpus=2 pcpus=2 seconds=0.01");
 	woke = 0;
 	sim_set_guest(guest_kick_first);
 	free(run_json(&c, &rc, &stop));
@@ -228,15 +214,9 @@ static void test_deadlock_report_lost_kicks(void **state)
 	struct sim_config c;
 	struct sim_result r;
 	sim_config_defaults(&c);
-	set(&c, "vcpus", "4");
-	set(&c, "pcpus", "4");
-	set(&c, "lock", "pvqspinlock");
-	set(&c, "workload", "spawn");
-	set(&c, "cs_us", "5");
-	set(&c, "work", "200");           /* fixed work: the last vCPU finishes */
-	set(&c, "spin_threshold", "64");
-	set(&c, "lose_kicks", "1");
-	set(&c, "seconds", "0.05");
+	set_all(&c, "vcpus=4 pcpus=4 lock=pvqspinlock workload=spawn cs_us=5 "
+	            "work=200 "   /* fixed work: the last vCPU finishes */
+	            "spin_threshold=64 lose_kicks=1 seconds=0.05");
 	assert_int_equal(sim_run(&c, &r), 1);
 	assert_int_equal(r.stop, SIM_STOP_DEADLOCK);
 	assert_non_null(r.report);
@@ -256,8 +236,7 @@ static void test_deadlock_report_lost_kicks(void **state)
 
 	/* Throughput (the other vCPUs never finish): the first vCPU left
 	 * halted with nobody to kick it stops the run (lost wake-up). */
-	set(&c, "lose_kicks", "1");
-	set(&c, "work", "0");
+	set_all(&c, "lose_kicks=1 work=0");
 	assert_int_equal(sim_run(&c, &r), 1);
 	assert_int_equal(r.stop, SIM_STOP_DEADLOCK);
 	assert_non_null(strstr(r.report, "DEADLOCK (lost wake-up)"));
@@ -279,11 +258,7 @@ static void test_two_holders(void **state)
 	struct sim_config c;
 	struct sim_result r;
 	sim_config_defaults(&c);
-	set(&c, "vcpus", "4");
-	set(&c, "pcpus", "4");
-	set(&c, "workload", "spawn");
-	set(&c, "broken_lock", "1");
-	set(&c, "seconds", "0.05");
+	set_all(&c, "vcpus=4 pcpus=4 workload=spawn broken_lock=1 seconds=0.05");
 	assert_int_equal(sim_run(&c, &r), 1);
 	assert_int_equal(r.stop, SIM_STOP_TWO_HOLDERS);
 	assert_non_null(strstr(r.report, "two holders"));
@@ -292,8 +267,7 @@ static void test_two_holders(void **state)
 
 	/* the ebizzy-mm workload takes its spinlocks through its own path:
 	 * the broken lock must be caught there too */
-	set(&c, "workload", "ebizzy-mm");
-	set(&c, "vcpus", "8");
+	set_all(&c, "workload=ebizzy-mm vcpus=8");
 	assert_int_equal(sim_run(&c, &r), 1);
 	assert_int_equal(r.stop, SIM_STOP_TWO_HOLDERS);
 	json_decref(r.json);
@@ -317,9 +291,7 @@ static void test_misuse_stops_run(void **state)
 	struct sim_config c;
 	struct sim_result r;
 	sim_config_defaults(&c);
-	set(&c, "vcpus", "2");
-	set(&c, "pcpus", "2");
-	set(&c, "seconds", "0.01");
+	set_all(&c, "vcpus=2 pcpus=2 seconds=0.01");
 	sim_set_guest(guest_misuse);
 	int rc = sim_run(&c, &r);
 	sim_set_guest(NULL);
@@ -339,13 +311,9 @@ static void test_all_kinds_clean(void **state)
 		struct sim_config c;
 		struct sim_result r;
 		sim_config_defaults(&c);
-		set(&c, "vms", "2");
-		set(&c, "vcpus", "4");
-		set(&c, "pcpus", "3");
+		set_all(&c, "vms=2 vcpus=4 pcpus=3");
 		set(&c, "lock", kinds[i]);
-		set(&c, "workload", "spawn");
-		set(&c, "spin_threshold", "128");
-		set(&c, "seconds", "0.01");
+		set_all(&c, "workload=spawn spin_threshold=128 seconds=0.01");
 		assert_int_equal(sim_run(&c, &r), 0);
 		json_t *vm0 = json_array_get(json_object_get(r.json, "vms"), 0);
 		assert_true(json_integer_value(json_object_get(vm0, "ops")) > 0);
@@ -601,20 +569,14 @@ static void test_ebizzy_mm(void **state)
 	struct sim_config c;
 	struct sim_result r;
 	sim_config_defaults(&c);
-	set(&c, "vcpus", "16");
-	set(&c, "pcpus", "16");
-	set(&c, "nodes", "2");
-	set(&c, "lock", "pvqspinlock");
-	set(&c, "workload", "ebizzy-mm");
-	set(&c, "seconds", "0.01");
+	set_all(&c, "vcpus=16 pcpus=16 nodes=2 lock=pvqspinlock workload=ebizzy-mm "
+	            "seconds=0.01");
 	free(assert_deterministic(&c));
 
 	/* 40 vCPUs on 40 pCPUs: enough wait_lock traffic that some targets
 	 * have IRQs off when the IPI comes; their acks must come later than
 	 * the others' (which ack on delivery), by more than the 1 us handler */
-	set(&c, "vcpus", "40");
-	set(&c, "pcpus", "40");
-	set(&c, "seconds", "0.015");
+	set_all(&c, "vcpus=40 pcpus=40 seconds=0.015");
 	assert_int_equal(sim_run(&c, &r), 0);
 	json_int_t shoot = mm_counter(r.json, "tlb_shootdowns");
 	json_int_t ipis = mm_counter(r.json, "tlb_ipis");
@@ -636,11 +598,7 @@ static void test_ebizzy_mm(void **state)
 
 	/* two overcommitted VMs without steal time: nothing skipped as
 	 * preempted, every lock kind still runs clean */
-	set(&c, "vms", "2");
-	set(&c, "vcpus", "16");
-	set(&c, "pcpus", "8");
-	set(&c, "seconds", "0.01");
-	set(&c, "steal_time", "0");
+	set_all(&c, "vms=2 vcpus=16 pcpus=8 seconds=0.01 steal_time=0");
 	assert_int_equal(sim_run(&c, &r), 0);
 	assert_int_equal(mm_counter(r.json, "tlb_skip_preempted"), 0);
 	json_decref(r.json);
