@@ -25,7 +25,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +34,7 @@
 #include <gsl/gsl_rng.h>
 
 #include "sim.h"
+#include "../tools/pvspin/output_check.h"
 
 static void usage(FILE *f)
 {
@@ -314,34 +314,6 @@ static int write_json(json_t *j, const char *path)
 	return 0;
 }
 
-/*
- * Check, before simulating, that the --json file `path` can be written, as
- * `pvspin bench` checks its reports (tools/pvspin/bench/output.c): open it
- * for writing without truncating an existing file (its old contents stay
- * until the results exist); a file created only to find out is removed
- * again.  "-" (stdout) is fine.  Returns 0, or -1 with "pvspin sim: --json:
- * cannot write 'PATH': REASON" on stderr.
- */
-static int check_json_path(const char *path)
-{
-	if (!strcmp(path, "-"))
-		return 0;
-	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-	if (fd >= 0) {
-		close(fd);
-		unlink(path);
-		return 0;
-	}
-	if (errno == EEXIST)
-		fd = open(path, O_WRONLY | O_CLOEXEC);   /* no O_TRUNC: not yet */
-	if (fd < 0) {
-		fprintf(stderr, "pvspin sim: --json: cannot write '%s': %s\n", path, strerror(errno));
-		return -1;
-	}
-	close(fd);
-	return 0;
-}
-
 /* One random small configuration for --fuzz. */
 static void fuzz_config(struct sim_config *c, gsl_rng *r, char *cmd, size_t n)
 {
@@ -508,7 +480,7 @@ static int sim_main(int argc, char **argv, char **sets)
 				other ? other : argv[optind]);
 			return 2;
 		}
-		if (json_path && check_json_path(json_path))
+		if (json_path && tool_output_check("pvspin sim", "--json", json_path))
 			return 1;
 		return run_fuzz(fuzz, cfg.seed, json_path);
 	}
@@ -563,7 +535,7 @@ static int sim_main(int argc, char **argv, char **sets)
 	if (sim_config_check(&cfg, stderr))
 		return 2;
 	/* the report must be writable before a possibly long run, not after */
-	if (json_path && check_json_path(json_path))
+	if (json_path && tool_output_check("pvspin sim", "--json", json_path))
 		return 1;
 
 	struct sim_result res;

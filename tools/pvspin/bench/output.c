@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE
 #include "bench/output.h"
+#include "output_check.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -210,23 +211,7 @@ int bench_write_json(const char *path, const struct bench_config *c,
 
 int bench_output_check(const char *opt, const char *path)
 {
-	if (!strcmp(path, "-"))
-		return 0;
-	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-	if (fd >= 0) {
-		close(fd);
-		unlink(path);   /* created only to find out: the run writes it later */
-		return 0;
-	}
-	if (errno == EEXIST)
-		fd = open(path, O_WRONLY | O_CLOEXEC);   /* no O_TRUNC: not yet */
-	if (fd < 0) {
-		fprintf(stderr, "pvspin bench: %s: cannot write '%s': %s\n", opt, path,
-			strerror(errno));
-		return -1;
-	}
-	close(fd);
-	return 0;
+	return tool_output_check("pvspin bench", opt, path);
 }
 
 /* realpath() of the directory of `path` + "/" + its last component. */

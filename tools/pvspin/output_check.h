@@ -1,0 +1,41 @@
+/*
+ * output_check.h - check that an output file can be written before a long
+ * run, without destroying what it holds: shared by `pvspin bench`
+ * (--json/--csv/--plot) and `pvspin-sim` (--json).
+ */
+#ifndef PVSPIN_TOOLS_OUTPUT_CHECK_H
+#define PVSPIN_TOOLS_OUTPUT_CHECK_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+/** Can `path` be written?  "-" (stdout) always can.  A new file is created
+ *  and removed again (the run writes it later); an existing one is opened
+ *  for writing without O_TRUNC, so it keeps its contents until results
+ *  exist.  Returns 0, or -1 after printing "PROG: OPT: cannot write 'PATH':
+ *  REASON" to stderr.  Thread-safe (no shared state). */
+static inline int tool_output_check(const char *prog, const char *opt, const char *path)
+{
+	if (!strcmp(path, "-"))
+		return 0;
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	if (fd >= 0) {
+		close(fd);
+		unlink(path);   /* created only to find out: the run writes it later */
+		return 0;
+	}
+	if (errno == EEXIST)
+		fd = open(path, O_WRONLY | O_CLOEXEC);   /* no O_TRUNC: not yet */
+	if (fd < 0) {
+		fprintf(stderr, "%s: %s: cannot write '%s': %s\n", prog, opt, path,
+			strerror(errno));
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+#endif /* PVSPIN_TOOLS_OUTPUT_CHECK_H */
