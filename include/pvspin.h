@@ -8,6 +8,7 @@
  *   pvspin/pvqspinlock.h  paravirtual queued spinlock
  *   pvspin/tas.h          unfair test-and-set (virt_spin_lock)
  *   pvspin/ticket.h       ticket lock
+ *   pvspin/spinpark.h     spin-then-park lock for preemptible threads
  *   pvspin/stats.h        lock event counters, slot accounting
  *   pvspin/tunables.h     spin threshold and other knobs
  *   pvspin/policy.h       environment detection and lock-selection policy
@@ -21,6 +22,7 @@
 #include "pvspin/pvqspinlock.h"
 #include "pvspin/tas.h"
 #include "pvspin/ticket.h"
+#include "pvspin/spinpark.h"
 #include "pvspin/stats.h"
 #include "pvspin/tunables.h"
 #if __has_include("pvspin/policy.h")

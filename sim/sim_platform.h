@@ -88,6 +88,17 @@ void pvspin_plat_event(int ev);
 /** Count `n` lock events for the calling vCPU's VM (lockevent_add()). */
 void pvspin_plat_event_add(int ev, uint64_t n);
 
+/* Parking, time, CPUs (pvspin/platform.h).  Not modelled yet: the
+ * simulator does not run the spinpark kind, and these abort
+ * (sim/sim_spinpark_stub.c). */
+uint64_t pvspin_plat_now_ns(void);
+int pvspin_plat_park32(uint32_t *p, uint32_t val, uint64_t timeout_ns);
+uint32_t pvspin_plat_unpark32(uint32_t *p, uint32_t n);
+static inline void pvspin_plat_fence_light(void)
+{ __atomic_signal_fence(__ATOMIC_SEQ_CST); }
+bool pvspin_plat_fence_heavy(void);
+uint32_t pvspin_plat_spin_cpus(void);
+
 #ifdef __cplusplus
 }
 #endif

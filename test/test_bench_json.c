@@ -37,7 +37,8 @@ static int split(char *s, char **out, int max)
 static int is_pvspin_kind(const char *lock)
 {
 	return !strcmp(lock, "qspinlock") || !strcmp(lock, "pvqspinlock") ||
-	       !strcmp(lock, "tas") || !strcmp(lock, "ticket");
+	       !strcmp(lock, "tas") || !strcmp(lock, "ticket") ||
+	       !strcmp(lock, "spinpark");
 }
 
 static double number_or_null(json_t *o, const char *key, int *is_null, const char *where)

@@ -16,6 +16,7 @@
 
 static const pvspin_kind_t kinds[] = {
 	PVSPIN_KIND_QSPINLOCK, PVSPIN_KIND_PVQSPINLOCK, PVSPIN_KIND_TAS, PVSPIN_KIND_TICKET,
+	PVSPIN_KIND_SPINPARK,
 };
 #define NKINDS (sizeof(kinds) / sizeof(kinds[0]))
 

@@ -47,12 +47,15 @@ static void tas_lock(pvspin_lock_t *l) { pvspin_tas_lock(l); }
 static void tas_unlock(pvspin_lock_t *l) { pvspin_tas_unlock(l); }
 static void tk_lock(pvspin_lock_t *l) { pvspin_ticket_lock(l); }
 static void tk_unlock(pvspin_lock_t *l) { pvspin_ticket_unlock(l); }
+static void sp_lock(pvspin_lock_t *l) { pvspin_spinpark_lock(l); }
+static void sp_unlock(pvspin_lock_t *l) { pvspin_spinpark_unlock(l); }
 
 static const struct kind_ops kinds[] = {
 	{ "qspinlock", q_lock, q_unlock },
 	{ "pvqspinlock", pv_lock, pv_unlock },
 	{ "tas", tas_lock, tas_unlock },
 	{ "ticket", tk_lock, tk_unlock },
+	{ "spinpark", sp_lock, sp_unlock },
 };
 static const struct kind_ops broken = { "broken", broken_lock, broken_unlock };
 

@@ -13,6 +13,8 @@
  *
  * The ticket lock uses the same 4 bytes as two 16-bit halves: owner (bits
  * 0-15) and next ticket (bits 16-31).  The tas lock uses the locked byte.
+ * The spinpark lock keeps the locked byte and puts its spinner and
+ * parked counts in the other bits (pvspin/spinpark.h).
  * A lock is always used with one kind between initialisation and last use.
  *
  * Thread-safety: every function of every kind is thread-safe on a shared
@@ -67,13 +69,14 @@ typedef union pvspin_lock {
 #define _Q_SLOW_VAL          (3u << _Q_LOCKED_OFFSET)
 
 /** Lock kinds.  Names (pvspin_kind_name) are the ones used everywhere in
- *  the project: "qspinlock", "pvqspinlock", "tas", "ticket". */
+ *  the project: "qspinlock", "pvqspinlock", "tas", "ticket", "spinpark". */
 typedef enum pvspin_kind {
 	PVSPIN_KIND_NONE = 0,        /* not chosen yet / invalid */
 	PVSPIN_KIND_QSPINLOCK,       /* native queued spinlock */
 	PVSPIN_KIND_PVQSPINLOCK,     /* paravirtual queued spinlock */
 	PVSPIN_KIND_TAS,             /* unfair test-and-test-and-set (virt_spin_lock) */
 	PVSPIN_KIND_TICKET,          /* FIFO ticket lock */
+	PVSPIN_KIND_SPINPARK,        /* spin-then-park lock for preemptible threads */
 	PVSPIN_KIND_COUNT
 } pvspin_kind_t;
 

@@ -37,6 +37,18 @@
  *     pvspin_plat_vcpu_is_preempted(cpu)     is that CPU off its pCPU
  *     pvspin_plat_event(ev)                  count one lock event
  *     pvspin_plat_event_add(ev, n)           count n lock events
+ *   parking on an address, time and CPUs (the spin-then-park kind):
+ *     pvspin_plat_now_ns()                   monotonic time, ns
+ *     pvspin_plat_park32(p, val, timeout_ns) -> 0 | PVSPIN_PARK_TIMEDOUT
+ *         sleep while *p == val (a futex wait), at most timeout_ns
+ *         (0: no timeout); may return spuriously
+ *     pvspin_plat_unpark32(p, n)             -> threads woken (<= n)
+ *     pvspin_plat_fence_light()              the cheap side of an
+ *     pvspin_plat_fence_heavy()  -> bool     asymmetric StoreLoad fence
+ *         (compiler barrier / membarrier(2)); false: no heavy side here,
+ *         the caller must not rely on the pairing
+ *     pvspin_plat_spin_cpus()                CPUs this process may run
+ *         on now (>= 1): the bound on useful spinners
  *
  * This header is installed because the inline fast paths of the lock headers
  * need it; it is not part of the stable API.  Applications call the lock
@@ -72,6 +84,9 @@ typedef bool (*pvspin_plat_pred_t)(uint32_t val, uint32_t arg);
 /** Loop bound of pvspin_plat_wait32() meaning "no bound". */
 #define PVSPIN_WAIT_FOREVER 0u
 
+/** pvspin_plat_park32() result: the timeout ran out (ETIMEDOUT). */
+#define PVSPIN_PARK_TIMEDOUT 110
+
 /** Lock events, after Linux kernel/locking/lock_events_list.h.  Counted by
  *  pvspin_plat_event() / pvspin_plat_event_add(); read with pvspin_events_read() (pvspin/stats.h). */
 enum pvspin_event {
@@ -87,6 +102,12 @@ enum pvspin_event {
 	PVSPIN_EV_LOCK_PENDING,      /* acquisitions through the pending bit */
 	PVSPIN_EV_LOCK_SLOWPATH,     /* entries into the MCS queue */
 	PVSPIN_EV_LOCK_NO_NODE,      /* acquisitions without an MCS node (nesting > 4 or no slot) */
+	PVSPIN_EV_SPIN_ACQUIRE,      /* spinpark: acquisitions by a spinning waiter */
+	PVSPIN_EV_SPIN_FAIL,         /* spinpark: spins that ran out of budget */
+	PVSPIN_EV_PARK,              /* spinpark: sleeps (park32 calls) of waiters */
+	PVSPIN_EV_UNPARK,            /* spinpark: wake-ups sent by unlock */
+	PVSPIN_EV_HANDOFF,           /* spinpark: locks handed to a parked waiter */
+	PVSPIN_EV_STARVING,          /* spinpark: a parked waiter waited past the starvation bound */
 	PVSPIN_EV_COUNT
 };
 

@@ -151,6 +151,50 @@ void pvspin_plat_pv_kick(int cpu);
  *  that of threads halted in pv_wait. */
 bool pvspin_plat_vcpu_is_preempted(int cpu);
 
+/* ---- parking on an address, time, CPUs: the spin-then-park kind ------- */
+
+/** Monotonic time in ns (CLOCK_MONOTONIC through the vDSO: ~20-50 ns).
+ *  Async-signal-safe. */
+uint64_t pvspin_plat_now_ns(void);
+
+/**
+ * Sleep while *p == val: FUTEX_WAIT_PRIVATE on the 4-byte word p (aligned),
+ * at most timeout_ns (relative; 0 = no timeout).  Returns at once if
+ * *p != val when the kernel checks it (atomically with queueing, so a
+ * change followed by pvspin_plat_unpark32() is never missed).  Returns 0
+ * (woken, value changed, signal or spurious) or PVSPIN_PARK_TIMEDOUT.
+ * Callers re-check the word.  Needs no thread slot; async-signal-safe.
+ */
+int pvspin_plat_park32(uint32_t *p, uint32_t val, uint64_t timeout_ns);
+
+/** Wake up to n threads sleeping in pvspin_plat_park32(p, ...)
+ *  (FUTEX_WAKE_PRIVATE: the kernel wakes the highest priority first, FIFO
+ *  among equals).  Returns the number woken.  Thread-safe. */
+uint32_t pvspin_plat_unpark32(uint32_t *p, uint32_t n);
+
+/** The cheap side of an asymmetric StoreLoad fence: a compiler barrier
+ *  only.  Correct only against a pvspin_plat_fence_heavy() on the other
+ *  side that returned true (see there). */
+PVSPIN_PLAT_INLINE void pvspin_plat_fence_light(void)
+{ __atomic_signal_fence(__ATOMIC_SEQ_CST); }
+
+/**
+ * The expensive side of an asymmetric StoreLoad fence, after the userspace
+ * RCU (liburcu) use of membarrier(2): MEMBARRIER_CMD_PRIVATE_EXPEDITED runs
+ * a full memory barrier on every CPU that runs a thread of this process
+ * (~0.2-0.7 us measured on the 2-vCPU development guest).  After it
+ * returns, every other thread's accesses are ordered as if its
+ * pvspin_plat_fence_light() had been a full fence.  Registers the process
+ * on first use (and again in a fork child).  Returns false when membarrier
+ * is not available (kernel < 4.14, seccomp): the caller must then not rely
+ * on the pairing (poll instead).  Thread-safe.
+ */
+bool pvspin_plat_fence_heavy(void);
+
+/** CPUs the calling thread may run on now (>= 1): its affinity mask's
+ *  count, re-read every 4096 calls.  Thread-safe. */
+uint32_t pvspin_plat_spin_cpus(void);
+
 /** Count one lock event (relaxed increment of this slot's counter). */
 void pvspin_plat_event(int ev);
 

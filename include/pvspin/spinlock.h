@@ -14,6 +14,7 @@
 #include "pvspin/qspinlock.h"
 #include "pvspin/tas.h"
 #include "pvspin/ticket.h"
+#include "pvspin/spinpark.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -21,7 +22,8 @@ extern "C" {
 
 /** Initialise *lock to unlocked (same as PVSPIN_LOCK_INIT). */
 void pvspin_lock_init(pvspin_lock_t *lock);
-/** Take the lock (default kind); spins and, for pvqspinlock, may halt. */
+/** Take the lock (default kind); spins and, for pvqspinlock and
+ *  spinpark, may sleep. */
 void pvspin_lock(pvspin_lock_t *lock);
 /** Try once; true if taken. */
 bool pvspin_trylock(pvspin_lock_t *lock);
@@ -49,6 +51,7 @@ static inline void pvspin_kind_lock(pvspin_kind_t kind, pvspin_lock_t *lock)
 	case PVSPIN_KIND_PVQSPINLOCK: pvspin_pvqspinlock_lock(lock); return;
 	case PVSPIN_KIND_TAS: pvspin_tas_lock(lock); return;
 	case PVSPIN_KIND_TICKET: pvspin_ticket_lock(lock); return;
+	case PVSPIN_KIND_SPINPARK: pvspin_spinpark_lock(lock); return;
 	default: pvspin_kind_invalid(kind, lock);
 	}
 }
@@ -60,6 +63,7 @@ static inline bool pvspin_kind_trylock(pvspin_kind_t kind, pvspin_lock_t *lock)
 	case PVSPIN_KIND_PVQSPINLOCK: return pvspin_pvqspinlock_trylock(lock);
 	case PVSPIN_KIND_TAS: return pvspin_tas_trylock(lock);
 	case PVSPIN_KIND_TICKET: return pvspin_ticket_trylock(lock);
+	case PVSPIN_KIND_SPINPARK: return pvspin_spinpark_trylock(lock);
 	default: pvspin_kind_invalid(kind, lock); return false;
 	}
 }
@@ -71,6 +75,7 @@ static inline void pvspin_kind_unlock(pvspin_kind_t kind, pvspin_lock_t *lock)
 	case PVSPIN_KIND_PVQSPINLOCK: pvspin_pvqspinlock_unlock(lock); return;
 	case PVSPIN_KIND_TAS: pvspin_tas_unlock(lock); return;
 	case PVSPIN_KIND_TICKET: pvspin_ticket_unlock(lock); return;
+	case PVSPIN_KIND_SPINPARK: pvspin_spinpark_unlock(lock); return;
 	default: pvspin_kind_invalid(kind, lock);
 	}
 }
@@ -82,6 +87,7 @@ static inline bool pvspin_kind_is_locked(pvspin_kind_t kind, pvspin_lock_t *lock
 	case PVSPIN_KIND_PVQSPINLOCK: return pvspin_pvqspinlock_is_locked(lock);
 	case PVSPIN_KIND_TAS: return pvspin_tas_is_locked(lock);
 	case PVSPIN_KIND_TICKET: return pvspin_ticket_is_locked(lock);
+	case PVSPIN_KIND_SPINPARK: return pvspin_spinpark_is_locked(lock);
 	default: pvspin_kind_invalid(kind, lock); return false;
 	}
 }
@@ -93,6 +99,7 @@ static inline bool pvspin_kind_is_contended(pvspin_kind_t kind, pvspin_lock_t *l
 	case PVSPIN_KIND_PVQSPINLOCK: return pvspin_pvqspinlock_is_contended(lock);
 	case PVSPIN_KIND_TAS: return pvspin_tas_is_contended(lock);
 	case PVSPIN_KIND_TICKET: return pvspin_ticket_is_contended(lock);
+	case PVSPIN_KIND_SPINPARK: return pvspin_spinpark_is_contended(lock);
 	default: pvspin_kind_invalid(kind, lock); return false;
 	}
 }

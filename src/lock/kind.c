@@ -12,6 +12,7 @@
 #include "pvspin/pvqspinlock.h"
 #include "pvspin/tas.h"
 #include "pvspin/ticket.h"
+#include "pvspin/spinpark.h"
 
 static const char *const kind_names[PVSPIN_KIND_COUNT] = {
 	[PVSPIN_KIND_NONE] = "none",
@@ -19,6 +20,7 @@ static const char *const kind_names[PVSPIN_KIND_COUNT] = {
 	[PVSPIN_KIND_PVQSPINLOCK] = "pvqspinlock",
 	[PVSPIN_KIND_TAS] = "tas",
 	[PVSPIN_KIND_TICKET] = "ticket",
+	[PVSPIN_KIND_SPINPARK] = "spinpark",
 };
 
 const char *pvspin_kind_name(pvspin_kind_t kind)
@@ -40,7 +42,7 @@ pvspin_kind_t pvspin_kind_from_name(const char *name)
 
 const char *pvspin_kind_names(void)
 {
-	return "qspinlock, pvqspinlock, tas, ticket";
+	return "qspinlock, pvqspinlock, tas, ticket, spinpark";
 }
 
 /* ---- misuse --------------------------------------------------------- */

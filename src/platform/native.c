@@ -22,7 +22,10 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/futex.h>
+#include <linux/membarrier.h>
 #include <pthread.h>
+#include <sched.h>
+#include <time.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -168,6 +171,77 @@ void pvspin_plat_pv_kick(int cpu)
 	uint32_t *w = &slots[cpu].futex;
 	if (__atomic_exchange_n(w, SLOT_KICKED, __ATOMIC_SEQ_CST) == SLOT_SLEEPING)
 		futex(w, FUTEX_WAKE_PRIVATE, 1);
+}
+
+/* ---- parking on an address, time, CPUs ------------------------------ */
+
+uint64_t pvspin_plat_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int pvspin_plat_park32(uint32_t *p, uint32_t val, uint64_t timeout_ns)
+{
+	struct timespec rel, *t = NULL;
+	if (timeout_ns) {
+		rel.tv_sec = (time_t)(timeout_ns / 1000000000u);
+		rel.tv_nsec = (long)(timeout_ns % 1000000000u);
+		t = &rel;
+	}
+	/* FUTEX_WAIT takes a relative timeout (on CLOCK_MONOTONIC). */
+	long r = syscall(SYS_futex, p, FUTEX_WAIT_PRIVATE, val, t, NULL, 0);
+	return r < 0 && errno == ETIMEDOUT ? PVSPIN_PARK_TIMEDOUT : 0;
+}
+
+uint32_t pvspin_plat_unpark32(uint32_t *p, uint32_t n)
+{
+	long r = syscall(SYS_futex, p, FUTEX_WAKE_PRIVATE, n > INT32_MAX ? INT32_MAX : (int)n,
+			 NULL, NULL, 0);
+	return r > 0 ? (uint32_t)r : 0;
+}
+
+/* 0 not tried, 1 registered, 2 not available in this process. */
+static int membarrier_state;
+
+bool pvspin_plat_fence_heavy(void)
+{
+	int st = __atomic_load_n(&membarrier_state, __ATOMIC_ACQUIRE);
+	if (__builtin_expect(st == 0, 0)) {
+		long q = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+		st = q > 0 && (q & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
+		     syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0
+			     ? 1 : 2;
+		__atomic_store_n(&membarrier_state, st, __ATOMIC_RELEASE);
+	}
+	if (st != 1)
+		return false;
+	if (syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0)
+		return true;
+	/* The registration belongs to the address space: a fork child (a
+	 * new mm) registers again. */
+	return errno == EPERM &&
+	       syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0 &&
+	       syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0;
+}
+
+/* Per thread: the affinity count, re-read every SPIN_CPUS_REFRESH calls
+ * (sched_getaffinity is a system call; the count changes rarely). */
+#define SPIN_CPUS_REFRESH 4096u
+static _Thread_local uint32_t tls_spin_cpus, tls_spin_cpus_left;
+
+uint32_t pvspin_plat_spin_cpus(void)
+{
+	if (__builtin_expect(tls_spin_cpus_left != 0, 1)) {
+		tls_spin_cpus_left--;
+		return tls_spin_cpus;
+	}
+	cpu_set_t set;
+	int c = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : 0;
+	tls_spin_cpus = c > 0 ? (uint32_t)c : 1;
+	tls_spin_cpus_left = SPIN_CPUS_REFRESH;
+	return tls_spin_cpus;
 }
 
 bool pvspin_plat_vcpu_is_preempted(int cpu)

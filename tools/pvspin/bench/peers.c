@@ -15,6 +15,7 @@
 #include "pvspin/pvqspinlock.h"
 #include "pvspin/tas.h"
 #include "pvspin/ticket.h"
+#include "pvspin/spinpark.h"
 
 #ifdef PVSPIN_HAVE_CK
 #include <ck_spinlock.h>
@@ -50,6 +51,7 @@ BENCH_PEER_LOOP(qspinlock, pvspin_qspinlock_lock, pvspin_qspinlock_unlock)
 BENCH_PEER_LOOP(pvqspinlock, pvspin_pvqspinlock_lock, pvspin_pvqspinlock_unlock)
 BENCH_PEER_LOOP(tas, pvspin_tas_lock, pvspin_tas_unlock)
 BENCH_PEER_LOOP(ticket, pvspin_ticket_lock, pvspin_ticket_unlock)
+BENCH_PEER_LOOP(spinpark, pvspin_spinpark_lock, pvspin_spinpark_unlock)
 
 /* ---- glibc ---------------------------------------------------------------- */
 
@@ -108,6 +110,8 @@ static const struct bench_lock locks[] = {
 	  PVSPIN_KIND_TAS, pv_init, nop_destroy, tas_run },
 	{ "ticket", "pvspin FIFO ticket lock",
 	  PVSPIN_KIND_TICKET, pv_init, nop_destroy, ticket_run },
+	{ "spinpark", "pvspin spin-then-park lock (bounded adaptive spin, futex park)",
+	  PVSPIN_KIND_SPINPARK, pv_init, nop_destroy, spinpark_run },
 	{ "pthread_spin", "glibc pthread_spin_lock (test-and-set)",
 	  PVSPIN_KIND_NONE, pspin_init, pspin_destroy, pspin_run },
 	{ "pthread_mutex", "glibc pthread_mutex, PTHREAD_MUTEX_NORMAL (futex, unfair)",

@@ -34,6 +34,7 @@ enum torture_word_layout {
 	TORTURE_WORD_QSPIN,   /* tail / pending / locked byte (pvspin/lock.h) */
 	TORTURE_WORD_TICKET,  /* owner (bits 0-15) / next (bits 16-31) */
 	TORTURE_WORD_BYTE,    /* locked byte only (tas, busted) */
+	TORTURE_WORD_SPINPARK,/* parked / budget / flags / spinners / locked (pvspin/spinpark.h) */
 };
 
 /** One kind `pvspin torture --lock` accepts. */

@@ -24,6 +24,7 @@
 #include "pvspin/qspinlock.h"
 #include "pvspin/tas.h"
 #include "pvspin/ticket.h"
+#include "pvspin/spinpark.h"
 #include "torture.h"
 
 static pvspin_lock_t torture_lock = PVSPIN_LOCK_INIT;
@@ -39,6 +40,8 @@ static void tas_lock(void) { pvspin_tas_lock(&torture_lock); }
 static void tas_unlock(void) { pvspin_tas_unlock(&torture_lock); }
 static void ticket_lock(void) { pvspin_ticket_lock(&torture_lock); }
 static void ticket_unlock(void) { pvspin_ticket_unlock(&torture_lock); }
+static void spinpark_lock(void) { pvspin_spinpark_lock(&torture_lock); }
+static void spinpark_unlock(void) { pvspin_spinpark_unlock(&torture_lock); }
 static void lost_kick_lock(void) { torture_lost_kick_lock(&torture_lock); }
 static void lost_kick_unlock(void) { torture_lost_kick_unlock(&torture_lock); }
 static void lost_handoff_lock(void) { torture_lost_handoff_lock(&torture_lock); }
@@ -92,6 +95,8 @@ const struct torture_kind torture_kinds[] = {
 	  TORTURE_WORD_BYTE, tas_lock, tas_unlock },
 	{ "ticket", "FIFO ticket lock (pvspin)", false, false,
 	  TORTURE_WORD_TICKET, ticket_lock, ticket_unlock },
+	{ "spinpark", "spin-then-park lock (pvspin)", false, false,
+	  TORTURE_WORD_SPINPARK, spinpark_lock, spinpark_unlock },
 	{ "pthread_mutex", "pthread_mutex_lock/unlock (interposed under `pvspin run`)",
 	  false, false, TORTURE_WORD_NONE, mutex_lock, mutex_unlock },
 	{ "pthread_spin", "pthread_spin_lock/unlock (interposed under `pvspin run`)",

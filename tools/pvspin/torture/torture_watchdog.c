@@ -37,6 +37,7 @@
 #include <string.h>
 
 #include "pvspin/platform.h"
+#include "pvspin/spinpark.h"
 #include "lock/qnode.h"
 #include "torture.h"
 
@@ -64,6 +65,7 @@ static bool word_reads_free(enum torture_word_layout layout, uint32_t w)
 	switch (layout) {
 	case TORTURE_WORD_QSPIN:
 	case TORTURE_WORD_BYTE:
+	case TORTURE_WORD_SPINPARK:
 		return !(w & _Q_LOCKED_MASK);
 	case TORTURE_WORD_TICKET:
 		return (w & 0xffffu) == (w >> 16);
@@ -372,6 +374,14 @@ void torture_dump(struct torture *t, const char *prefix)
 		break;
 	case TORTURE_WORD_BYTE:
 		printf("%slock word 0x%08x: locked %u\n", prefix, word, word & _Q_LOCKED_MASK);
+		break;
+	case TORTURE_WORD_SPINPARK:
+		printf("%slock word 0x%08x: parked %u, budget %u, %s%sspinners %u, locked %u%s\n",
+		       prefix, word, word >> _SP_PARKED_OFFSET,
+		       (word & _SP_BUDGET_MASK) >> _SP_BUDGET_OFFSET,
+		       word & _SP_WOKEN ? "WOKEN, " : "", word & _SP_STARVING ? "STARVING, " : "",
+		       (word & _SP_SPINNERS_MASK) >> _SP_SPINNER_OFFSET, word & _SP_LOCKED_MASK,
+		       (word & _SP_LOCKED_MASK) == _SP_HANDOFF ? " (handed off)" : "");
 		break;
 	default:
 		printf("%slock: %s (no pvspin word to show)\n", prefix, k->name);

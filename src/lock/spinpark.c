@@ -1,0 +1,331 @@
+/*
+ * spinpark.c - slow paths of the spin-then-park lock (pvspin/spinpark.h,
+ * docs/spinpark.md).  Transitions are written (parked, spinners, locked);
+ * flags by name.
+ *
+ * A waiter goes through at most three phases per round:
+ *
+ *  1. a short spin without registering (SP_SPIN_MIN_LOOPS, read-only on the
+ *     line): most waits on a short critical section end here;
+ *  2. a registered spin: only if fewer than spin_cpus - 1 threads spin
+ *     already (the holder needs a CPU too: more spinners than that can
+ *     only delay it), for the lock's learned budget of 16 << e PAUSE
+ *     loops.  A spin that gets the lock raises e; one that never even saw
+ *     the lock released lowers it: a lock whose holders are preempted,
+ *     block or yield stops being spun on (after glibc's adaptive mutex,
+ *     which learns a spin count per lock, and the kernel mutex's rule to
+ *     spin only while the owner runs, which a thread cannot observe);
+ *  3. park: count itself in `parked`, run the heavy side of the
+ *     asymmetric fence, re-check, FUTEX_WAIT on the word (with a timeout,
+ *     see below).  The unlocker stores 0, reads the word with only a
+ *     compiler barrier, and if `parked` is non-zero and no woken waiter is
+ *     still on its way (WOKEN, after Go's mutexWoken), wakes one.
+ *
+ * Lost wake-ups: a parker's count RMW is followed by
+ * pvspin_plat_fence_heavy() (membarrier), then its re-check load.  For an
+ * unlocker U and a parker P: if U's store came before the barrier that
+ * membarrier forced on U's CPU, P's re-check sees the lock free and takes
+ * it; otherwise U's load comes after that barrier too and sees P counted,
+ * so U wakes (or a WOKEN waiter is on its way, and it re-parks only after
+ * clearing WOKEN, fencing and re-checking in turn).  A futex wait on a
+ * changed word returns at once, so a wake-up between P's re-check and its
+ * sleep is not lost either.  The Promela model test/model/spinpark.pml
+ * checks this protocol.
+ *
+ * Starvation (after Go's starvation mode and the kernel mutex's HANDOFF):
+ * a parked waiter that has waited more than SP_STARVE_NS and then spins
+ * sets STARVING (one owner at a time).  The next unlock then does not
+ * release the lock to bargers but hands it off, locked byte 1 -> 2, and
+ * only that spinning owner may take a handed-off lock (2 -> 1).  The
+ * owner spins SP_STARVE_SPIN_LOOPS at most, and clears STARVING when it
+ * stops spinning, so a lock is never handed to a sleeping thread.
+ *
+ * Bounds, for threads of any scheduling class: no loop here spins more
+ * than SP_STARVE_SPIN_LOOPS (2048) PAUSE loops before it sleeps.  Every
+ * sleep has a timeout (1 ms, doubling per timed-out sleep up to 16 ms), so
+ * a starving waiter notices, and without membarrier (old kernel, seccomp)
+ * parkers poll every SP_POLL_NS instead of relying on the pairing.
+ */
+#include "pvspin/spinpark.h"
+
+/* PAUSE loops of the unregistered first spin, and of the budget at e = 0. */
+#define SP_SPIN_MIN_LOOPS 16u
+/* Largest budget exponent: 16 << 5 = 512 PAUSE loops, about 11 us at the
+ * 22 ns PAUSE measured here: about a futex sleep and wake round trip,
+ * the bound of competitive (2-competitive) spinning. */
+#define SP_BUDGET_MAX 5u
+/* A starving owner's spin, PAUSE loops. */
+#define SP_STARVE_SPIN_LOOPS 2048u
+/* Waiting longer than this makes a waiter starving (Go: 1 ms). */
+#define SP_STARVE_NS 1000000u
+/* Sleep timeouts: the first, and the cap after doubling. */
+#define SP_PARK_TIMEOUT_MIN_NS 1000000u
+#define SP_PARK_TIMEOUT_MAX_NS 16000000u
+/* Without the heavy fence a sleeper may miss its wake-up: poll. */
+#define SP_POLL_NS 1000000u
+#define SP_SPINNERS_MAX (_SP_SPINNERS_MASK >> _SP_SPINNER_OFFSET)
+#define SP_PARKED_MAX (_SP_PARKED_MASK >> _SP_PARKED_OFFSET)
+
+/* ---- fields ---------------------------------------------------------- */
+
+static inline uint32_t sp_locked(uint32_t v) { return v & _SP_LOCKED_MASK; }
+static inline uint32_t sp_spinners(uint32_t v)
+{ return (v & _SP_SPINNERS_MASK) >> _SP_SPINNER_OFFSET; }
+static inline uint32_t sp_budget(uint32_t v) { return (v & _SP_BUDGET_MASK) >> _SP_BUDGET_OFFSET; }
+static inline uint32_t sp_parked(uint32_t v) { return v >> _SP_PARKED_OFFSET; }
+static inline uint32_t sp_with_locked(uint32_t v, uint32_t locked)
+{ return (v & ~_SP_LOCKED_MASK) | locked; }
+static inline uint32_t sp_with_budget(uint32_t v, uint32_t e)
+{ return (v & ~_SP_BUDGET_MASK) | (e << _SP_BUDGET_OFFSET); }
+
+/* Wait predicates: the locked byte is 0; the locked byte is not plain 1. */
+static inline bool sp_free(uint32_t v, uint32_t arg)
+{ (void)arg; return sp_locked(v) == 0; }
+static inline bool sp_not_plain_locked(uint32_t v, uint32_t arg)
+{ (void)arg; return sp_locked(v) != _SP_LOCKED; }
+
+static bool sp_word_corrupt(pvspin_lock_t *lock, uint32_t v)
+{
+	if (!(v & _SP_RESERVED_MASK) && sp_locked(v) <= _SP_HANDOFF)
+		return false;
+	pvspin_report_misuse("spinpark: corrupted lock word", lock, v);
+	return true;
+}
+
+/* ---- one waiter's state across its rounds ---------------------------- */
+
+struct sp_waiter {
+	bool counted;          /* counted in `parked` */
+	bool starving_owner;   /* we set STARVING and spin for the hand-off */
+	uint64_t t0;           /* ns of the first park (0: none yet) */
+	uint64_t timeout_ns;   /* of the next sleep */
+};
+
+/* Spinners allowed besides the holder: spin_cpus - 1 (0 on one CPU). */
+static inline uint32_t sp_spinner_cap(void)
+{
+	uint32_t n = pvspin_plat_spin_cpus();
+	n = n > 1 ? n - 1 : 0;
+	return n < SP_SPINNERS_MAX - 1 ? n : SP_SPINNERS_MAX - 1;
+}
+
+/*
+ * Take a free lock seen as v: (p, s, 0) -> (p - counted, s - spinning, 1),
+ * or a lock handed off to us as starving owner: (p, s, 2) -> (p - 1,
+ * s - 1, 1) clearing STARVING.  `spinning`: we are counted in spinners;
+ * `e`: the budget exponent to store.  Acquire.  False (v updated) if
+ * the word changed.
+ */
+static bool sp_take(pvspin_lock_t *lock, struct sp_waiter *w, uint32_t *v, bool spinning,
+		    uint32_t e)
+{
+	uint32_t nv = *v - (w->counted ? _SP_PARKED_ONE : 0) - (spinning ? _SP_SPINNER_ONE : 0);
+	nv = sp_with_budget(sp_with_locked(nv, _SP_LOCKED), e);
+	if (w->starving_owner)
+		nv &= ~_SP_STARVING;
+	if (!pvspin_plat_cmpxchg32(&lock->val, v, nv, PVSPIN_ACQUIRE))
+		return false;
+	if (sp_locked(*v) == _SP_HANDOFF)
+		pvspin_plat_event(PVSPIN_EV_HANDOFF);
+	w->counted = w->starving_owner = false;
+	return true;
+}
+
+static inline bool sp_ours(const struct sp_waiter *w, uint32_t v)
+{
+	return sp_locked(v) == 0 || (sp_locked(v) == _SP_HANDOFF && w->starving_owner);
+}
+
+/*
+ * Without spinning: take the lock if free, else make sure we are counted
+ * in `parked` (p -> p + 1) with WOKEN cleared if we were parked already
+ * (we run, so the next unlock may wake another).  True: lock taken.
+ * A full `parked` count leaves us uncounted: we then poll.
+ */
+static bool sp_take_or_count(pvspin_lock_t *lock, struct sp_waiter *w, uint32_t v)
+{
+	for (;;) {
+		if (sp_locked(v) == 0) {
+			if (sp_take(lock, w, &v, false, sp_budget(v)))
+				return true;
+			continue;
+		}
+		uint32_t nv = v;
+		if (!w->counted && sp_parked(v) < SP_PARKED_MAX)
+			nv += _SP_PARKED_ONE;         /* (p, s, l) -> (p + 1, s, l) */
+		else if (w->counted)
+			nv &= ~_SP_WOKEN;
+		if (nv == v || pvspin_plat_cmpxchg32(&lock->val, &v, nv, PVSPIN_RELAXED)) {
+			w->counted = w->counted || nv != v;
+			return false;
+		}
+	}
+}
+
+/*
+ * Phase 2, the registered spin (file comment).  True: lock taken.  False:
+ * we are counted in `parked` (unless the count is full), not spinning.
+ */
+static bool sp_spin(pvspin_lock_t *lock, struct sp_waiter *w)
+{
+	uint32_t v = pvspin_plat_load32(&lock->val, PVSPIN_RELAXED), cap = sp_spinner_cap();
+	bool starving = w->counted && w->t0 && pvspin_plat_now_ns() - w->t0 > SP_STARVE_NS;
+
+	/* Join the spinners: (p, s, 1) -> (p, s + 1, 1) [| STARVING], or take
+	 * a free lock on the way. */
+	for (;;) {
+		if (sp_locked(v) == 0) {
+			if (sp_take(lock, w, &v, false, sp_budget(v)))
+				return true;
+			continue;
+		}
+		bool owner = starving && !(v & _SP_STARVING);
+		/* Another's hand-off pending, or enough spinners: do not spin. */
+		if (((v & _SP_STARVING) && !owner) || sp_spinners(v) >= cap + owner)
+			return sp_take_or_count(lock, w, v);
+		uint32_t nv = v + _SP_SPINNER_ONE;
+		if (w->counted)
+			nv &= ~_SP_WOKEN;
+		if (owner)
+			nv |= _SP_STARVING;
+		if (pvspin_plat_cmpxchg32(&lock->val, &v, nv, PVSPIN_RELAXED)) {
+			if (owner)
+				pvspin_plat_event(PVSPIN_EV_STARVING);
+			w->starving_owner = owner;
+			v = nv;
+			break;
+		}
+	}
+
+	uint32_t e = sp_budget(v), spent;
+	uint32_t left = w->starving_owner ? SP_STARVE_SPIN_LOOPS : SP_SPIN_MIN_LOOPS << e;
+	bool saw_release = false;
+	for (;;) {
+		if (sp_ours(w, v)) {
+			saw_release = true;
+			/* a spin that paid: the budget grows */
+			if (sp_take(lock, w, &v, true, e < SP_BUDGET_MAX ? e + 1 : e)) {
+				pvspin_plat_event(PVSPIN_EV_SPIN_ACQUIRE);
+				return true;
+			}
+			continue;
+		}
+		if (sp_locked(v) == _SP_LOCKED && left) {
+			/* acquire on success; loops bounded by `left` */
+			if (pvspin_plat_wait32(&lock->val, sp_not_plain_locked, 0, left, &v, &spent))
+				saw_release = true;
+			left -= spent < left ? spent : left;
+			continue;
+		}
+		/* Give up: budget spent, or the lock handed to another.
+		 * (p, s, l) -> (p + 1 unless counted, s - 1, l); the budget
+		 * shrinks if the lock was never seen released; the owner drops
+		 * STARVING (it will not wait for a hand-off while asleep). */
+		uint32_t nv = v - _SP_SPINNER_ONE;
+		bool count = !w->counted && sp_parked(v) < SP_PARKED_MAX;
+		if (count)
+			nv += _SP_PARKED_ONE;
+		if (w->starving_owner)
+			nv &= ~_SP_STARVING;
+		if (!saw_release && sp_budget(v))
+			nv = sp_with_budget(nv, sp_budget(v) - 1);
+		if (pvspin_plat_cmpxchg32(&lock->val, &v, nv, PVSPIN_RELAXED)) {
+			w->counted = w->counted || count;
+			w->starving_owner = false;
+			pvspin_plat_event(PVSPIN_EV_SPIN_FAIL);
+			return false;
+		}
+		/* the word changed (maybe freed, maybe handed to us): re-check */
+	}
+}
+
+/*
+ * Phase 3: sleep once.  We are counted (our last RMW on the word counted
+ * us or cleared WOKEN); the heavy fence orders it before the re-check
+ * (file comment).  True: lock taken during the re-check.
+ */
+static bool sp_park(pvspin_lock_t *lock, struct sp_waiter *w)
+{
+	bool fenced = w->counted && pvspin_plat_fence_heavy();
+	uint32_t v = pvspin_plat_load32(&lock->val, PVSPIN_ACQUIRE);
+
+	while (sp_locked(v) == 0) {
+		if (sp_take(lock, w, &v, false, sp_budget(v)))
+			return true;
+	}
+	if (sp_word_corrupt(lock, v))
+		return true; /* reported; the caller returns without the lock */
+	pvspin_plat_event(PVSPIN_EV_PARK);
+	if (pvspin_plat_park32(&lock->val, v, fenced ? w->timeout_ns : SP_POLL_NS) ==
+	    PVSPIN_PARK_TIMEDOUT && fenced && w->timeout_ns < SP_PARK_TIMEOUT_MAX_NS)
+		w->timeout_ns *= 2;
+	return false;
+}
+
+void pvspin_spinpark_lock_slowpath(pvspin_lock_t *lock)
+{
+	struct sp_waiter w = { .counted = false };
+	uint32_t v;
+
+	/* Phase 1: a short read-only spin, then one try. */
+	if (pvspin_plat_wait32(&lock->val, sp_free, 0, SP_SPIN_MIN_LOOPS, &v, NULL)) {
+		uint8_t free_byte = 0;
+		if (pvspin_plat_cmpxchg8(&lock->locked, &free_byte, _SP_LOCKED, PVSPIN_ACQUIRE))
+			return;
+	}
+	if (sp_word_corrupt(lock, pvspin_plat_load32(&lock->val, PVSPIN_RELAXED)))
+		return;
+	for (;;) {
+		if (sp_spin(lock, &w))
+			return;
+		if (!w.t0) {
+			w.t0 = pvspin_plat_now_ns();
+			w.timeout_ns = SP_PARK_TIMEOUT_MIN_NS;
+		}
+		if (sp_park(lock, &w))
+			return;
+		/* Awake (woken, timed out, or the word changed): spin again,
+		 * clearing WOKEN on the way (sp_spin / sp_take_or_count). */
+	}
+}
+
+/* ---- unlock ------------------------------------------------------------ */
+
+void pvspin_spinpark_unlock_wake(pvspin_lock_t *lock, uint32_t v)
+{
+	/* (p, s, *) with p > 0 and no WOKEN: set WOKEN, wake one.  Relaxed:
+	 * the woken thread re-reads the word; FUTEX_WAKE orders our
+	 * release before its wake-up. */
+	while ((v & _SP_PARKED_MASK) && !(v & _SP_WOKEN)) {
+		if (pvspin_plat_cmpxchg32(&lock->val, &v, v | _SP_WOKEN, PVSPIN_RELAXED)) {
+			pvspin_plat_event(PVSPIN_EV_UNPARK);
+			pvspin_plat_unpark32(&lock->val, 1);
+			return;
+		}
+	}
+}
+
+void pvspin_spinpark_unlock_slowpath(pvspin_lock_t *lock, uint32_t v)
+{
+	for (;;) {
+		if (sp_locked(v) != _SP_LOCKED || (v & _SP_RESERVED_MASK)) {
+			pvspin_report_misuse(sp_locked(v) == 0
+					     ? "spinpark: unlock of a lock that is not locked"
+					     : sp_locked(v) == _SP_HANDOFF
+					     ? "spinpark: unlock of a lock handed off to a waiter"
+					     : "spinpark: corrupted lock word", lock, v);
+			return;
+		}
+		if (!(v & _SP_STARVING)) {
+			/* STARVING was dropped since the fast path read */
+			pvspin_spinpark_release(lock);
+			return;
+		}
+		/* Hand off to the starving spinner: (p, s, 1) -> (p, s, 2)
+		 * with STARVING kept; release (our critical section before
+		 * its acquire of the 2). */
+		if (pvspin_plat_cmpxchg32(&lock->val, &v, sp_with_locked(v, _SP_HANDOFF),
+					  PVSPIN_RELEASE))
+			return;
+	}
+}
