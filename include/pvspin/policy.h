@@ -180,6 +180,10 @@ typedef struct pvspin_env {
 	 *  negative if unknown. */
 	double runnable;
 	bool nopvspin;          /* "nopvspin" on /proc/cmdline */
+	/** rseq time-slice extension (prctl PR_RSEQ_SLICE_EXTENSION, Linux
+	 *  7.0): 1 offered to this thread, 0 not (older kernel, disabled, or
+	 *  no rseq area).  Always this machine's, even with a root dir. */
+	int rseq_slice_ext;
 } pvspin_env_t;
 
 /**
@@ -193,6 +197,12 @@ int pvspin_env_detect(pvspin_env_t *env, const pvspin_env_source_t *src);
 /** Aggregate CPU time from the "cpu" line of /proc/stat, in USER_HZ
  *  ticks: steal, and the total of user..steal (guest time is already in
  *  user and nice). */
+/** Probe the rseq time-slice extension (Linux 7.0,
+ *  PR_RSEQ_SLICE_EXTENSION): 1 if the kernel offers it to the calling
+ *  thread, 0 if not (EINVAL before 7.0; disabled; no rseq area).  One
+ *  prctl(); thread-safe. */
+int pvspin_env_rseq_slice_ext(void);
+
 typedef struct pvspin_env_cputime {
 	uint64_t steal;
 	uint64_t total;

@@ -35,7 +35,8 @@
  *
  * Uncontended lock: cmpxchg of the locked byte 0 -> 1 (acquire).
  * Unlock: a plain store-release of 0 into the locked byte, a compiler
- * barrier, one load; only if waiters are parked is a wake-up sent.  The
+ * barrier, one load of the upper half; only if waiters are parked is a
+ * wake-up sent.  The
  * StoreLoad ordering that a sleeping waiter needs is supplied from its
  * side by pvspin_plat_fence_heavy() (membarrier), so the unlock carries no
  * fence (pvspin/platform.h).
@@ -116,9 +117,13 @@ static inline void pvspin_spinpark_release(pvspin_lock_t *lock)
 {
 	pvspin_plat_store8(&lock->locked, 0, PVSPIN_RELEASE);
 	pvspin_plat_fence_light();
-	uint32_t v = pvspin_plat_load32(&lock->val, PVSPIN_RELAXED);
-	if (__builtin_expect((v & _SP_PARKED_MASK) != 0, 0))
-		pvspin_spinpark_unlock_wake(lock, v);
+	/* Only the upper half (budget, parked): a load that overlaps the
+	 * byte just stored would wait for that store to reach the cache
+	 * (no store-to-load forwarding from a narrower store), which costs
+	 * the line's transfer from a spinning waiter. */
+	uint16_t hi = pvspin_plat_load16(&lock->tail, PVSPIN_RELAXED);
+	if (__builtin_expect((hi & (_SP_PARKED_MASK >> 16)) != 0, 0))
+		pvspin_spinpark_unlock_wake(lock, pvspin_plat_load32(&lock->val, PVSPIN_RELAXED));
 }
 
 /** Release the lock (pvspin_spinpark_release()).  A waiter that starves

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -450,6 +451,17 @@ static bool cmdline_has(const char *cmdline, const char *word)
 	return false;
 }
 
+/* prctl(PR_RSEQ_SLICE_EXTENSION, PR_RSEQ_SLICE_EXTENSION_GET): Linux 7.0
+ * uapi values (include/uapi/linux/prctl.h); older kernels say EINVAL. */
+#define PVSPIN_PR_RSEQ_SLICE_EXTENSION 79
+#define PVSPIN_PR_RSEQ_SLICE_EXTENSION_GET 1
+
+int pvspin_env_rseq_slice_ext(void)
+{
+	return prctl(PVSPIN_PR_RSEQ_SLICE_EXTENSION, PVSPIN_PR_RSEQ_SLICE_EXTENSION_GET,
+		     0, 0, 0) >= 0;
+}
+
 int pvspin_env_detect(pvspin_env_t *env, const pvspin_env_source_t *src)
 {
 	static const pvspin_env_source_t live = { NULL, NULL };
@@ -499,5 +511,6 @@ int pvspin_env_detect(pvspin_env_t *env, const pvspin_env_source_t *src)
 			*init_args = '\0';
 		env->nopvspin = cmdline_has(buf, "nopvspin");
 	}
+	env->rseq_slice_ext = pvspin_env_rseq_slice_ext();
 	return 0;
 }

@@ -77,7 +77,7 @@ static json_t *env_json(const pvspin_env_t *env)
 			       "features_raw", fraw,
 			       "hints", hints,
 			       "hints_raw", hraw);
-	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:o, s:o, s:b}",
+	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:o, s:o, s:b, s:b}",
 			 "hypervisor", hv,
 			 "cpus_online", json_count(env->cpus_online),
 			 "cpus_possible", json_count(env->cpus_possible),
@@ -87,7 +87,8 @@ static json_t *env_json(const pvspin_env_t *env)
 			 "steal_interval_ms", (json_int_t)env->steal_interval_ms,
 			 "cpu_quota", env->cpu_quota > 0 ? json_real(env->cpu_quota) : json_null(),
 			 "runnable", env->runnable >= 0 ? json_real(env->runnable) : json_null(),
-			 "nopvspin", env->nopvspin);
+			 "nopvspin", env->nopvspin,
+			 "rseq_slice_ext", env->rseq_slice_ext > 0);
 }
 
 static void print_count(const char *label, int n, const char *unit)
@@ -164,6 +165,8 @@ static void env_text(const pvspin_env_t *env, const char *cpuid_file, const char
 	else
 		printf("runnable       unknown\n");
 	printf("nopvspin       %s\n", env->nopvspin ? "yes" : "no");
+	printf("rseq slice ext %s\n", env->rseq_slice_ext > 0 ? "yes (PR_RSEQ_SLICE_EXTENSION)"
+	       : "no (PR_RSEQ_SLICE_EXTENSION not offered: Linux < 7.0, disabled or no rseq area)");
 }
 
 static int parse_uint(const char *s, long max, long *out)
