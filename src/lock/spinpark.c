@@ -10,11 +10,14 @@
  *  2. a registered spin: only if fewer than spin_cpus - 1 threads spin
  *     already (the holder needs a CPU too: more spinners than that can
  *     only delay it), for the lock's learned budget of 16 << e PAUSE
- *     loops.  A spin that gets the lock raises e; one that never even saw
- *     the lock released lowers it: a lock whose holders are preempted,
- *     block or yield stops being spun on (after glibc's adaptive mutex,
- *     which learns a spin count per lock, and the kernel mutex's rule to
- *     spin only while the owner runs, which a thread cannot observe);
+ *     loops (sp_next_budget): e rises when a spin needed most of its
+ *     budget or a waiter that gave up got the lock soon after parking,
+ *     and falls when a parked waiter slept long: a lock whose holders are
+ *     preempted, block or yield stops being spun on, one whose holders
+ *     run keeps a budget that covers its holds (after glibc's adaptive
+ *     mutex, which learns a spin count per lock, and the kernel mutex's
+ *     rule to spin only while the owner runs, which a thread cannot
+ *     observe);
  *  3. park: count itself in `parked`, run the heavy side of the
  *     asymmetric fence, re-check, FUTEX_WAIT on the word (with a timeout,
  *     see below).  The unlocker stores 0, reads the word with only a
@@ -56,6 +59,10 @@
 #define SP_BUDGET_MAX 5u
 /* A starving owner's spin, PAUSE loops. */
 #define SP_STARVE_SPIN_LOOPS 2048u
+/* A park that ended in the lock within this long since the first sleep
+ * means the lock came free soon after we gave up spinning: about a sleep
+ * and wake-up round trip plus the longest budget. */
+#define SP_SHORT_PARK_NS 30000u
 /* Waiting longer than this makes a waiter starving (Go: 1 ms). */
 #define SP_STARVE_NS 1000000u
 /* Sleep timeouts: the first, and the cap after doubling. */
@@ -110,19 +117,42 @@ static inline uint32_t sp_spinner_cap(void)
 }
 
 /*
+ * The budget exponent to store with an acquisition, from this wait's
+ * evidence (file comment): a waiter that parked and got the lock within
+ * SP_SHORT_PARK_NS of its first sleep gave up too early (+1); one that
+ * slept longer was right to park (-1); a spin that got the lock after more
+ * than half its budget had little to spare (+1).  Failing spins and quick
+ * successes leave it: failing to spin long enough costs a sleep and a
+ * wake-up, far more than spinning a little too long.
+ */
+static uint32_t sp_next_budget(const struct sp_waiter *w, uint32_t v, bool long_spin)
+{
+	uint32_t e = sp_budget(v);
+	if (w->counted && w->t0) {
+		if (pvspin_plat_now_ns() - w->t0 < SP_SHORT_PARK_NS)
+			return e < SP_BUDGET_MAX ? e + 1 : e;
+		return e ? e - 1 : 0;
+	}
+	return long_spin && e < SP_BUDGET_MAX ? e + 1 : e;
+}
+
+/*
  * Take a free lock seen as v: (p, s, 0) -> (p - counted, s - spinning, 1),
  * or a lock handed off to us as starving owner: (p, s, 2) -> (p - 1,
- * s - 1, 1) clearing STARVING.  `spinning`: we are counted in spinners;
- * `e`: the budget exponent to store.  Acquire.  False (v updated) if
- * the word changed.
+ * s - 1, 1) clearing STARVING; a parked waiter clears WOKEN (it runs,
+ * so the next unlock may wake another).  `spinning`: we are counted in spinners;
+ * `long_spin`: our spin used more than half its budget.  Acquire.  False
+ * (v updated) if the word changed.
  */
 static bool sp_take(pvspin_lock_t *lock, struct sp_waiter *w, uint32_t *v, bool spinning,
-		    uint32_t e)
+		    bool long_spin)
 {
 	uint32_t nv = *v - (w->counted ? _SP_PARKED_ONE : 0) - (spinning ? _SP_SPINNER_ONE : 0);
-	nv = sp_with_budget(sp_with_locked(nv, _SP_LOCKED), e);
+	nv = sp_with_budget(sp_with_locked(nv, _SP_LOCKED), sp_next_budget(w, *v, long_spin));
 	if (w->starving_owner)
 		nv &= ~_SP_STARVING;
+	if (w->counted)
+		nv &= ~_SP_WOKEN;   /* a parked waiter runs: the next may be woken */
 	if (!pvspin_plat_cmpxchg32(&lock->val, v, nv, PVSPIN_ACQUIRE))
 		return false;
 	if (sp_locked(*v) == _SP_HANDOFF)
@@ -146,7 +176,7 @@ static bool sp_take_or_count(pvspin_lock_t *lock, struct sp_waiter *w, uint32_t 
 {
 	for (;;) {
 		if (sp_locked(v) == 0) {
-			if (sp_take(lock, w, &v, false, sp_budget(v)))
+			if (sp_take(lock, w, &v, false, false))
 				return true;
 			continue;
 		}
@@ -175,7 +205,7 @@ static bool sp_spin(pvspin_lock_t *lock, struct sp_waiter *w)
 	 * a free lock on the way. */
 	for (;;) {
 		if (sp_locked(v) == 0) {
-			if (sp_take(lock, w, &v, false, sp_budget(v)))
+			if (sp_take(lock, w, &v, false, false))
 				return true;
 			continue;
 		}
@@ -197,14 +227,13 @@ static bool sp_spin(pvspin_lock_t *lock, struct sp_waiter *w)
 		}
 	}
 
-	uint32_t e = sp_budget(v), spent;
-	uint32_t left = w->starving_owner ? SP_STARVE_SPIN_LOOPS : SP_SPIN_MIN_LOOPS << e;
-	bool saw_release = false;
+	uint32_t spent, budget = w->starving_owner ? SP_STARVE_SPIN_LOOPS
+						      : SP_SPIN_MIN_LOOPS << sp_budget(v);
+	uint32_t left = budget;
 	for (;;) {
 		if (sp_ours(w, v)) {
-			saw_release = true;
 			/* a spin that paid: the budget grows */
-			if (sp_take(lock, w, &v, true, e < SP_BUDGET_MAX ? e + 1 : e)) {
+			if (sp_take(lock, w, &v, true, left < budget / 2)) {
 				pvspin_plat_event(PVSPIN_EV_SPIN_ACQUIRE);
 				return true;
 			}
@@ -212,23 +241,19 @@ static bool sp_spin(pvspin_lock_t *lock, struct sp_waiter *w)
 		}
 		if (sp_locked(v) == _SP_LOCKED && left) {
 			/* acquire on success; loops bounded by `left` */
-			if (pvspin_plat_wait32(&lock->val, sp_not_plain_locked, 0, left, &v, &spent))
-				saw_release = true;
+			pvspin_plat_wait32(&lock->val, sp_not_plain_locked, 0, left, &v, &spent);
 			left -= spent < left ? spent : left;
 			continue;
 		}
 		/* Give up: budget spent, or the lock handed to another.
-		 * (p, s, l) -> (p + 1 unless counted, s - 1, l); the budget
-		 * shrinks if the lock was never seen released; the owner drops
-		 * STARVING (it will not wait for a hand-off while asleep). */
+		 * (p, s, l) -> (p + 1 unless counted, s - 1, l); the owner
+		 * drops STARVING (it will not wait for a hand-off asleep). */
 		uint32_t nv = v - _SP_SPINNER_ONE;
 		bool count = !w->counted && sp_parked(v) < SP_PARKED_MAX;
 		if (count)
 			nv += _SP_PARKED_ONE;
 		if (w->starving_owner)
 			nv &= ~_SP_STARVING;
-		if (!saw_release && sp_budget(v))
-			nv = sp_with_budget(nv, sp_budget(v) - 1);
 		if (pvspin_plat_cmpxchg32(&lock->val, &v, nv, PVSPIN_RELAXED)) {
 			w->counted = w->counted || count;
 			w->starving_owner = false;
@@ -250,7 +275,7 @@ static bool sp_park(pvspin_lock_t *lock, struct sp_waiter *w)
 	uint32_t v = pvspin_plat_load32(&lock->val, PVSPIN_ACQUIRE);
 
 	while (sp_locked(v) == 0) {
-		if (sp_take(lock, w, &v, false, sp_budget(v)))
+		if (sp_take(lock, w, &v, false, false))
 			return true;
 	}
 	if (sp_word_corrupt(lock, v))
