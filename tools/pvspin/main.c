@@ -43,8 +43,13 @@ static void usage(FILE *f)
  * success: flush it here and say so. */
 static int exit_status(int rc)
 {
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "pvspin: cannot write to standard output: %s\n", strerror(errno));
+	errno = 0;
+	int failed = fflush(stdout) != 0;
+	int e = errno;
+	if (failed || ferror(stdout)) {
+		/* an error flag left by an earlier write has lost its errno */
+		fprintf(stderr, "pvspin: cannot write to standard output: %s\n",
+			failed && e ? strerror(e) : "a write failed");
 		return rc ? rc : 1;
 	}
 	return rc;
