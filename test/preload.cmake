@@ -201,3 +201,10 @@ set_tests_properties(preload_run_bad_lib PROPERTIES PASS_REGULAR_EXPRESSION "run
 add_test(NAME preload_run_help_default COMMAND ${_pvspin} run --help)
 set_tests_properties(preload_run_help_default PROPERTIES LABELS preload PASS_REGULAR_EXPRESSION
   "default: --policy NAME's pick, else \\$PVSPIN_LOCK, else the pick of\n +\\$PVSPIN_POLICY \\(default pvspin\\)")
+# --stats names its halt and kick fields so that they cannot read as lost
+# wake-ups: halt calls (most return at once), the halts that slept (each
+# ended by a kick) and the kicks the unlocks sent (issue 12).
+add_test(NAME preload_stats_field_names COMMAND ${_pvspin} run --lock pvqspinlock --stats --
+         ${_helper} count 1000)
+set_tests_properties(preload_stats_field_names PROPERTIES TIMEOUT 60 LABELS preload
+  PASS_REGULAR_EXPRESSION "pvspin: stats[ ]pid=[0-9]+ lock=pvqspinlock acquisitions=[0-9]+ contended=[0-9]+ halt_calls=[0-9]+ \\(pv_wait_node=[0-9]+ pv_wait_head=[0-9]+\\) halt_sleeps=[0-9]+ unlock_kicks=[0-9]+ slots_in_use=")
