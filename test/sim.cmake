@@ -236,13 +236,11 @@ if(TARGET pvspin_sim_core AND TARGET pvspin)
 
   # An empty scenario (no KEY = VALUE line: an empty file, only comments,
   # an empty "config", empty stdin) is an error naming it, not the default run.
-  pvspin_sim_cli_expect(sim_cli_empty_ini 1 "pvspin sim: [^\n]*sim_empty.ini: empty scenario"
-    ${P} sim ${CMAKE_CURRENT_SOURCE_DIR}/data/sim_empty.ini)
-  pvspin_sim_cli_expect(sim_cli_comments_only_ini 1
-    "pvspin sim: [^\n]*sim_comments_only.ini: empty scenario"
-    ${P} sim ${CMAKE_CURRENT_SOURCE_DIR}/data/sim_comments_only.ini)
-  pvspin_sim_cli_expect(sim_cli_empty_json 1 "pvspin sim: [^\n]*sim_empty.json: empty scenario"
-    ${P} sim ${CMAKE_CURRENT_SOURCE_DIR}/data/sim_empty.json)
+  foreach(f empty.ini comments_only.ini empty.json)
+    string(REPLACE "." "_" tag "${f}")
+    pvspin_sim_cli_expect(sim_cli_${tag} 1 "pvspin sim: [^\n]*sim_${f}: empty scenario"
+      ${P} sim ${CMAKE_CURRENT_SOURCE_DIR}/data/sim_${f})
+  endforeach()
   add_test(NAME sim_cli_stdin_empty COMMAND sh -c "\"$0\" sim - < /dev/null 2>&1; echo \"exit=$?\"" ${P})
   set_tests_properties(sim_cli_stdin_empty PROPERTIES PASS_REGULAR_EXPRESSION
     "^pvspin sim: <stdin>: empty scenario[^\n]*\nexit=1")
