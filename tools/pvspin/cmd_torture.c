@@ -490,17 +490,39 @@ int pvspin_cmd_torture(int argc, char **argv)
 	__atomic_store_n(&t.stop, 1, __ATOMIC_RELEASE);
 	if (injecting)
 		pthread_join(injector, NULL);
-	int stuck = 0;
-	struct timespec deadline;
-	clock_gettime(CLOCK_REALTIME, &deadline);
-	deadline.tv_sec += 2 + (time_t)(t.long_hold_ms / 1000u) * 2;
+	/* Each queued writer takes the lock once more to leave: 1024 of them
+	 * on 2 CPUs take seconds.  Stuck means no writer left and no lock
+	 * was taken for a while, not a fixed time for all of them. */
+	int stuck = 0, left = 0;
+	bool *joined = calloc((size_t)t.nthreads, sizeof(*joined));
+	uint64_t patience = (2 + (uint64_t)(t.long_hold_ms / 1000u) * 2) * 1000000000u;
+	uint64_t last_progress = tool_now_ns(), last_total = 0;
+	while (joined && left < t.nthreads) {
+		struct torture_snapshot now_s;
+		for (int i = 0; i < t.nthreads; i++)
+			if (!joined[i] && !pthread_tryjoin_np(t.writers[i].thread, NULL)) {
+				joined[i] = true;
+				left++;
+				last_progress = tool_now_ns();
+			}
+		snapshot(&t, &now_s);
+		if (now_s.total != last_total) {
+			last_total = now_s.total;
+			last_progress = tool_now_ns();
+		}
+		if (left == t.nthreads || tool_now_ns() - last_progress > patience)
+			break;
+		struct timespec ms = { 0, 1000000 };
+		nanosleep(&ms, NULL);
+	}
 	for (int i = 0; i < t.nthreads; i++) {
-		if (pthread_timedjoin_np(t.writers[i].thread, NULL, &deadline)) {
+		if (joined ? !joined[i] : pthread_join(t.writers[i].thread, NULL)) {
 			if (!stuck++)
 				printf("!!! writers that did not finish (stuck in the lock):");
 			printf(" %d", i);
 		}
 	}
+	free(joined);
 	if (stuck) {
 		printf("\n");
 		if (!stalled)
