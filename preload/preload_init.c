@@ -157,19 +157,23 @@ static void print_stats(void)
 	pvspin_slots_read(&sl);
 	/* Asked for, always printed: a process that took no interposed lock
 	 * (a shell, a program that never locks) reports zeros and says so,
-	 * rather than leaving the user to wonder whether stats were on. */
+	 * rather than leaving the user to wonder whether stats were on.
+	 * Halts and kicks are named so that they cannot read as lost
+	 * wake-ups: most halt calls return at once (the lock changed, or a
+	 * kick came first); each halt that slept was ended by a kick. */
 	char buf[512];
 	int n = snprintf(buf, sizeof(buf),
-		"pvspin: stats pid=%ld lock=%s acquisitions=%llu contended=%llu halts=%llu kicks=%llu"
-		" (pv_wait_node=%llu pv_wait_head=%llu) slots_in_use=%u slots_allocated=%llu"
-		" slots_exhausted=%llu%s\n",
+		"pvspin: stats pid=%ld lock=%s acquisitions=%llu contended=%llu halt_calls=%llu"
+		" (pv_wait_node=%llu pv_wait_head=%llu) halt_sleeps=%llu unlock_kicks=%llu"
+		" slots_in_use=%u slots_allocated=%llu slots_exhausted=%llu%s\n",
 		(long)getpid(), pvspin_kind_name(__atomic_load_n(&preload_kind_fixed, __ATOMIC_ACQUIRE)),
 		(unsigned long long)acq, (unsigned long long)con,
 		(unsigned long long)(ev.count[PVSPIN_EV_PV_WAIT_NODE] +
 				     ev.count[PVSPIN_EV_PV_WAIT_HEAD]),
-		(unsigned long long)ev.count[PVSPIN_EV_PV_KICK_UNLOCK],
 		(unsigned long long)ev.count[PVSPIN_EV_PV_WAIT_NODE],
 		(unsigned long long)ev.count[PVSPIN_EV_PV_WAIT_HEAD],
+		(unsigned long long)ev.count[PVSPIN_EV_PV_KICK_WAKE],
+		(unsigned long long)ev.count[PVSPIN_EV_PV_KICK_UNLOCK],
 		sl.in_use, (unsigned long long)sl.allocated,
 		(unsigned long long)sl.exhausted, acq ? "" : " (no lock was taken)");
 	if (n > 0)

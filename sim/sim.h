@@ -179,7 +179,8 @@ int sim_config_preset(struct sim_config *c, const char *name, FILE *err);
  *  message on a bad key or value (a usage error, as with --set); -2 +
  *  message when the file is missing, a directory, unreadable or malformed:
  *  a line that is not INI, a line over inih's 199 characters, an unknown
- *  section (the file failed). */
+ *  section, no key at all (an empty scenario: the file failed).  '#' and
+ *  ';' start comments, at the start of a line or after a value. */
 int sim_config_load_ini(struct sim_config *c, const char *path, FILE *err);
 /** sim_config_load_ini() of an open stream `f` (not closed), named `name`
  *  in the messages (e.g. "<stdin>").  Same returns. */

@@ -641,9 +641,23 @@ int sim_scenario_check_file(const char *path, FILE *err)
 	return 0;
 }
 
+/* '#' and ';' start a comment at the start of a line and, after a blank,
+ * after a value, whatever libinih was built to accept: Debian's takes
+ * these options at run time (the values of the keys never hold either). */
+static void scenario_comment_syntax(void)
+{
+#ifdef PVSPIN_INIH_RUNTIME_OPTIONS
+	static char prefixes[] = ";#";
+	ini_start_comment_prefixes = prefixes;
+	ini_allow_inline_comments = true;
+	ini_inline_comment_prefixes = prefixes;
+#endif
+}
+
 int sim_config_load_ini_stream(struct sim_config *c, FILE *f, const char *name, FILE *err)
 {
 	struct ini_ctx x = { .c = c, .scratch = *c, .path = name, .f = f };
+	scenario_comment_syntax();
 	x.msgf = open_memstream(&x.msg, &x.msg_len);
 	if (!x.msgf) {
 		fprintf(err, "pvspin sim: out of memory\n");
@@ -665,6 +679,12 @@ int sim_config_load_ini_stream(struct sim_config *c, FILE *f, const char *name, 
 		ret = x.fail_rc;
 	} else if (rc) {
 		fprintf(err, "pvspin sim: cannot parse scenario file '%s'\n", name);
+		ret = -2;
+	} else if (!x.preset && !x.nkeys) {
+		/* not the default run: an empty file is a mistake (a wrong
+		 * file, an interrupted write), and `pvspin sim` alone is one */
+		fprintf(err, "pvspin sim: %s: empty scenario: no KEY = VALUE line "
+			"(pvspin sim --keys lists the keys)\n", name);
 		ret = -2;
 	} else {
 		ret = scenario_apply(&x, err);

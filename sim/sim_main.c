@@ -11,7 +11,7 @@
  * top-level object holds the keys (jansson); FILE "-" is stdin (JSON if
  * its first non-blank character is '{', else INI).  Order of application: preset
  * (--preset NAME or --set preset=NAME, wherever given; two different ones
- * are a usage error), FILE (its own preset first, then its other keys in
+ * are a usage error), FILE (an empty one, without a key, is an error) (its own preset first, then its other keys in
  * order; a preset other than the command line's is a usage error), each other --set in order, --seed.  --list and --keys take no other
  * argument; --fuzz takes only --seed and --json (it draws its own
  * configurations).  Exit status: 0 success; 1 the run stopped on a
@@ -74,6 +74,11 @@ static int apply_json_scenario(struct sim_config *c, json_t *root, const char *p
 	if (!json_is_object(cfg)) {
 		fprintf(stderr, "pvspin sim: %s: %s\n", path, cfg == root
 				? "expected a JSON object" : "\"config\" is not a JSON object");
+		return -2;
+	}
+	if (!json_object_size(cfg)) {
+		fprintf(stderr, "pvspin sim: %s: empty scenario: no key in %s (pvspin sim --keys "
+				"lists the keys)\n", path, cfg == root ? "the object" : "\"config\"");
 		return -2;
 	}
 	/* a preset first (it resets the other keys); "" is a run without one */
@@ -361,13 +366,19 @@ static int run_fuzz(long n, uint64_t seed, const char *json_path)
 	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
 	long failures = 0;
 	json_t *fails = json_array();
+	bool progress = isatty(STDERR_FILENO);   /* a run per line would flood a log */
 	gsl_rng_set(r, (unsigned long)seed);
 	for (long i = 0; i < n; i++) {
 		struct sim_config c;
 		struct sim_result res;
 		char cmd[1024];
+		if (progress)
+			fprintf(stderr, "\r\033[Kpvspin sim --fuzz: run %ld/%ld, %ld broken", i + 1, n,
+				failures);
 		fuzz_config(&c, r, cmd, sizeof(cmd));
 		int rc = sim_run(&c, &res);
+		if (progress && rc)
+			fputs("\r\033[K", stderr);   /* the report starts on a clean line */
 		if (rc < 0) {
 			failures++;
 			fprintf(stderr, "FUZZ CONFIG ERROR %ld/%ld (a bug of --fuzz itself):%s\n",
@@ -391,6 +402,8 @@ static int run_fuzz(long n, uint64_t seed, const char *json_path)
 		free(res.report);
 	}
 	gsl_rng_free(r);
+	if (progress)
+		fputs("\r\033[K", stderr);
 	printf("pvspin sim --fuzz: %ld runs, %ld broken (seed %llu): %s\n", n, failures,
 	       (unsigned long long)seed, failures ? "FAILURE" : "SUCCESS");
 	if (json_path) {
@@ -427,7 +440,14 @@ static int sim_main(int argc, char **argv, char **sets)
 
 	while ((c = getopt_long(argc, argv, "p:s:S:j:lkf:h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'p': preset = optarg; break;
+		case 'p':
+			if (preset && strcmp(preset, optarg)) {
+				fprintf(stderr, "pvspin sim: two presets given (--preset %s, --preset "
+						"%s); give one\n", preset, optarg);
+				return 2;
+			}
+			preset = optarg;
+			break;
 		case 's': sets[nsets++] = optarg; break;
 		case 'S': seed_s = optarg; break;
 		case 'j': json_path = optarg; break;

@@ -49,3 +49,48 @@ target_link_libraries(test_bench_json PRIVATE PkgConfig::JANSSON)
 add_test(NAME test_bench_json
          COMMAND test_bench_json ${PVSPIN_BENCH_JSON} qspinlock,pthread_mutex 1,2)
 set_tests_properties(test_bench_json PROPERTIES FIXTURES_REQUIRED bench_json LABELS sanitize)
+
+# Issue 12.  The CSV has every event column the JSON has, slot_exhausted too.
+add_test(NAME bench_csv_slot_exhausted COMMAND pvspin bench --duration-ms 10 --threads 1
+         --repeat 1 --locks tas,pthread_mutex --csv -)
+set_tests_properties(bench_csv_slot_exhausted PROPERTIES LABELS sanitize PASS_REGULAR_EXPRESSION
+  "lock,threads,[^\n]*,lock_no_node,slot_exhausted\ntas,1,[^\n]*,[0-9]+\npthread_mutex,1,[^\n]*,\n")
+
+# A report file that the final write would fail on is refused before any
+# measuring (/proc/version takes no write, /dev/full no byte), with the
+# reason; a write that fails at the end anyway (here: RLIMIT_FSIZE 0, with
+# SIGXFSZ ignored) says why as well, for the CSV as for the JSON.
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/bench_write_errors.sh
+"p=\"$1\"; f=\"$2\"; fail=0
+bad() { printf 'FAIL: %s\\n' \"$*\"; fail=1; }
+run() { \"$p\" bench --duration-ms 10 --threads 1 --repeat 1 --locks tas \"$@\" 2>&1 >/dev/null; }
+e=$(run --csv /proc/version); r=$?
+[ $r -eq 1 ] || bad \"/proc/version: exit $r\"
+case \"$e\" in \"pvspin bench: --csv: cannot write '/proc/version': \"*) ;; *) bad \"/proc/version: '$e'\";; esac
+e=$(run --csv /dev/full); r=$?
+[ $r -eq 1 ] || bad \"/dev/full: exit $r\"
+[ \"$e\" = \"pvspin bench: --csv: cannot write '/dev/full': No space left on device\" ] || bad \"/dev/full: '$e'\"
+rm -f \"$f\"
+e=$(trap '' XFSZ; ulimit -f 0; run --csv \"$f\"); r=$?
+[ $r -eq 1 ] || bad \"csv fsize: exit $r\"
+[ \"$e\" = \"pvspin bench: cannot write CSV to '$f': File too large\" ] || bad \"csv fsize: '$e'\"
+e=$(trap '' XFSZ; ulimit -f 0; run --json \"$f\"); r=$?
+[ $r -eq 1 ] || bad \"json fsize: exit $r\"
+[ \"$e\" = \"pvspin bench: cannot write JSON to '$f': File too large\" ] || bad \"json fsize: '$e'\"
+rm -f \"$f\"
+[ $fail -eq 0 ] && echo bench-write-errors-ok
+")
+add_test(NAME bench_write_errors COMMAND sh ${CMAKE_CURRENT_BINARY_DIR}/bench_write_errors.sh
+         $<TARGET_FILE:pvspin> ${CMAKE_CURRENT_BINARY_DIR}/bench_write_errors.out)
+set_tests_properties(bench_write_errors PROPERTIES LABELS sanitize
+  PASS_REGULAR_EXPRESSION "bench-write-errors-ok")
+
+# A table reader that goes away (`| head`, here `| true`) does not lose the
+# run: the --json file is still written, and the broken pipe is reported.
+set(_sigpipe_json ${CMAKE_CURRENT_BINARY_DIR}/bench_sigpipe.json)
+add_test(NAME bench_sigpipe_keeps_json COMMAND sh -c
+  "rm -f \"$1\"; \"$0\" bench --duration-ms 20 --threads 1,2 --repeat 1 --locks tas,ticket \
+     --json \"$1\" | true; grep -q '\"results\"' \"$1\" && echo sigpipe-json-ok"
+  $<TARGET_FILE:pvspin> ${_sigpipe_json})
+set_tests_properties(bench_sigpipe_keeps_json PROPERTIES LABELS sanitize
+  PASS_REGULAR_EXPRESSION "sigpipe-json-ok")

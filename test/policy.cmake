@@ -57,3 +57,10 @@ endforeach()
 add_test(NAME policy_detect_text
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/policy_detect_text.sh $<TARGET_FILE:pvspin> ${PD})
 set_tests_properties(policy_detect_text PROPERTIES LABELS sanitize TIMEOUT 120)
+
+# where the facts come from with --root alone, and which steal figure the
+# picks use (policy_detect_sources.sh, issue 12)
+add_test(NAME policy_detect_sources
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/policy_detect_sources.sh $<TARGET_FILE:pvspin> ${PD})
+set_tests_properties(policy_detect_sources PROPERTIES LABELS sanitize TIMEOUT 60
+  PASS_REGULAR_EXPRESSION "detect-sources-ok")

@@ -180,3 +180,31 @@ e=$(\"$p\" run --bogus -- true 2>&1); case \"$e\" in \"pvspin run: unrecognized 
 echo run-errors-ok
 ")
 preload_test(preload_run_errors 30 sh ${CMAKE_CURRENT_BINARY_DIR}/preload_run_errors.sh ${_pvspin})
+# An interposer that ld.so would refuse ("cannot be preloaded ... ignored",
+# and the program would run on glibc): a directory, a file that is not an
+# ELF shared object.  Checked before the exec: exit 1 naming it.
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/preload_run_bad_lib.sh
+"p=\"$1\"; d=\"$2\"
+e=$(PVSPIN_PRELOAD_LIB=\"$d\" \"$p\" run -- true 2>&1); r=$?
+[ $r -eq 1 ] || { echo \"directory: exit $r\"; exit 1; }
+[ \"$e\" = \"pvspin run: PVSPIN_PRELOAD_LIB=$d: Is a directory\" ] || { echo \"directory: '$e'\"; exit 1; }
+e=$(PVSPIN_PRELOAD_LIB=\"$d/preload.cmake\" \"$p\" run -- true 2>&1); r=$?
+[ $r -eq 1 ] || { echo \"text file: exit $r\"; exit 1; }
+case \"$e\" in \"pvspin run: PVSPIN_PRELOAD_LIB=$d/preload.cmake: not an ELF shared library\"*) ;;
+  *) echo \"text file: '$e'\"; exit 1;; esac
+echo run-bad-lib-ok
+")
+preload_test(preload_run_bad_lib 30 sh ${CMAKE_CURRENT_BINARY_DIR}/preload_run_bad_lib.sh
+  ${_pvspin} ${CMAKE_CURRENT_SOURCE_DIR})
+set_tests_properties(preload_run_bad_lib PROPERTIES PASS_REGULAR_EXPRESSION "run-bad-lib-ok")
+# --help says what docs/preload.md says: --policy overrides $PVSPIN_LOCK
+add_test(NAME preload_run_help_default COMMAND ${_pvspin} run --help)
+set_tests_properties(preload_run_help_default PROPERTIES LABELS preload PASS_REGULAR_EXPRESSION
+  "default: --policy NAME's pick, else \\$PVSPIN_LOCK, else the pick of\n +\\$PVSPIN_POLICY \\(default pvspin\\)")
+# --stats names its halt and kick fields so that they cannot read as lost
+# wake-ups: halt calls (most return at once), the halts that slept (each
+# ended by a kick) and the kicks the unlocks sent (issue 12).
+add_test(NAME preload_stats_field_names COMMAND ${_pvspin} run --lock pvqspinlock --stats --
+         ${_helper} count 1000)
+set_tests_properties(preload_stats_field_names PROPERTIES TIMEOUT 60 LABELS preload
+  PASS_REGULAR_EXPRESSION "pvspin: stats[ ]pid=[0-9]+ lock=pvqspinlock acquisitions=[0-9]+ contended=[0-9]+ halt_calls=[0-9]+ \\(pv_wait_node=[0-9]+ pv_wait_head=[0-9]+\\) halt_sleeps=[0-9]+ unlock_kicks=[0-9]+ slots_in_use=")

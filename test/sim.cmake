@@ -224,3 +224,36 @@ add_test(NAME sim_reproduce_missing_sim COMMAND sh -c
 set_tests_properties(sim_reproduce_missing_sim PROPERTIES
   PASS_REGULAR_EXPRESSION "^pvspin-sim not found at /nonexistent/pvspin-sim \\(build it with make check, or pass the path\\)\nexit=1\npvspin-sim not found at [^\n]*sim_indented.ini \\(build it with make check, or pass the path\\)\nexit=1\n$"
   FAIL_REGULAR_EXPRESSION "Traceback")
+
+# Issue 12.  Two different --preset options conflict as --preset and --set
+# preset= do (the same one twice is one preset).
+if(TARGET pvspin_sim_core AND TARGET pvspin)
+  pvspin_sim_cli_expect(sim_cli_two_preset_options 2
+    "two presets given \\(--preset smoke, --preset kcbench-no-ple\\). give one"
+    ${P} sim --preset smoke --preset kcbench-no-ple)
+  pvspin_sim_cli_output(sim_cli_same_preset_option_twice 0 "preset smoke, .*stop end at 0.001000 s"
+    ${P} sim --preset smoke --preset smoke --set seconds=0.001)
+
+  # An empty scenario (no KEY = VALUE line: an empty file, only comments,
+  # an empty "config", empty stdin) is an error naming it, not the default run.
+  foreach(f empty.ini comments_only.ini empty.json)
+    string(REPLACE "." "_" tag "${f}")
+    pvspin_sim_cli_expect(sim_cli_${tag} 1 "pvspin sim: [^\n]*sim_${f}: empty scenario"
+      ${P} sim ${CMAKE_CURRENT_SOURCE_DIR}/data/sim_${f})
+  endforeach()
+  add_test(NAME sim_cli_stdin_empty COMMAND sh -c "\"$0\" sim - < /dev/null 2>&1; echo \"exit=$?\"" ${P})
+  set_tests_properties(sim_cli_stdin_empty PROPERTIES PASS_REGULAR_EXPRESSION
+    "^pvspin sim: <stdin>: empty scenario[^\n]*\nexit=1")
+
+  # '#' and ';' comments, at the start of a line and after a value.
+  pvspin_sim_cli_output(sim_cli_ini_comments 0 "preset smoke, lock qspinlock, 2 VM.*stop end at 0.001000 s"
+    ${P} sim ${CMAKE_CURRENT_SOURCE_DIR}/data/sim_comments.ini)
+
+  # --fuzz shows its progress when stderr is a terminal (script(1) gives it one).
+  find_program(PVSPIN_SCRIPT script)
+  if(PVSPIN_SCRIPT)
+    add_test(NAME sim_fuzz_progress_tty COMMAND ${PVSPIN_SCRIPT} -qec "${P} sim --fuzz 3 --seed 7" /dev/null)
+    set_tests_properties(sim_fuzz_progress_tty PROPERTIES PASS_REGULAR_EXPRESSION
+      "run 3/3, 0 broken.*3 runs, 0 broken \\(seed 7\\): SUCCESS")
+  endif()
+endif()

@@ -17,6 +17,9 @@
 #include <cmocka.h>
 
 #include "sim.h"
+#ifdef PVSPIN_INIH_RUNTIME_OPTIONS
+#include <ini.h>
+#endif
 #include "pvspin/spinlock.h"
 
 static void set(struct sim_config *c, const char *k, const char *v)
@@ -551,6 +554,35 @@ static void test_ini_indented_line(void **state)
 }
 
 
+/* '#' and ';' comments, at the start of a line and after a value, whatever
+ * comment characters libinih was built (Debian: configured at run time)
+ * to accept: here it is configured to take only ';', as a libinih built
+ * with other INI_*_COMMENT_PREFIXES would be. */
+static void test_ini_comments(void **state)
+{
+	(void)state;
+	struct sim_config c;
+	char *msg;
+#ifdef PVSPIN_INIH_RUNTIME_OPTIONS
+	char semicolon[] = ";";
+	char *start = ini_start_comment_prefixes, *in_line = ini_inline_comment_prefixes;
+	ini_start_comment_prefixes = semicolon;
+	ini_inline_comment_prefixes = semicolon;
+#endif
+	sim_config_defaults(&c);
+	int rc = load_ini_text(&c, "# a comment\n; another\n[scenario] # section\n"
+			       "vms = 2 # two\nlock = tas ; unfair\n", &msg);
+#ifdef PVSPIN_INIH_RUNTIME_OPTIONS
+	ini_start_comment_prefixes = start;
+	ini_inline_comment_prefixes = in_line;
+#endif
+	if (rc)
+		fail_msg("rc %d: '%s'", rc, msg);
+	free(msg);
+	assert_int_equal(c.vms, 2);
+	assert_int_equal(c.lock, PVSPIN_KIND_TAS);
+}
+
 /* mm counter `name` of a run's JSON (ebizzy-mm only) */
 static json_int_t mm_counter(json_t *root, const char *name)
 {
@@ -629,6 +661,7 @@ int main(void)
 		cmocka_unit_test(test_per_vm_key_number),
 		cmocka_unit_test(test_per_vm_key_typos),
 		cmocka_unit_test(test_ini_indented_line),
+		cmocka_unit_test(test_ini_comments),
 		cmocka_unit_test(test_ebizzy_mm),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -3,8 +3,11 @@
  *
  * Each tunable is read once at the start of a slow path, so a change
  * applies to later acquisitions.  Each can also be set from the
- * environment at first use: PVSPIN_SPIN_THRESHOLD, PVSPIN_PENDING_LOOPS,
- * PVSPIN_TAS_BACKOFF_MAX, PVSPIN_EARLY_HALT_PREEMPTED.  Thread-safe.
+ * environment: PVSPIN_SPIN_THRESHOLD, PVSPIN_PENDING_LOOPS,
+ * PVSPIN_TAS_BACKOFF_MAX, PVSPIN_EARLY_HALT_PREEMPTED, read and checked
+ * once when the library is loaded (an invalid value is reported on stderr
+ * then, "pvspin: ignoring VAR=VALUE: ...", and the default kept).
+ * Thread-safe.
  */
 #ifndef PVSPIN_TUNABLES_H
 #define PVSPIN_TUNABLES_H

@@ -1,6 +1,10 @@
 /*
  * tunables.c - the slow-path knobs of pvspin/tunables.h, with environment
- * overrides read once at first use.
+ * overrides read and checked once, when the library is loaded (a
+ * constructor), so that a bad value is reported whether or not a slow path
+ * ever runs.  A lock taken before that (another library's constructor)
+ * reads them at its first slow path instead; either way they are read
+ * once.  The inline fast paths never look at them.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -70,6 +74,13 @@ static void read_env(void)
 		__atomic_store_n(&tunables[t], (uint32_t)v, __ATOMIC_RELAXED);
 	}
 	__atomic_store_n(&env_state, 2, __ATOMIC_RELEASE);
+}
+
+/* At load: read and check the environment now, not at the first slow path. */
+__attribute__((constructor)) static void tunables_load(void)
+{
+	if (__atomic_load_n(&env_state, __ATOMIC_ACQUIRE) != 2)
+		read_env();
 }
 
 uint32_t pvspin_tunable_get(pvspin_tunable_t t)

@@ -15,7 +15,9 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -401,6 +403,14 @@ int pvspin_cmd_bench(int argc, char **argv)
 		goto out;
 	}
 
+	/* A table reader that goes away (`| head`) must not take a report
+	 * file with it: without SIGPIPE the table's writes fail (EPIPE),
+	 * the run and its files complete, and main() reports the pipe. */
+	bool report_files = (c.json_path && strcmp(c.json_path, "-")) ||
+			    (c.csv_path && strcmp(c.csv_path, "-")) || c.plot_path;
+	if (report_files)
+		signal(SIGPIPE, SIG_IGN);
+
 	FILE *table = (c.json_path && !strcmp(c.json_path, "-")) ||
 		      (c.csv_path && !strcmp(c.csv_path, "-")) ? stderr : stdout;
 	int progress = isatty(STDERR_FILENO);
@@ -444,7 +454,11 @@ int pvspin_cmd_bench(int argc, char **argv)
 			}
 		}
 	}
+	/* the first failed write to the table: its errno, said at the end */
+	int table_errno = 0;
 	bench_table_header(table, &c);
+	if (ferror(table))
+		table_errno = errno;
 	int broken = 0;
 	size_t done = 0;
 	unsigned cell = 0, ncells = (unsigned)(nrows * c.repeat);
@@ -463,6 +477,8 @@ int pvspin_cmd_bench(int argc, char **argv)
 		struct bench_row *row = &rows[done];
 		row->r = res[done][bench_median_index(row->ops_repeats, c.repeat)];
 		bench_table_row(table, row);
+		if (ferror(table) && !table_errno)
+			table_errno = errno;
 		broken |= !row->exclusion_ok;
 	}
 	if (c.json_path && bench_write_json(c.json_path, &c, rows, done))
@@ -473,6 +489,16 @@ int pvspin_cmd_bench(int argc, char **argv)
 		ret = 1;
 	if (broken) {
 		fprintf(stderr, "pvspin bench: FAILURE: a lock broke mutual exclusion (see above)\n");
+		ret = 1;
+	}
+	if (ferror(table)) {
+		fprintf(stderr, "pvspin bench: cannot write the table to standard %s: %s%s\n",
+			table == stdout ? "output" : "error",
+			table_errno ? strerror(table_errno) : "a write failed",
+			report_files && !ret ? " (the report files were written)" : "");
+		/* said here, once: main() need not say it again */
+		__fpurge(table);
+		clearerr(table);
 		ret = 1;
 	}
 free_rows:

@@ -39,8 +39,9 @@ static void usage(FILE *f)
 		"  --root DIR        read /proc and /sys under DIR instead of /; the\n"
 		"                    allowed CPUs then come from DIR/proc/self/status\n"
 		"  --policy NAME     show only this policy: %s\n"
-		"  --interval-ms N   sample steal time over N ms (0..%d, default %d;\n"
-		"                    0: average since boot)\n"
+		"  --interval-ms N   also sample steal time over N ms (0..%d, default %d;\n"
+		"                    0: no sample); the picks use the average since boot,\n"
+		"                    as the library's own pick does\n"
 		"  -h, --help        this help\n",
 		pvspin_policy_names(), MAX_INTERVAL_MS, DEFAULT_INTERVAL_MS);
 }
@@ -50,7 +51,16 @@ static json_t *json_count(int n)
 	return n > 0 ? json_integer(n) : json_null();
 }
 
-static json_t *env_json(const pvspin_env_t *env)
+/* The steal time sampled over --interval-ms, shown beside the since-boot
+ * average that the picks use (as the library's own pick does, which never
+ * sleeps).  pct < 0: no sample (--interval-ms 0, or /proc/stat did not
+ * change: a copied tree). */
+struct steal_sample {
+	double pct;
+	long interval_ms;
+};
+
+static json_t *env_json(const pvspin_env_t *env, const struct steal_sample *sample)
 {
 	json_t *features = json_object(), *hints = json_object();
 	for (unsigned b = 0; b < 32; b++) {
@@ -77,14 +87,15 @@ static json_t *env_json(const pvspin_env_t *env)
 			       "features_raw", fraw,
 			       "hints", hints,
 			       "hints_raw", hraw);
-	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:o, s:o, s:b, s:b}",
+	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:o, s:o, s:b, s:b}",
 			 "hypervisor", hv,
 			 "cpus_online", json_count(env->cpus_online),
 			 "cpus_possible", json_count(env->cpus_possible),
 			 "cpus_allowed", json_count(env->cpus_allowed),
 			 "numa_nodes", json_count(env->numa_nodes),
 			 "steal_pct", env->steal_pct >= 0 ? json_real(env->steal_pct) : json_null(),
-			 "steal_interval_ms", (json_int_t)env->steal_interval_ms,
+			 "steal_sampled_pct", sample->pct >= 0 ? json_real(sample->pct) : json_null(),
+			 "steal_interval_ms", (json_int_t)sample->interval_ms,
 			 "cpu_quota", env->cpu_quota > 0 ? json_real(env->cpu_quota) : json_null(),
 			 "runnable", env->runnable >= 0 ? json_real(env->runnable) : json_null(),
 			 "nopvspin", env->nopvspin,
@@ -118,11 +129,15 @@ static void print_quoted(const char *s)
 static const char MIXED_SOURCES[] =
 	"CPUs, NUMA, steal, quota and load: this machine (use --root DIR for the guest's)";
 
-static void env_text(const pvspin_env_t *env, const char *cpuid_file, const char *root)
+static void env_text(const pvspin_env_t *env, const struct steal_sample *sample,
+		     const char *cpuid_file, const char *root)
 {
-	if (cpuid_file)
-		printf("sources        CPUID from %s; %s\n", cpuid_file,
-		       root ? "CPUs, NUMA, steal, quota and load from --root" : MIXED_SOURCES);
+	if (cpuid_file && !root)
+		printf("sources        CPUID from %s; %s\n", cpuid_file, MIXED_SOURCES);
+	else if (root)
+		printf("sources        CPUID from %s%s; CPUs, NUMA, steal, quota and load from "
+		       "--root %s\n", cpuid_file ? cpuid_file : "this machine",
+		       cpuid_file ? "" : " (use --cpuid FILE for the guest's)", root);
 	if (!env->hypervisor) {
 		printf("hypervisor     none (CPUID.1:ECX bit 31 clear: bare metal)\n");
 	} else {
@@ -156,10 +171,15 @@ static void env_text(const pvspin_env_t *env, const char *cpuid_file, const char
 		printf("cpu quota      none\n");
 	if (env->steal_pct < 0)
 		printf("steal time     unknown\n");
-	else if (env->steal_interval_ms > 0)
-		printf("steal time     %.2f%% over %.0f ms\n", env->steal_pct, env->steal_interval_ms);
 	else
-		printf("steal time     %.2f%% since boot\n", env->steal_pct);
+		printf("steal time     %.2f%% since boot (what the picks below use, as the library "
+		       "does)\n", env->steal_pct);
+	if (sample->pct >= 0)
+		printf("               %.2f%% over the last %ld ms (--interval-ms; not used by the "
+		       "picks)\n", sample->pct, sample->interval_ms);
+	else if (sample->interval_ms > 0 && env->steal_pct >= 0)
+		printf("               no sample: /proc/stat did not change over %ld ms\n",
+		       sample->interval_ms);
 	if (env->runnable >= 0)
 		printf("runnable       %.2f (1-minute load average)\n", env->runnable);
 	else
@@ -287,8 +307,13 @@ int pvspin_cmd_detect(int argc, char **argv)
 	pvspin_env_source_t src = { root, cpuid_file ? &table : NULL };
 	pvspin_env_t env;
 	pvspin_env_detect(&env, &src);
-	if (interval > 0)
-		pvspin_env_sample_steal(&env, &src, (unsigned)interval);
+	struct steal_sample sample = { -1, interval };
+	if (interval > 0) {
+		pvspin_env_t sampled = env;
+		if (!pvspin_env_sample_steal(&sampled, &src, (unsigned)interval) &&
+		    sampled.steal_interval_ms > 0)
+			sample.pct = sampled.steal_pct;
+	}
 
 	size_t n;
 	const pvspin_policy_t *all = pvspin_policy_all(&n);
@@ -298,7 +323,7 @@ int pvspin_cmd_detect(int argc, char **argv)
 	}
 	int ret = 0;
 	if (json) {
-		json_t *root_obj = env_json(&env), *choices = json_object();
+		json_t *root_obj = env_json(&env, &sample), *choices = json_object();
 		for (size_t i = 0; i < n; i++) {
 			pvspin_policy_choice_t c;
 			pvspin_policy_pick(&all[i], &env, &c);
@@ -318,7 +343,7 @@ int pvspin_cmd_detect(int argc, char **argv)
 		json_decref(root_obj);
 	} else {
 		if (!policy_name) {
-			env_text(&env, cpuid_file, root);
+			env_text(&env, &sample, cpuid_file, root);
 			printf("\n%-15s %-12s %s\n", "policy", "lock", "reason");
 		}
 		for (size_t i = 0; i < n; i++) {

@@ -9,7 +9,9 @@
  * to the program as PVSPIN_LOCK, so the program's process never runs the
  * policy.  The library is looked up, in order: $PVSPIN_PRELOAD_LIB; the
  * build tree (<dir of pvspin>/../preload/); the install tree (<dir of
- * pvspin>/../<libdir>/); the configured install libdir.  LD_PRELOAD gets
+ * pvspin>/../<libdir>/); the configured install libdir.  It must be a
+ * readable ELF shared object for this machine, checked here: ld.so would
+ * only warn about anything else and run the program on glibc.  LD_PRELOAD gets
  * the library's absolute path prepended, unless it is already listed (so
  * `pvspin run -- pvspin run -- prog` loads it once).  Then execvp: the
  * program keeps this process's pid, stdio and exit status; a program that
@@ -17,12 +19,16 @@
  * shell.
  */
 #define _GNU_SOURCE
+#include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cmd.h"
@@ -44,7 +50,8 @@ static void run_usage(FILE *f)
 		"Run PROGRAM with its pthread mutexes, condition variables and spinlocks on\n"
 		"pvspin locks (LD_PRELOAD=" PRELOAD_NAME ").\n\n"
 		"  -l, --lock KIND     lock kind: %s\n"
-		"                      (default: $PVSPIN_LOCK, else the policy's pick)\n"
+		"                      (default: --policy NAME's pick, else $PVSPIN_LOCK, else the pick of\n"
+		"                      $PVSPIN_POLICY (default pvspin))\n"
 		"  -p, --policy NAME   selection policy that picks the kind (sets PVSPIN_POLICY)\n"
 		"  -s, --stats         print lock counters at exit, zeros if no lock was\n"
 		"                      taken (PVSPIN_STATS=1)\n"
@@ -62,14 +69,68 @@ static bool readable_file(const char *p)
 	return access(p, R_OK) == 0;
 }
 
+/* Does the ELF file `fd` with header `h` say it is a position-independent
+ * executable (DT_FLAGS_1 & DF_1_PIE), which ld.so refuses to preload? */
+static bool elf_is_pie(int fd, const ElfW(Ehdr) *h)
+{
+	for (unsigned i = 0; i < h->e_phnum; i++) {
+		ElfW(Phdr) ph;
+		if (pread(fd, &ph, sizeof(ph), (off_t)(h->e_phoff + (ElfW(Off))i * h->e_phentsize)) !=
+		    (ssize_t)sizeof(ph))
+			return false;
+		if (ph.p_type != PT_DYNAMIC)
+			continue;
+		for (ElfW(Off) o = 0; o + sizeof(ElfW(Dyn)) <= ph.p_filesz; o += sizeof(ElfW(Dyn))) {
+			ElfW(Dyn) d;
+			if (pread(fd, &d, sizeof(d), (off_t)(ph.p_offset + o)) != (ssize_t)sizeof(d) ||
+			    d.d_tag == DT_NULL)
+				return false;
+			if (d.d_tag == DT_FLAGS_1)
+				return d.d_un.d_val & DF_1_PIE;
+		}
+		return false;
+	}
+	return false;
+}
+
+/* Is `path` something ld.so can preload into a program like this one: a
+ * regular, readable ELF shared object (not an executable) of this class,
+ * byte order and machine?  Returns NULL, or why not. */
+static const char *preload_unusable(const char *path)
+{
+	/* the ELF header of this program: what the program run will match */
+	extern const ElfW(Ehdr) __ehdr_start;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return strerror(errno);
+	struct stat st;
+	ElfW(Ehdr) h;
+	const char *why = NULL;
+	if (fstat(fd, &st))
+		why = strerror(errno);
+	else if (S_ISDIR(st.st_mode))
+		why = strerror(EISDIR);
+	else if (!S_ISREG(st.st_mode))
+		why = "not a regular file";
+	else if (read(fd, &h, sizeof(h)) != (ssize_t)sizeof(h) || memcmp(h.e_ident, ELFMAG, SELFMAG))
+		why = "not an ELF shared library";
+	else if (memcmp(h.e_ident, __ehdr_start.e_ident, EI_VERSION) ||
+		 h.e_machine != __ehdr_start.e_machine)
+		why = "an ELF file for another machine (word size, byte order or architecture)";
+	else if (h.e_type != ET_DYN || elf_is_pie(fd, &h))
+		why = "not an ELF shared library (an executable or object file)";
+	close(fd);
+	return why;
+}
+
 /* Absolute path of the interposer in `out`, or false. */
 static bool find_preload(char *out, size_t len)
 {
 	const char *env = getenv("PVSPIN_PRELOAD_LIB");
 	if (env && *env) {
-		if (!realpath(env, out) || !readable_file(out)) {
-			fprintf(stderr, "pvspin run: PVSPIN_PRELOAD_LIB=%s: %s\n", env,
-				strerror(errno ? errno : ENOENT));
+		const char *why = realpath(env, out) ? preload_unusable(out) : strerror(errno);
+		if (why) {
+			fprintf(stderr, "pvspin run: PVSPIN_PRELOAD_LIB=%s: %s\n", env, why);
 			return false;
 		}
 		return true;
@@ -90,9 +151,15 @@ static bool find_preload(char *out, size_t len)
 		cands[nc++] = c1;
 	}
 	cands[nc++] = PVSPIN_INSTALL_FULL_LIBDIR "/" PRELOAD_NAME;
-	for (int i = 0; i < nc; i++)
-		if (readable_file(cands[i]) && realpath(cands[i], out))
+	for (int i = 0; i < nc; i++) {
+		if (!readable_file(cands[i]) || !realpath(cands[i], out))
+			continue;
+		const char *why = preload_unusable(out);
+		if (!why)
 			return true;
+		fprintf(stderr, "pvspin run: %s: %s\n", out, why);
+		return false;
+	}
 	fprintf(stderr, "pvspin run: cannot find " PRELOAD_NAME "; looked in:\n");
 	for (int i = 0; i < nc; i++)
 		fprintf(stderr, "  %s\n", cands[i]);

@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/futex.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -61,14 +62,27 @@ static void relax_loops(uint32_t n)
 		pvspin_plat_cpu_relax();
 }
 
+/* Failures shown one per line; the later ones are only counted. */
+#define FAILURES_SHOWN 5
+
 static void report_failure(struct torture *t, struct torture_writer *w, const char *what)
 {
-	uint64_t n = __atomic_fetch_add(&t->failures, 1, __ATOMIC_RELAXED);
-	if (n < 5)
+	static uint32_t shown;   /* lines printed, under stdout's lock */
+	__atomic_fetch_add(&t->failures, 1, __ATOMIC_RELAXED);
+	if (__atomic_load_n(&shown, __ATOMIC_RELAXED) > FAILURES_SHOWN)
+		return;
+	/* numbered and printed under one lock: no shown failure can come
+	 * after the line that says the rest are not shown */
+	flockfile(stdout);
+	if (shown < FAILURES_SHOWN)
 		printf("!!! writer %d, acquisition %" PRIu64 ": %s\n", w->id,
 		       __atomic_load_n(&w->acquisitions, __ATOMIC_RELAXED) + 1, what);
-	else if (n == 5)
-		printf("!!! (further failures are counted, not shown)\n");
+	else if (shown == FAILURES_SHOWN)
+		printf("!!! (further failures in the critical section are counted in Fail, "
+		       "not shown)\n");
+	if (shown <= FAILURES_SHOWN)
+		__atomic_store_n(&shown, shown + 1, __ATOMIC_RELAXED);
+	funlockfile(stdout);
 }
 
 /* The critical section: checks mutual exclusion and holds for a while. */
@@ -118,10 +132,8 @@ static void *writer_main(void *arg)
 
 	/* Start together: a writer started early would otherwise collect
 	 * hundreds of uncontended acquisitions before the others exist. */
-	while (!__atomic_load_n(&t->go, __ATOMIC_ACQUIRE)) {
-		struct timespec ts = { 0, 100000 };
-		nanosleep(&ts, NULL);
-	}
+	while (!__atomic_load_n(&t->go, __ATOMIC_ACQUIRE))
+		syscall(SYS_futex, &t->go, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
 
 	while (!__atomic_load_n(&t->stop, __ATOMIC_ACQUIRE)) {
 		uint64_t start = tool_now_ns();
@@ -258,6 +270,14 @@ static void on_sigint(int sig)
 	interrupted = sig;
 }
 
+/* Let the writers go: they sleep on t->go, not polling it (1024 writers
+ * polling every 100 us kept 2 CPUs from creating the rest for 20 s). */
+static void start_writers(struct torture *t)
+{
+	__atomic_store_n(&t->go, 1, __ATOMIC_RELEASE);
+	syscall(SYS_futex, &t->go, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
+}
+
 static int online_cpus(void)
 {
 	cpu_set_t set;
@@ -288,6 +308,7 @@ int pvspin_cmd_torture(int argc, char **argv)
 	bool seeded = false;
 	int c;
 
+	uint64_t cmd_start = tool_now_ns();
 	memset(&t, 0, sizeof(t));
 	t.nthreads = 2 * online_cpus() < 1024 ? 2 * online_cpus() : 1024;
 	t.seconds = 10;
@@ -416,13 +437,13 @@ int pvspin_cmd_torture(int argc, char **argv)
 			fprintf(stderr, "pvspin torture: cannot start writer %d: %s\n", i,
 				strerror(err));
 			__atomic_store_n(&t.stop, 1, __ATOMIC_RELEASE);
-			__atomic_store_n(&t.go, 1, __ATOMIC_RELEASE);
+			start_writers(&t);
 			for (int j = 0; j < i; j++)
 				pthread_join(t.writers[j].thread, NULL);
 			return 1;
 		}
 	}
-	__atomic_store_n(&t.go, 1, __ATOMIC_RELEASE);
+	start_writers(&t);
 	pthread_t injector;
 	bool injecting = t.inject && !pthread_create(&injector, NULL, torture_inject_main, &t);
 
@@ -469,23 +490,45 @@ int pvspin_cmd_torture(int argc, char **argv)
 	__atomic_store_n(&t.stop, 1, __ATOMIC_RELEASE);
 	if (injecting)
 		pthread_join(injector, NULL);
-	int stuck = 0;
-	struct timespec deadline;
-	clock_gettime(CLOCK_REALTIME, &deadline);
-	deadline.tv_sec += 2 + (time_t)(t.long_hold_ms / 1000u) * 2;
+	/* Each queued writer takes the lock once more to leave: 1024 of them
+	 * on 2 CPUs take seconds.  Stuck means no writer left and no lock
+	 * was taken for a while, not a fixed time for all of them. */
+	int stuck = 0, left = 0;
+	bool *joined = calloc((size_t)t.nthreads, sizeof(*joined));
+	uint64_t patience = (2 + (uint64_t)(t.long_hold_ms / 1000u) * 2) * 1000000000u;
+	uint64_t last_progress = tool_now_ns(), last_total = 0;
+	while (joined && left < t.nthreads) {
+		struct torture_snapshot now_s;
+		for (int i = 0; i < t.nthreads; i++)
+			if (!joined[i] && !pthread_tryjoin_np(t.writers[i].thread, NULL)) {
+				joined[i] = true;
+				left++;
+				last_progress = tool_now_ns();
+			}
+		snapshot(&t, &now_s);
+		if (now_s.total != last_total) {
+			last_total = now_s.total;
+			last_progress = tool_now_ns();
+		}
+		if (left == t.nthreads || tool_now_ns() - last_progress > patience)
+			break;
+		struct timespec ms = { 0, 1000000 };
+		nanosleep(&ms, NULL);
+	}
 	for (int i = 0; i < t.nthreads; i++) {
-		if (pthread_timedjoin_np(t.writers[i].thread, NULL, &deadline)) {
+		if (joined ? !joined[i] : pthread_join(t.writers[i].thread, NULL)) {
 			if (!stuck++)
 				printf("!!! writers that did not finish (stuck in the lock):");
 			printf(" %d", i);
 		}
 	}
+	free(joined);
 	if (stuck) {
 		printf("\n");
 		if (!stalled)
 			torture_dump(&t, "!!! ");
 	}
-	uint64_t elapsed = tool_now_ns() - start;
+	uint64_t stopped = tool_now_ns(), elapsed = stopped - start;
 
 	/* Final report. */
 	snapshot(&t, &cur);
@@ -510,12 +553,20 @@ int pvspin_cmd_torture(int argc, char **argv)
 		       "%" PRIu64 " time%s (excused: scheduler delay)\n", t.stall_ms,
 		       wd.os_delays, wd.os_delays == 1 ? "" : "s");
 	if (!stuck && cur.total != t.cs_counter) {
-		printf("!!! %" PRIu64 " acquisitions but the protected counter reads %" PRIu64
-		       ": updates lost to a concurrent holder\n", cur.total, t.cs_counter);
+		printf("!!! at the end: %" PRIu64 " acquisitions but the protected counter reads %"
+		       PRIu64 ": updates lost to a concurrent holder\n", cur.total, t.cs_counter);
 		__atomic_fetch_add(&t.failures, 1, __ATOMIC_RELAXED);
 	}
 	if (cur.max / 2 > cur.min)
 		printf("??? starvation: max/2 > min (%" PRIu64 "/%" PRIu64 ")\n", cur.max, cur.min);
+
+	/* A run ends within a second of its time, or says where the rest went. */
+	double wall_s = (double)(tool_now_ns() - cmd_start) / 1e9;
+	if (wall_s > ran_s + 1.0)
+		printf("pvspin torture: the run took %.1f s for %.1f s of torture: %.1f s to start "
+		       "the %d writers on %d CPUs, %.1f s to stop them\n", wall_s, ran_s,
+		       (double)(start - cmd_start) / 1e9, t.nthreads, online_cpus(),
+		       (double)(stopped - start) / 1e9 - ran_s);
 
 	bool failed = stalled || stuck || __atomic_load_n(&t.failures, __ATOMIC_RELAXED);
 	/* A failure is a failure however the run ended; a run cut short

@@ -3,13 +3,19 @@
  *
  * Each subcommand is `int pvspin_cmd_NAME(int argc, char **argv)` in its own
  * file (argv[0] is the subcommand name; returns the exit status).  A
- * subcommand not linked into this build is reported as such.
+ * subcommand not linked into this build is reported as such.  `pvspin
+ * --help` (or `help`) lists them, `pvspin help COMMAND` is `pvspin COMMAND
+ * --help`, `pvspin --version` prints the version.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cmd.h"
+
+#ifndef PVSPIN_VERSION
+#define PVSPIN_VERSION "unknown"
+#endif
 
 static const struct {
 	const char *name;
@@ -26,7 +32,8 @@ static const struct {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: pvspin COMMAND [OPTIONS]   (pvspin COMMAND --help for its options)\n\n");
+	fprintf(f, "usage: pvspin COMMAND [OPTIONS]   (pvspin help COMMAND for its options)\n"
+		   "       pvspin --version\n\n");
 	for (size_t i = 0; i < NCOMMANDS; i++)
 		if (commands[i].fn)
 			fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
@@ -36,8 +43,13 @@ static void usage(FILE *f)
  * success: flush it here and say so. */
 static int exit_status(int rc)
 {
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "pvspin: cannot write to standard output: %s\n", strerror(errno));
+	errno = 0;
+	int failed = fflush(stdout) != 0;
+	int e = errno;
+	if (failed || ferror(stdout)) {
+		/* an error flag left by an earlier write has lost its errno */
+		fprintf(stderr, "pvspin: cannot write to standard output: %s\n",
+			failed && e ? strerror(e) : "a write failed");
 		return rc ? rc : 1;
 	}
 	return rc;
@@ -49,20 +61,34 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("pvspin " PVSPIN_VERSION "\n");
+		return exit_status(0);
+	}
+	/* the subcommand's own argv: argv[0] is its name */
+	int cargc = argc - 1;
+	char **cargv = argv + 1;
+	char *help_argv[] = { NULL, (char *)"--help", NULL };
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
-		usage(stdout);
-		return 0;
+		if (argc < 3 || strcmp(argv[1], "help")) {
+			usage(stdout);
+			return exit_status(0);
+		}
+		/* pvspin help COMMAND: that command's --help */
+		help_argv[0] = argv[2];
+		cargc = 2;
+		cargv = help_argv;
 	}
 	for (size_t i = 0; i < NCOMMANDS; i++) {
-		if (strcmp(argv[1], commands[i].name))
+		if (strcmp(cargv[0], commands[i].name))
 			continue;
 		if (!commands[i].fn) {
-			fprintf(stderr, "pvspin: '%s' is not part of this build\n", argv[1]);
+			fprintf(stderr, "pvspin: '%s' is not part of this build\n", cargv[0]);
 			return 2;
 		}
-		return exit_status(commands[i].fn(argc - 1, argv + 1));
+		return exit_status(commands[i].fn(cargc, cargv));
 	}
-	fprintf(stderr, "pvspin: unknown command '%s'\n\n", argv[1]);
+	fprintf(stderr, "pvspin: unknown command '%s'\n\n", cargv[0]);
 	usage(stderr);
 	return 2;
 }

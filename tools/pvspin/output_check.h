@@ -15,8 +15,11 @@
 /** Can `path` be written?  "-" (stdout) always can.  A new file is created
  *  and removed again (the run writes it later); an existing one is opened
  *  for writing without O_TRUNC, so it keeps its contents until results
- *  exist.  Returns 0, or -1 after printing "PROG: OPT: cannot write 'PATH':
- *  REASON" to stderr.  Thread-safe (no shared state). */
+ *  exist, and given a write of zero bytes, which fails where the final
+ *  write would on a file that takes no writes (/proc/version: EIO,
+ *  /dev/full: ENOSPC) and changes nothing elsewhere.  Returns 0, or -1
+ *  after printing "PROG: OPT: cannot write 'PATH': REASON" to stderr.
+ *  Thread-safe (no shared state). */
 static inline int tool_output_check(const char *prog, const char *opt, const char *path)
 {
 	if (!strcmp(path, "-"))
@@ -29,6 +32,12 @@ static inline int tool_output_check(const char *prog, const char *opt, const cha
 	}
 	if (errno == EEXIST)
 		fd = open(path, O_WRONLY | O_CLOEXEC);   /* no O_TRUNC: not yet */
+	if (fd >= 0 && write(fd, "", 0) < 0) {
+		int e = errno;
+		close(fd);
+		errno = e;
+		fd = -1;
+	}
 	if (fd < 0) {
 		fprintf(stderr, "%s: %s: cannot write '%s': %s\n", prog, opt, path,
 			strerror(errno));

@@ -255,10 +255,39 @@ static void csv_num(FILE *f, double v)
 		fprintf(f, ",%.10g", v);
 }
 
+/* Write all of buf[0..len) to `path` ("-": stdout).  Returns 0, or -1
+ * with errno. */
+static int write_whole(const char *path, const char *buf, size_t len)
+{
+	if (!strcmp(path, "-"))
+		return fwrite(buf, 1, len, stdout) == len && !fflush(stdout) ? 0 : -1;
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (fd < 0)
+		return -1;
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int e = errno;
+			close(fd);
+			errno = e;
+			return -1;
+		}
+		buf += n;
+		len -= (size_t)n;
+	}
+	return close(fd);
+}
+
 int bench_write_csv(const char *path, const struct bench_config *c,
 		    const struct bench_row *rows, size_t nrows)
 {
-	FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+	/* formatted in memory, then written with write(): a failure then
+	 * has its errno, whichever write it hit */
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
 	if (!f) {
 		fprintf(stderr, "pvspin bench: cannot write CSV to '%s': %s\n", path,
 			strerror(errno));
@@ -268,7 +297,7 @@ int bench_write_csv(const char *path, const struct bench_config *c,
 	      "acquisitions,mutual_exclusion_ok", f);
 	for (int e = 0; e < PVSPIN_EV_COUNT; e++)
 		fprintf(f, ",%s", pvspin_event_name(e));
-	fputc('\n', f);
+	fputs(",slot_exhausted\n", f);   /* as in the JSON's events */
 	for (size_t i = 0; i < nrows; i++) {
 		const struct bench_row *row = &rows[i];
 		const struct bench_cell_result *r = &row->r;
@@ -281,22 +310,27 @@ int bench_write_csv(const char *path, const struct bench_config *c,
 		csv_num(f, r->lat.p999);
 		csv_num(f, r->lat.max);
 		fprintf(f, ",%llu,%d", (unsigned long long)r->acquisitions, row->exclusion_ok);
+		bool peer = row->lock->kind == PVSPIN_KIND_NONE;   /* no pvspin events */
 		for (int e = 0; e < PVSPIN_EV_COUNT; e++) {
-			if (row->lock->kind == PVSPIN_KIND_NONE)
+			if (peer)
 				fputc(',', f);
 			else
 				fprintf(f, ",%llu", (unsigned long long)r->events.count[e]);
 		}
-		fputc('\n', f);
+		if (peer)
+			fputs(",\n", f);
+		else
+			fprintf(f, ",%llu\n", (unsigned long long)(r->slots_after.exhausted -
+								  r->slots_before.exhausted));
 	}
 	int err = ferror(f);
-	if (f == stdout)
-		err |= fflush(f);
-	else
-		err |= fclose(f);
-	if (err) {
-		fprintf(stderr, "pvspin bench: error writing CSV to '%s'\n", path);
+	err |= fclose(f);
+	if (err || write_whole(path, buf, len)) {
+		fprintf(stderr, "pvspin bench: cannot write CSV to '%s': %s\n", path,
+			err ? "out of memory" : strerror(errno));
+		free(buf);
 		return -1;
 	}
+	free(buf);
 	return 0;
 }

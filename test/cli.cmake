@@ -1,0 +1,33 @@
+# Tests of the `pvspin` command itself (tools/pvspin/main.c): its help,
+# its version, and a help text that cannot be written.  Included by
+# test/CMakeLists.txt.
+if(NOT TARGET pvspin)
+  return()
+endif()
+set(_pvspin $<TARGET_FILE:pvspin>)
+
+# The usage written to a full stdout is a failure (exit 1, with the
+# reason), as for every subcommand; `pvspin help` and --version alike.
+add_test(NAME cli_help_full_stdout COMMAND sh -c
+  "for a in --help help --version; do e=$(\"$0\" $a 2>&1 >/dev/full); r=$?; \
+   [ $r -eq 1 ] || { echo \"$a: exit $r\"; exit 1; }; \
+   [ \"$e\" = 'pvspin: cannot write to standard output: No space left on device' ] || \
+   { echo \"$a: stderr '$e'\"; exit 1; }; done; echo help-full-ok" ${_pvspin})
+set_tests_properties(cli_help_full_stdout PROPERTIES PASS_REGULAR_EXPRESSION "help-full-ok"
+                     LABELS sanitize)
+
+# `pvspin --version` names the command and the project version;
+# `pvspin help COMMAND` is `pvspin COMMAND --help`; `pvspin help NOSUCH`
+# is a usage error naming it.
+add_test(NAME cli_version COMMAND ${_pvspin} --version)
+set_tests_properties(cli_version PROPERTIES
+  PASS_REGULAR_EXPRESSION "^pvspin ${PROJECT_VERSION}\n$" LABELS sanitize)
+add_test(NAME cli_help_command COMMAND sh -c
+  "\"$0\" help detect > \"$1\" && \"$0\" detect --help | cmp - \"$1\" && \
+   \"$0\" help run | grep -q '^usage: pvspin run' && echo help-command-ok"
+  ${_pvspin} ${CMAKE_CURRENT_BINARY_DIR}/cli_help_detect.txt)
+set_tests_properties(cli_help_command PROPERTIES PASS_REGULAR_EXPRESSION "help-command-ok"
+                     LABELS sanitize)
+add_test(NAME cli_help_unknown COMMAND sh -c "\"$0\" help nosuch 2>&1; echo \"exit=$?\"" ${_pvspin})
+set_tests_properties(cli_help_unknown PROPERTIES
+  PASS_REGULAR_EXPRESSION "^pvspin: unknown command 'nosuch'.*exit=2" LABELS sanitize)

@@ -1,0 +1,19 @@
+# The environment tunables (PVSPIN_SPIN_THRESHOLD, ...) are read and
+# checked once, when the library is loaded, not by the first slow path: a
+# bad value is reported exactly once even by a program whose locks never
+# contend (issue 12).  Included by test/CMakeLists.txt.
+add_executable(test_tunables_env test_tunables_env.c)
+target_link_libraries(test_tunables_env PRIVATE pvspin_static)
+foreach(case "PVSPIN_SPIN_THRESHOLD|99999999999999|spin_threshold|pvqspinlock"
+             "PVSPIN_TAS_BACKOFF_MAX|xyz|tas_backoff_max|tas")
+  string(REPLACE "|" ";" f "${case}")
+  list(GET f 0 var)
+  list(GET f 1 value)
+  list(GET f 2 name)
+  list(GET f 3 kind)
+  add_test(NAME tunables_env_${name} COMMAND test_tunables_env)
+  set_tests_properties(tunables_env_${name} PROPERTIES LABELS sanitize
+    ENVIRONMENT "${var}=${value};PVSPIN_LOCK=${kind}"
+    PASS_REGULAR_EXPRESSION "pvspin: ignoring ${var}=${value}: not a valid value for ${name}\n"
+    FAIL_REGULAR_EXPRESSION "ignoring ${var}[^\n]*\n.*ignoring ${var}")
+endforeach()
