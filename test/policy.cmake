@@ -20,7 +20,7 @@ set(PVSPIN_DETECT_CHECKS
   # unknown signature verbatim, non-KVM: unfair lock
   "unknown_sig|--expect|hypervisor.name=unknown|--expect|hypervisor.signature=Pv\\x01spin\"\\\\H\\x7f|--expect|choices.linux.lock=tas|--|detect|--json|--cpuid|${PD}/cpuid/unknown.txt|--root|${PD}/root-empty|--interval-ms|0"
   # fake tree: quota, nodes, nopvspin; one policy
-  "root_v2|--choices|1|--expect|cpu_quota=1.5|--expect|numa_nodes=2|--expect|cpus_possible=8|--expect|choices.pvspin.lock=pvqspinlock|--|detect|--json|--policy|pvspin|--cpuid|${PD}/cpuid/baremetal.txt|--root|${PD}/root-v2-quota|--interval-ms|0"
+  "root_v2|--choices|1|--expect|cpu_quota=1.5|--expect|numa_nodes=2|--expect|cpus_possible=8|--expect|choices.pvspin.lock=spinpark|--|detect|--json|--policy|pvspin|--cpuid|${PD}/cpuid/baremetal.txt|--root|${PD}/root-v2-quota|--interval-ms|0"
   "threshold_param|--choices|1|--expect|choices.threshold.param=16|--expect|choices.threshold.lock=tas|--|detect|--json|--policy|threshold=16|--cpuid|${PD}/cpuid/this-machine.txt|--root|${PD}/root-v1-quota|--interval-ms|0"
   # bad input
   "bad_option|--exit|2|--stderr-has|unknown option '--bogus'|--|detect|--bogus"
@@ -39,7 +39,7 @@ set(PVSPIN_DETECT_CHECKS
   # where the facts come from: CPUID from the dump, the rest from --root or
   # (null) this machine
   "sources_mixed|--expect|sources.root=null|--expect|sources.cpuid=${PD}/cpuid/baremetal.txt|--|detect|--json|--cpuid|${PD}/cpuid/baremetal.txt|--interval-ms|0"
-  "sources_root|--expect|sources.root=${PD}/root-empty|--expect|choices.pvspin.reason=pvspin: bare metal, unknown CPUs, not overcommitted: native qspinlock|--|detect|--json|--cpuid|${PD}/cpuid/baremetal.txt|--root|${PD}/root-empty|--interval-ms|0"
+  "sources_root|--expect|sources.root=${PD}/root-empty|--expect|choices.pvspin.reason=pvspin: bare metal, unknown CPUs, not overcommitted: threads can still outnumber CPUs|--|detect|--json|--cpuid|${PD}/cpuid/baremetal.txt|--root|${PD}/root-empty|--interval-ms|0"
   # Cpus_allowed_list on the first line of proc/self/status
   "status_first_line|--expect|cpus_allowed=3|--|detect|--json|--cpuid|${PD}/cpuid/baremetal.txt|--root|${PD}/root-status-first|--interval-ms|0"
 )

@@ -87,7 +87,7 @@ static void check_shape(json_t *root, long nchoices)
 		"POLL_CONTROL", "PV_SCHED_YIELD", "ASYNC_PF_INT", "MSI_EXT_DEST_ID",
 		"HC_MAP_GPA_RANGE", "MIGRATION_CONTROL",
 	};
-	static const char *const kinds[] = { "qspinlock", "pvqspinlock", "tas", "ticket" };
+	static const char *const kinds[] = { "qspinlock", "pvqspinlock", "tas", "ticket", "spinpark" };
 
 	CHECK(json_is_object(root), "top level is not an object");
 	json_t *hv = json_object_get(root, "hypervisor");
@@ -124,7 +124,7 @@ static void check_shape(json_t *root, long nchoices)
 	json_object_foreach(choices, name, c) {
 		json_t *lock = json_object_get(c, "lock"), *reason = json_object_get(c, "reason");
 		bool known = false;
-		for (size_t i = 0; json_is_string(lock) && i < 4; i++)
+		for (size_t i = 0; json_is_string(lock) && i < sizeof(kinds) / sizeof(kinds[0]); i++)
 			known |= !strcmp(json_string_value(lock), kinds[i]);
 		CHECK(known, "choices.%s.lock is not a lock kind", name);
 		CHECK(json_is_string(reason) && json_string_length(reason) > 0 &&

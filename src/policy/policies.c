@@ -143,38 +143,42 @@ void pvspin_policy_threshold(const pvspin_env_t *env, int param,
 /*
  * pvspin's rules, first match wins (docs/policy.md has the evidence).  In
  * userspace a thread is a vCPU and futex wait/wake are halt/kick, so the PV
- * lock never lacks "host support": PV_UNHALT does not matter here.
+ * lock never lacks "host support": PV_UNHALT does not matter here.  And a
+ * thread, unlike a kernel spinlock holder, can be preempted by its own OS
+ * at any instruction, whatever the machine: every row picks spinpark, the
+ * kind written for that (docs/spinpark.md); the rows differ in the reason
+ * they give, which is what `pvspin detect` shows.
  */
 void pvspin_policy_pvspin(const pvspin_env_t *env, int param, pvspin_policy_choice_t *c)
 {
-	const pvspin_kind_t pv = PVSPIN_KIND_PVQSPINLOCK, native = PVSPIN_KIND_QSPINLOCK;
+	const pvspin_kind_t park = PVSPIN_KIND_SPINPARK;
 	int online = env->cpus_online > 0 ? env->cpus_online : possible_cpus(env);
 	int cpus = env->cpus_allowed > 0 ? env->cpus_allowed : online;
 
 	if (env->cpu_quota > 0 && env->cpu_quota < cpus)
-		PICK_RETURN(c, pv, "pvspin: CPU quota %.2f CPUs below %d allowed CPUs: "
+		PICK_RETURN(c, park, "pvspin: CPU quota %.2f CPUs below %d allowed CPUs: "
 			    "threads are throttled while holding locks", env->cpu_quota, cpus);
 	if (env->steal_pct >= PVSPIN_STEAL_PCT_MIN)
-		PICK_RETURN(c, pv, "pvspin: steal time %.2f%% >= %.0f%%: the host preempts vCPUs",
+		PICK_RETURN(c, park, "pvspin: steal time %.2f%% >= %.0f%%: the host preempts vCPUs",
 			    env->steal_pct, PVSPIN_STEAL_PCT_MIN);
 	if (online > 0 && env->runnable > online)
-		PICK_RETURN(c, pv, "pvspin: %.2f runnable threads on %d CPUs: overcommitted",
+		PICK_RETURN(c, park, "pvspin: %.2f runnable threads on %d CPUs: overcommitted",
 			    env->runnable, online);
 	if (cpus == 1)
-		PICK_RETURN(c, pv, "pvspin: single allowed CPU: a waiter runs only by "
+		PICK_RETURN(c, park, "pvspin: single allowed CPU: a waiter runs only by "
 			    "preempting the holder");
 	if (env->hypervisor && !has_hint(env, PVSPIN_KVM_HINTS_REALTIME))
-		PICK_RETURN(c, pv, "pvspin: %s guest without KVM_HINTS_REALTIME: vCPUs may be "
+		PICK_RETURN(c, park, "pvspin: %s guest without KVM_HINTS_REALTIME: vCPUs may be "
 			    "preempted (futex halt/kick needs no PV_UNHALT)", env->hypervisor_name);
 	/* An unknown count (0) is said as such, never as "0 CPUs". */
 	char ncpus[16] = "unknown";
 	if (cpus > 0)
 		snprintf(ncpus, sizeof(ncpus), "%d", cpus);
 	if (env->hypervisor)
-		PICK_RETURN(c, native, "pvspin: dedicated pCPUs (KVM_HINTS_REALTIME), %s CPUs, "
-			    "not overcommitted: native qspinlock", ncpus);
-	pick(c, native, "pvspin: bare metal, %s CPUs, not overcommitted: native qspinlock",
-	     ncpus);
+		PICK_RETURN(c, park, "pvspin: dedicated pCPUs (KVM_HINTS_REALTIME), %s CPUs, "
+			    "not overcommitted: threads can still outnumber CPUs", ncpus);
+	pick(c, park, "pvspin: bare metal, %s CPUs, not overcommitted: threads can still "
+	     "outnumber CPUs", ncpus);
 }
 
 /* ---- names ----------------------------------------------------------- */
