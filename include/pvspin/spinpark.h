@@ -29,7 +29,8 @@
  *   bits 14-15  reserved     0
  *   bits 16-18  budget       spin budget exponent e: a spinner spins at
  *                            most 16 << e PAUSE loops (16-512)
- *   bits 19-31  parked       threads counted as parked (0-8191)
+ *   bits 19-31  parked       threads counted as parked (0-4095: bit 31
+ *                            stays clear; more waiters poll uncounted)
  *
  * Transitions are written (parked, spinners, locked) in src/lock/spinpark.c.
  *

@@ -71,7 +71,10 @@
 /* Without the heavy fence a sleeper may miss its wake-up: poll. */
 #define SP_POLL_NS 1000000u
 #define SP_SPINNERS_MAX (_SP_SPINNERS_MASK >> _SP_SPINNER_OFFSET)
-#define SP_PARKED_MAX (_SP_PARKED_MASK >> _SP_PARKED_OFFSET)
+/* Bit 31 stays clear (parked <= 4095): the interposer's process-shared
+ * spinlocks use 0x8000000x, which no private word may hold
+ * (preload/preload_spin.c). */
+#define SP_PARKED_MAX ((_SP_PARKED_MASK >> _SP_PARKED_OFFSET) >> 1)
 
 /* ---- fields ---------------------------------------------------------- */
 
