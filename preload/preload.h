@@ -55,6 +55,23 @@ static inline pvspin_kind_t preload_kind(void)
 	return preload_kind_resolve();
 }
 
+/**
+ * Does kind `k`'s own lock() already park, i.e. spin a bounded time and
+ * then sleep until an unlock wakes it?  Then interposed mutexes run the
+ * kind's lock directly; for the others (all four kinds today: qspinlock
+ * and ticket queue and spin until served, tas spins, pvqspinlock's halt
+ * follows a fixed SPIN_THRESHOLD and its queue hand-off waits unbounded)
+ * the interposer's bounded spin and futex sleep (preload_mutex.c) wrap
+ * the kind's trylock.  A parking kind is one more case line here.
+ */
+static inline bool preload_kind_parks(pvspin_kind_t k)
+{
+	switch (k) {
+	default:
+		return false;
+	}
+}
+
 /* ---- counters (PVSPIN_STATS=1) ------------------------------------------ */
 
 /** Non-zero when PVSPIN_STATS=1 asked for the counters (read lazily). */

@@ -16,8 +16,16 @@
  *                                    forking thread keeps it in the child
  *   offset 16  int kind              glibc's type bits: never written
  *                                    except by init and destroy
- *   offset 20  uint32_t timed_waiters threads sleeping in a timed lock
- *   offset 24  uint32_t seq          futex word the timed waiters sleep on
+ *   offset 20  uint32_t sleepers     waiters counted to sleep on seq
+ *   offset 24  uint32_t seq          futex word the sleepers sleep on
+ *   offset 28  uint16_t spin_avg_ns  moving average of what a successful
+ *                                    spin waited, in ns (the budget)
+ *   offset 30  uint16_t spin_fail    moving average of how often a spin
+ *                                    failed, in 1/1024 (0: never)
+ *   offset 32  uint64_t spinq        the spinners: ticket being served
+ *                                    (bits 0-15), next ticket (16-31),
+ *                                    tickets given up (32-63, bit i:
+ *                                    ticket serving + i)
  *
  * Robust, priority-inheritance, priority-protect and process-shared
  * mutexes are initialised by glibc (the attribute decides) and every call
@@ -34,34 +42,61 @@
  * destroy: EBUSY while locked; afterwards __kind is -1 like glibc's, so a
  * later use is glibc's EINVAL.
  *
- * Waiting: an untimed locker runs the kind's lock (pvqspinlock halts after
- * SPIN_THRESHOLD; the other kinds spin until they get the lock, like the
- * kernel locks they are).  With PVSPIN_MUTEX_SPIN_LIMIT=N (N > 0), an
- * untimed locker of the kinds other than pvqspinlock instead takes the
- * timed path below with N spin loops and no deadline: it never enters the
- * kind's queue and sleeps instead of spinning on.
+ * Waiting (docs/preload.md, "Waiting"): a pthread_mutex_t is a sleeping
+ * lock to every program that uses one, so under every kind a waiter spins
+ * a bounded, measured budget and then sleeps on a futex; an unlock wakes
+ * one sleeper.  After the kernel's mutex (kernel/locking/mutex.c:
+ * optimistic spinning by a bounded number of spinners, then a sleeping
+ * wait list) and glibc's adaptive mutex (nptl/pthread_mutex_lock.c:
+ * PTHREAD_MUTEX_ADAPTIVE_NP spins a per-mutex moving average, __spins,
+ * of what a spin needed).  No waiter runs the kind's own lock(): a
+ * queued waiter of qspinlock or ticket cannot leave its queue, so its
+ * spin could not be bounded.  What each kind keeps:
  *
- * Timed locks: pvspin locks have no timeout, so a timed locker spins
- * briefly with trylock, then counts itself in timed_waiters and sleeps on
- * the futex `seq` with the absolute deadline (FUTEX_WAIT_BITSET, on the
- * requested clock); every unlock that sees timed_waiters != 0 bumps seq
- * and wakes them all, and each retries trylock.  This is a Dekker pattern
- * (unlocker: release the word, read timed_waiters; sleeper: increment
- * timed_waiters, read seq, trylock) and needs a StoreLoad fence on both
- * sides.  The unlock fast path must stay cheap, so the fence is
+ *  - its fast paths (trylock, unlock) and its word, unchanged;
+ *  - qspinlock and ticket: FIFO order among the waiters that spin (an
+ *    abortable ticket queue in `spinq`, below: only the head spinner
+ *    tries the word);
+ *  - tas and pvqspinlock: unfair spinning (every spinner tries the word,
+ *    as tas's test-and-test-and-set and pvqspinlock's lock stealing).
+ *
+ * The budget: at most spin_cap() spinners at a time (one fewer than the
+ * CPUs this process may use, so a holder that needs a CPU keeps one),
+ * each for 2 x the moving average of what a successful spin waited (a
+ * waiter arrives on average halfway through a hold, so 2 x its wait
+ * estimates the hold time), within [SPIN_MIN_NS, SPIN_MAX_NS]
+ * (spin_budget_ns()); and only while spins succeed often enough
+ * (spin_worth_it(): a mutex whose holders block, yield, or are preempted
+ * by the very waiter a condvar signal woke, gains nothing by spinning,
+ * only delays its holder).  PVSPIN_MUTEX_SPIN_LIMIT=N
+ * (`pvspin run --spin-limit N`) overrides the budget with N PAUSE loops.
+ * A kind whose own lock() already parks (preload_kind_parks()) is used
+ * directly instead.
+ *
+ * Sleeping: a waiter counts itself in `sleepers` and sleeps on the futex
+ * `seq` (FUTEX_WAIT_BITSET, with the deadline of a timed lock on the
+ * requested clock); every unlock that sees sleepers != 0 bumps seq and
+ * wakes one, which retries trylock (and sleeps again if it lost).  This is
+ * a Dekker pattern (unlocker: release the word, read sleepers; sleeper:
+ * increment sleepers, read seq, trylock) and needs a StoreLoad fence on
+ * both sides.  The unlock fast path must stay cheap, so the fence is
  * asymmetric, after the userspace RCU (liburcu) use of membarrier(2): the
- * unlocker has only a compiler barrier, and the sleeper, after its
- * increment, calls membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED), which
- * runs a full fence on every CPU running a thread of this process.  Then
- * either the unlocker's load comes after that fence and sees the
- * increment, or its store came before it and the sleeper's trylock sees
- * the free lock: no lost wakeup.  Where membarrier is not available (old
- * kernel, seccomp; or PVSPIN_PRELOAD_NO_MEMBARRIER=1), sleepers wake every
- * 1 ms to retry: a missed wakeup then costs at most 1 ms.
+ * unlocker has only a compiler barrier, and the sleeper whose increment
+ * took sleepers from 0 to 1 calls membarrier(MEMBARRIER_CMD_PRIVATE_
+ * EXPEDITED), which runs a full fence on every CPU running a thread of
+ * this process.  Then either an unlocker's release came before that fence
+ * and the sleeper's trylock sees the free lock, or the unlocker's load of
+ * sleepers comes after the fence and sees the increment; it keeps seeing
+ * a non-zero count while any sleeper is counted, so a later sleeper (whose
+ * increment found sleepers >= 1) needs no fence of its own.  No lost
+ * wakeup.  Where membarrier is not available (old kernel, seccomp; or
+ * PVSPIN_PRELOAD_NO_MEMBARRIER=1), sleepers wake every 1 ms to retry: a
+ * missed wakeup then costs at most 1 ms.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
+#include <sched.h>
 #include <stddef.h>
 #include <linux/membarrier.h>
 #include <stdlib.h>
@@ -78,19 +113,20 @@ struct pmutex {
 	uint32_t count;
 	uintptr_t owner;
 	int kind;
-	uint32_t timed_waiters;
+	uint32_t sleepers;
 	uint32_t seq;
+	uint16_t spin_avg_ns;
+	uint16_t spin_fail;
+	uint64_t spinq;
 };
 
 _Static_assert(sizeof(struct pmutex) <= sizeof(pthread_mutex_t), "pmutex too big");
 _Static_assert(offsetof(struct pmutex, kind) ==
 	       offsetof(pthread_mutex_t, __data.__kind), "kind must overlay __kind");
 _Static_assert(offsetof(struct pmutex, word) == 0, "word first");
+_Static_assert(offsetof(struct pmutex, spinq) % 8 == 0, "spinq is a naturally aligned 64-bit word");
 
 #define TYPE_MASK 3 /* PTHREAD_MUTEX_KIND_MASK_NP */
-
-/* Spins (trylock + PAUSE) of a timed locker before it sleeps. */
-#define TIMED_SPIN_LOOPS 1000
 
 static _Thread_local char self_tag;
 #define SELF ((uintptr_t)&self_tag)
@@ -138,12 +174,15 @@ static bool membarrier_fence(void)
 static inline void word_unlock(struct pmutex *pm)
 {
 	pvspin_kind_unlock(preload_kind(), &pm->word);
-	/* No CPU fence here: the sleeper's membarrier() supplies it.  Only
-	 * the compiler must keep the store before the load. */
+	/* No CPU fence here: the first sleeper's membarrier() supplies it.
+	 * Only the compiler must keep the store before the load (relaxed:
+	 * the count is only a hint to wake; the wake's seq RMW orders). */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (__builtin_expect(__atomic_load_n(&pm->timed_waiters, __ATOMIC_RELAXED) != 0, 0)) {
+	if (__builtin_expect(__atomic_load_n(&pm->sleepers, __ATOMIC_RELAXED) != 0, 0)) {
+		/* seq_cst RMW: a sleeper that read the old seq is woken or
+		 * sees the new one in FUTEX_WAIT */
 		__atomic_fetch_add(&pm->seq, 1, __ATOMIC_SEQ_CST);
-		preload_futex_wake(&pm->seq, INT_MAX);
+		preload_futex_wake(&pm->seq, 1);
 	}
 }
 
@@ -156,7 +195,7 @@ static inline void word_unlock_if_locked(struct pmutex *pm)
 }
 
 /* Without membarrier a sleeper may miss a wake: it sleeps at most this
- * long before it retries trylock. */
+ * long (ns) before it retries trylock. */
 #define POLL_SLICE_NS 1000000L
 
 /* Sleep on `seq` while it is `s`: until `abstime` (NULL: none), and with
@@ -179,23 +218,20 @@ static int sleep_on_seq(struct pmutex *pm, uint32_t s, bool poll, clockid_t cloc
 	return r == ETIMEDOUT && last ? ETIMEDOUT : 0;
 }
 
-/* Spin-then-sleep acquisition of the word (see the file comment): up to
- * `spins` PAUSE loops retrying trylock, then sleep on `seq` until
- * `abstime` on `clock` (NULL: no deadline).  0 or ETIMEDOUT.  The caller
- * has already tried once and checked abstime. */
-static int word_wait(struct pmutex *pm, uint32_t spins, clockid_t clock,
-		     const struct timespec *abstime)
+/* Sleep until the word is ours or `abstime` on `clock` passes (NULL: no
+ * deadline): count in sleepers, fence if first, then trylock / FUTEX_WAIT
+ * on seq until taken.  0 or ETIMEDOUT. */
+static int word_sleep(struct pmutex *pm, pvspin_kind_t k, clockid_t clock,
+		      const struct timespec *abstime)
 {
-	pvspin_kind_t k = preload_kind();
-	for (uint32_t i = 0; i < spins; i++) {
-		pvspin_plat_cpu_relax();
-		if (!pvspin_kind_is_locked(k, &pm->word) && pvspin_kind_trylock(k, &pm->word))
-			goto taken;
-	}
 	int ret;
-	__atomic_fetch_add(&pm->timed_waiters, 1, __ATOMIC_SEQ_CST);
-	bool fenced = membarrier_ready() && membarrier_fence();
+	/* seq_cst RMW: the sleeper's side of the Dekker pattern; the fence
+	 * for the unlocker's side is the membarrier of the 0 -> 1 sleeper */
+	uint32_t before = __atomic_fetch_add(&pm->sleepers, 1, __ATOMIC_SEQ_CST);
+	bool fenced = membarrier_ready() && (before != 0 || membarrier_fence());
 	for (;;) {
+		/* seq_cst: read before the trylock, so an unlock after a
+		 * failed trylock changes it and FUTEX_WAIT returns */
 		uint32_t s = __atomic_load_n(&pm->seq, __ATOMIC_SEQ_CST);
 		if (pvspin_kind_trylock(k, &pm->word)) {
 			ret = 0;
@@ -206,18 +242,30 @@ static int word_wait(struct pmutex *pm, uint32_t spins, clockid_t clock,
 			break;
 		}
 	}
-	__atomic_fetch_sub(&pm->timed_waiters, 1, __ATOMIC_RELAXED);
-	if (ret)
-		return ret;
-taken:
-	if (preload_stats_wanted())
-		preload_count_acquire(true);
-	return 0;
+	/* relaxed: leaving only makes later unlocks skip a wake; our
+	 * trylock (acquire) already ordered what we need */
+	__atomic_fetch_sub(&pm->sleepers, 1, __ATOMIC_RELAXED);
+	return ret;
 }
 
-/* PVSPIN_MUTEX_SPIN_LIMIT: 0 (default) = waiters run the kind's lock;
- * N = waiters of the kinds that do not halt by themselves (all but
- * pvqspinlock) retry trylock for N PAUSE loops, then sleep. */
+/* ---- the spinners: bounded in number and in time ------------------------ */
+
+/* Bounds of a spin's time budget, in ns.  The floor covers a hand-over
+ * between two running threads (a cache-line transfer and a short critical
+ * section, well under 1 us here); the ceiling is a few times what
+ * sleeping costs instead (FUTEX_WAIT + FUTEX_WAKE + two context switches:
+ * 5-15 us measured on this 2-vCPU KVM guest with the condvar ping-pong of
+ * test_preload_helper), beyond which spinning can only lose. */
+#define SPIN_MIN_NS 2000u
+#define SPIN_MAX_NS 50000u
+_Static_assert(SPIN_MAX_NS <= UINT16_MAX, "spin_avg_ns is 16 bits");
+/* Clock reads while spinning: one every this many PAUSE loops. */
+#define SPIN_CLOCK_EVERY 16u
+/* The most spinners the spinq bitmap can follow (32 tickets given up). */
+#define SPIN_CAP_MAX 31u
+
+/* PVSPIN_MUTEX_SPIN_LIMIT: 0 (default) = the measured budget; N = every
+ * waiter spins at most N PAUSE loops (an override), then sleeps. */
 static int64_t mutex_spin_limit = -1;
 
 static uint32_t spin_limit(void)
@@ -229,21 +277,193 @@ static uint32_t spin_limit(void)
 		unsigned long n = s && *s ? strtoul(s, &end, 10) : 0;
 		if (s && *s && (*end || n > UINT32_MAX))
 			n = 0; /* pvspin run validates; a bad value means "off" */
-		v = preload_kind() == PVSPIN_KIND_PVQSPINLOCK ? 0 : (int64_t)n;
+		v = (int64_t)n;
+		/* relaxed: every thread computes the same value */
 		__atomic_store_n(&mutex_spin_limit, v, __ATOMIC_RELAXED);
 	}
 	return (uint32_t)v;
 }
 
+/* How many waiters of one mutex may spin at once: one fewer than the
+ * CPUs this process may run on (at least 1, at most SPIN_CAP_MAX), so
+ * that spinners never take every CPU from a holder that needs one (the
+ * kernel's mutex lets one spinner at a time spin on the owner, through
+ * its OSQ).  The others sleep at once. */
+static uint32_t spin_cap_value;
+
+static uint32_t spin_cap(void)
+{
+	uint32_t c = __atomic_load_n(&spin_cap_value, __ATOMIC_RELAXED);
+	if (__builtin_expect(c == 0, 0)) {
+		cpu_set_t set;
+		long n = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set)
+								      : sysconf(_SC_NPROCESSORS_ONLN);
+		c = n > 1 ? (uint32_t)(n - 1) : 1u;
+		if (c > SPIN_CAP_MAX)
+			c = SPIN_CAP_MAX;
+		/* relaxed: a heuristic, the same for every thread */
+		__atomic_store_n(&spin_cap_value, c, __ATOMIC_RELAXED);
+	}
+	return c;
+}
+
+/* The time budget of one spin, in ns: 2 x the moving average of what a
+ * successful spin waited, within [SPIN_MIN_NS, SPIN_MAX_NS]. */
+static inline uint64_t spin_budget_ns(const struct pmutex *pm)
+{
+	uint64_t b = 2u * (uint64_t)__atomic_load_n(&pm->spin_avg_ns, __ATOMIC_RELAXED);
+	return b < SPIN_MIN_NS ? SPIN_MIN_NS : b > SPIN_MAX_NS ? SPIN_MAX_NS : b;
+}
+
+/* Spin only while at least 1 in 8 spins succeed (spin_fail <= 896 /
+ * 1024).  A mutex below that still spins now and then, to notice when
+ * spinning pays again: each wait that skips the spin takes
+ * SPIN_FAIL_SKIP off spin_fail, so about 1 wait in 8 spins. */
+#define SPIN_FAIL_MAX 1024u
+#define SPIN_FAIL_LIMIT 896u
+#define SPIN_FAIL_SKIP 2u
+
+/* Should a waiter spin at all?  No when recent spins mostly failed
+ * (relaxed, unlocked read-modify-write, as spin_learn()). */
+static inline bool spin_worth_it(struct pmutex *pm)
+{
+	uint16_t f = __atomic_load_n(&pm->spin_fail, __ATOMIC_RELAXED);
+	if (f <= SPIN_FAIL_LIMIT)
+		return true;
+	__atomic_store_n(&pm->spin_fail, (uint16_t)(f - SPIN_FAIL_SKIP), __ATOMIC_RELAXED);
+	return false;
+}
+
+/* Feed one spin's outcome into the averages (relaxed, unlocked read-
+ * modify-writes: a lost update among racing waiters only delays the
+ * estimate, as with glibc's __spins).  Success: the wait time and the
+ * failure rate move 1/8 of the way to `waited_ns` and to 0; a spin that
+ * ran out moves the failure rate 1/8 of the way to SPIN_FAIL_MAX and
+ * leaves the wait average alone (how long the hold would have lasted is
+ * not known; often the holder was waiting for our CPU). */
+static inline void spin_learn(struct pmutex *pm, bool taken, uint64_t waited_ns)
+{
+	int32_t f = __atomic_load_n(&pm->spin_fail, __ATOMIC_RELAXED);
+	f += taken ? -f / 8 : (int32_t)(SPIN_FAIL_MAX - (uint32_t)f) / 8;
+	__atomic_store_n(&pm->spin_fail, (uint16_t)f, __ATOMIC_RELAXED);
+	if (!taken)
+		return;
+	int32_t avg = __atomic_load_n(&pm->spin_avg_ns, __ATOMIC_RELAXED);
+	if (waited_ns > SPIN_MAX_NS)
+		waited_ns = SPIN_MAX_NS;
+	avg += ((int32_t)waited_ns - avg) / 8;
+	__atomic_store_n(&pm->spin_avg_ns, (uint16_t)avg, __ATOMIC_RELAXED);
+}
+
+/* spinq fields (see the layout above) */
+#define SQ_SERVING(q) ((uint16_t)(q))
+#define SQ_NEXT(q) ((uint16_t)((q) >> 16))
+#define SQ_GONE(q) ((uint32_t)((q) >> 32))
+#define SQ_MAKE(serving, next, gone)                                            \
+	((uint64_t)(uint16_t)(serving) | (uint64_t)(uint16_t)(next) << 16 |      \
+	 (uint64_t)(uint32_t)(gone) << 32)
+
+/* Take a spinner's ticket, unless `cap` spinners (given-up tickets not
+ * yet passed included) are already there.  Relaxed: spinq only orders the
+ * spinners among themselves; the word's trylock is the acquisition. */
+static bool spinq_enter(struct pmutex *pm, uint32_t cap, uint16_t *ticket)
+{
+	uint64_t q = __atomic_load_n(&pm->spinq, __ATOMIC_RELAXED);
+	do {
+		if ((uint16_t)(SQ_NEXT(q) - SQ_SERVING(q)) >= cap)
+			return false;
+	} while (!__atomic_compare_exchange_n(&pm->spinq, &q,
+					      SQ_MAKE(SQ_SERVING(q), SQ_NEXT(q) + 1, SQ_GONE(q)),
+					      true, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+	*ticket = SQ_NEXT(q);
+	return true;
+}
+
+/* Leave the spinners with `ticket` (got the word or ran out): the head
+ * passes the turn to the next ticket not given up; any other marks its
+ * ticket given up, to be skipped when its turn comes.  Relaxed, as
+ * spinq_enter(). */
+static void spinq_leave(struct pmutex *pm, uint16_t ticket)
+{
+	uint64_t q = __atomic_load_n(&pm->spinq, __ATOMIC_RELAXED), nq;
+	do {
+		uint16_t serving = SQ_SERVING(q);
+		uint32_t gone = SQ_GONE(q);
+		if (serving == ticket) {
+			do {
+				serving++;
+				gone >>= 1;
+			} while (gone & 1u);
+		} else {
+			gone |= 1u << (uint16_t)(ticket - serving);
+		}
+		nq = SQ_MAKE(serving, SQ_NEXT(q), gone);
+	} while (!__atomic_compare_exchange_n(&pm->spinq, &q, nq, true, __ATOMIC_RELAXED,
+					      __ATOMIC_RELAXED));
+}
+
+/* Spinners of the FIFO kinds take the word in ticket order. */
+static inline bool kind_spins_fifo(pvspin_kind_t k)
+{
+	return k == PVSPIN_KIND_QSPINLOCK || k == PVSPIN_KIND_TICKET;
+}
+
+static inline uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* The bounded spin: if admitted as a spinner, retry the word (in ticket
+ * order for the FIFO kinds) for the budget, or for `limit` PAUSE loops
+ * when PVSPIN_MUTEX_SPIN_LIMIT set one.  True if the word is ours. */
+static bool word_spin(struct pmutex *pm, pvspin_kind_t k, uint32_t limit)
+{
+	uint16_t ticket;
+	if (!limit && !spin_worth_it(pm))
+		return false;
+	if (!spinq_enter(pm, spin_cap(), &ticket))
+		return false;
+	bool fifo = kind_spins_fifo(k), taken = false;
+	uint64_t start = limit ? 0 : now_ns(), budget = limit ? 0 : spin_budget_ns(pm);
+	for (uint32_t i = 1;; i++) {
+		if ((!fifo || SQ_SERVING(__atomic_load_n(&pm->spinq, __ATOMIC_RELAXED)) == ticket) &&
+		    !pvspin_kind_is_locked(k, &pm->word) && pvspin_kind_trylock(k, &pm->word)) {
+			taken = true;
+			break;
+		}
+		pvspin_plat_cpu_relax();
+		if (limit ? i >= limit
+			  : i % SPIN_CLOCK_EVERY == 0 && now_ns() - start >= budget)
+			break;
+	}
+	spinq_leave(pm, ticket);
+	if (!limit)
+		spin_learn(pm, taken, taken ? now_ns() - start : 0);
+	return taken;
+}
+
+/* A waiter's acquisition (the caller's trylock failed): spin, then sleep
+ * until `abstime` on `clock` (NULL: no deadline).  0 or ETIMEDOUT. */
+static int word_wait(struct pmutex *pm, clockid_t clock, const struct timespec *abstime)
+{
+	pvspin_kind_t k = preload_kind();
+	int ret = word_spin(pm, k, spin_limit()) ? 0 : word_sleep(pm, k, clock, abstime);
+	if (ret == 0 && preload_stats_wanted())
+		preload_count_acquire(true);
+	return ret;
+}
+
 static inline void word_lock(struct pmutex *pm)
 {
-	uint32_t limit = spin_limit();
-	if (__builtin_expect(limit != 0, 0)) {
-		if (!preload_word_trylock(&pm->word))
-			(void)word_wait(pm, limit, CLOCK_REALTIME, NULL);
+	pvspin_kind_t k = preload_kind();
+	if (preload_kind_parks(k)) {
+		preload_word_lock(&pm->word);
 		return;
 	}
-	preload_word_lock(&pm->word);
+	if (__builtin_expect(!preload_word_trylock(&pm->word), 0))
+		(void)word_wait(pm, CLOCK_REALTIME, NULL);
 }
 
 /* Timed acquisition: 0, ETIMEDOUT, or EINVAL for a bad abstime when the
@@ -256,7 +476,7 @@ static int word_timedlock(struct pmutex *pm, clockid_t clock, const struct times
 		return EINVAL;
 	if (abstime->tv_sec < 0)
 		return ETIMEDOUT;
-	return word_wait(pm, TIMED_SPIN_LOOPS, clock, abstime);
+	return word_wait(pm, clock, abstime);
 }
 
 /* ---- the wrappers ------------------------------------------------------ */

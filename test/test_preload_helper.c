@@ -17,6 +17,14 @@
  *   spinshared K N   K processes, N increments each, of a counter in shared
  *                    memory under a PTHREAD_PROCESS_SHARED spinlock
  *   counter T N      T threads, N increments each, under one mutex
+ *   barrier T R      T threads meet R times at a barrier made of a mutex
+ *                    and a condvar (the last one broadcasts)
+ *   pingpong R       2 threads hand a turn back and forth R times through
+ *                    one mutex and one condvar (signal)
+ *   spinsleep T MS   50 times a holder keeps a pthread spinlock for MS ms
+ *                    (nanosleep) while T threads wait for it; prints the
+ *                    waiters' CPU time per wall second ("waiter_cpu=X");
+ *                    with a third argument L, fails above L/1000 of it
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -25,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -301,6 +310,154 @@ static int cmd_spinshared(int k, long n)
 	return 0;
 }
 
+/* ---- barrier, pingpong ------------------------------------------------ */
+
+static pthread_mutex_t bar_m = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t bar_c = PTHREAD_COND_INITIALIZER;
+static int bar_threads, bar_arrived;
+static long bar_rounds, bar_gen;
+
+static void *bar_thread(void *arg)
+{
+	(void)arg;
+	for (long r = 0; r < bar_rounds; r++) {
+		pthread_mutex_lock(&bar_m);
+		long gen = bar_gen;
+		if (++bar_arrived == bar_threads) {
+			bar_arrived = 0;
+			bar_gen++;
+			pthread_cond_broadcast(&bar_c);
+		} else {
+			while (gen == bar_gen)
+				pthread_cond_wait(&bar_c, &bar_m);
+		}
+		pthread_mutex_unlock(&bar_m);
+	}
+	return NULL;
+}
+
+static int cmd_barrier(int t, long r)
+{
+	pthread_t th[64];
+	if (t < 1 || t > 64)
+		FAIL("barrier: 1..64 threads");
+	bar_threads = t;
+	bar_rounds = r;
+	for (int i = 0; i < t; i++)
+		pthread_create(&th[i], NULL, bar_thread, NULL);
+	for (int i = 0; i < t; i++)
+		pthread_join(th[i], NULL);
+	if (bar_gen != r)
+		FAIL("barrier: %ld generations, want %ld", bar_gen, r);
+	return 0;
+}
+
+static long pp_rounds, pp_turn;
+
+static void *pp_thread(void *arg)
+{
+	long me = (long)(size_t)arg;
+	pthread_mutex_lock(&bar_m);
+	while (pp_turn < 2 * pp_rounds) {
+		while (pp_turn % 2 != me && pp_turn < 2 * pp_rounds)
+			pthread_cond_wait(&bar_c, &bar_m);
+		if (pp_turn < 2 * pp_rounds)
+			pp_turn++;
+		pthread_cond_signal(&bar_c);
+	}
+	pthread_mutex_unlock(&bar_m);
+	return NULL;
+}
+
+static int cmd_pingpong(long r)
+{
+	pthread_t a, b;
+	pp_rounds = r;
+	pthread_create(&a, NULL, pp_thread, (void *)0);
+	pthread_create(&b, NULL, pp_thread, (void *)1);
+	pthread_join(a, NULL);
+	pthread_join(b, NULL);
+	if (pp_turn != 2 * r)
+		FAIL("pingpong: %ld turns, want %ld", pp_turn, 2 * r);
+	return 0;
+}
+
+/* ---- spinsleep -------------------------------------------------------- */
+
+static pthread_spinlock_t ss_lock;
+static int ss_round, ss_done, ss_passes;
+
+/* Wait (sleeping, 100 us polls) until *p != v; returns the new value. */
+static int ss_poll_change(int *p, int v)
+{
+	int n;
+	while ((n = __atomic_load_n(p, __ATOMIC_ACQUIRE)) == v)
+		usleep(100);
+	return n;
+}
+
+static void *ss_waiter(void *arg)
+{
+	double *cpu = arg;
+	for (int last = 0;;) {
+		last = ss_poll_change(&ss_round, last);
+		if (__atomic_load_n(&ss_done, __ATOMIC_ACQUIRE))
+			break;
+		pthread_spin_lock(&ss_lock);
+		pthread_spin_unlock(&ss_lock);
+		__atomic_fetch_add(&ss_passes, 1, __ATOMIC_RELEASE);
+	}
+	struct rusage ru;
+	getrusage(RUSAGE_THREAD, &ru);
+	*cpu = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+	       (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+	return NULL;
+}
+
+static double mono_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* 50 rounds: the holder takes the spinlock, lets the T waiters go for
+ * it, sleeps MS ms, unlocks, and waits (sleeping) until each waiter got
+ * it once.  The waiters' CPU time is nearly all spent waiting. */
+static int cmd_spinsleep(int t, long ms, long max_mcpu)
+{
+	pthread_t th[64];
+	double cpu[64] = { 0 }, sum = 0;
+	if (t < 1 || t > 64)
+		FAIL("spinsleep: 1..64 threads");
+	pthread_spin_init(&ss_lock, PTHREAD_PROCESS_PRIVATE);
+	for (int i = 0; i < t; i++)
+		pthread_create(&th[i], NULL, ss_waiter, &cpu[i]);
+	struct timespec hold = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
+	double t0 = mono_s();
+	for (int r = 1; r <= 50; r++) {
+		pthread_spin_lock(&ss_lock);
+		__atomic_store_n(&ss_round, r, __ATOMIC_RELEASE);
+		nanosleep(&hold, NULL);
+		pthread_spin_unlock(&ss_lock);
+		while (__atomic_load_n(&ss_passes, __ATOMIC_ACQUIRE) < r * t)
+			usleep(100);
+	}
+	double wall = mono_s() - t0;
+	__atomic_store_n(&ss_done, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&ss_round, -1, __ATOMIC_RELEASE);
+	for (int i = 0; i < t; i++) {
+		pthread_join(th[i], NULL);
+		sum += cpu[i];
+	}
+	printf("spinsleep: threads=%d hold_ms=%ld wall_s=%.3f waiter_cpu=%.3f\n", t, ms, wall,
+	       sum / wall);
+	if (max_mcpu > 0 && sum / wall > max_mcpu / 1000.0)
+		FAIL("spinsleep: waiters burnt %.3f CPU per wall second (limit %.3f)", sum / wall,
+		     max_mcpu / 1000.0);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
@@ -322,5 +479,11 @@ int main(int argc, char **argv)
 		return cmd_spinshared((int)a, b);
 	if (!strcmp(c, "counter"))
 		return run_counter((int)a, b);
+	if (!strcmp(c, "barrier"))
+		return cmd_barrier((int)a, b);
+	if (!strcmp(c, "pingpong"))
+		return cmd_pingpong(a);
+	if (!strcmp(c, "spinsleep"))
+		return cmd_spinsleep((int)a, b, d);
 	FAIL("unknown subcommand %s", c);
 }

@@ -97,9 +97,23 @@ static inline bool steal_wait_over(uint32_t v, uint32_t arg)
 	       (v & _Q_PENDING_MASK);
 }
 
+/*
+ * Steal the lock while no queue head spins on it, or return false to
+ * queue.  The kernel's loop waits to steal for as long as the head is
+ * halted: there the holder of a spinlock runs with preemption disabled
+ * and never sleeps, so it is running on another (v)CPU and frees the lock
+ * within one short critical section, and the stealer cannot be what keeps
+ * it off a CPU.  A thread has none of that: the holder can be preempted
+ * by any thread (by this very stealer, when it is SCHED_FIFO/SCHED_RR and
+ * the holder is not), or block while holding (a pthread_spin holder that
+ * sleeps), so the same loop can spin for the whole hold or for ever.  It
+ * is therefore bounded by SPIN_THRESHOLD loops, the queued waiters'
+ * budget; then the stealer queues, where it halts like any waiter.
+ */
 static bool pv_hybrid_trylock(pvspin_lock_t *lock)
 {
 	uint32_t val = pvspin_plat_load32(&lock->val, PVSPIN_RELAXED);
+	uint32_t left = pvspin_tunable_get(PVSPIN_TUNE_SPIN_THRESHOLD), spent;
 
 	for (;;) {
 		/* (*,0,0) -> (*,0,1): steal, acquire */
@@ -114,9 +128,13 @@ static bool pv_hybrid_trylock(pvspin_lock_t *lock)
 		/* No queue, or a spinning head: queue up instead. */
 		if (!(val & _Q_TAIL_MASK) || (val & _Q_PENDING_MASK))
 			return false;
-		/* Queue exists but its head does not spin: keep trying to steal. */
-		pvspin_plat_wait32(&lock->val, steal_wait_over, 0, PVSPIN_WAIT_FOREVER,
-				   &val, NULL);
+		/* Queue exists but its head does not spin: keep trying to steal,
+		 * for at most `left` more loops in all. */
+		if (!left)
+			return false;
+		if (!pvspin_plat_wait32(&lock->val, steal_wait_over, 0, left, &val, &spent))
+			return false;
+		left -= spent < left ? spent : left;
 	}
 }
 

@@ -55,9 +55,9 @@ static void run_usage(FILE *f)
 		"  -p, --policy NAME   selection policy that picks the kind (sets PVSPIN_POLICY)\n"
 		"  -s, --stats         print lock counters at exit, zeros if no lock was\n"
 		"                      taken (PVSPIN_STATS=1)\n"
-		"  -S, --spin-limit N  mutex waiters of kinds other than pvqspinlock spin at\n"
-		"                      most N PAUSE loops, then sleep (PVSPIN_MUTEX_SPIN_LIMIT;\n"
-		"                      default 0: they spin until they get the lock)\n"
+		"  -S, --spin-limit N  mutex waiters spin at most N PAUSE loops, then sleep\n"
+		"                      (PVSPIN_MUTEX_SPIN_LIMIT; default 0: a budget measured\n"
+		"                      per mutex)\n"
 		"  -h, --help          this text\n\n"
 		"The interposer is looked up in $PVSPIN_PRELOAD_LIB, next to pvspin (build or\n"
 		"install tree), then in " PVSPIN_INSTALL_FULL_LIBDIR ".\n",
