@@ -58,15 +58,17 @@ static inline pvspin_kind_t preload_kind(void)
 /**
  * Does kind `k`'s own lock() already park, i.e. spin a bounded time and
  * then sleep until an unlock wakes it?  Then interposed mutexes run the
- * kind's lock directly; for the others (all four kinds today: qspinlock
+ * kind's lock directly (spinpark); for the others (the four kernel kinds: qspinlock
  * and ticket queue and spin until served, tas spins, pvqspinlock's halt
  * follows a fixed SPIN_THRESHOLD and its queue hand-off waits unbounded)
  * the interposer's bounded spin and futex sleep (preload_mutex.c) wrap
- * the kind's trylock.  A parking kind is one more case line here.
+ * the kind's trylock.
  */
 static inline bool preload_kind_parks(pvspin_kind_t k)
 {
 	switch (k) {
+	case PVSPIN_KIND_SPINPARK:
+		return true;
 	default:
 		return false;
 	}

@@ -7,7 +7,7 @@ if(NOT PVSPIN_SANITIZE STREQUAL "" OR NOT TARGET pvspin_preload OR NOT TARGET pv
   return()
 endif()
 
-set(PVSPIN_PRELOAD_KINDS qspinlock pvqspinlock tas ticket)
+set(PVSPIN_PRELOAD_KINDS qspinlock pvqspinlock tas ticket spinpark)
 set(_pvspin $<TARGET_FILE:pvspin>)
 set(_lib $<TARGET_FILE:pvspin_preload>)
 
@@ -103,8 +103,10 @@ endforeach()
 # a pthread spinlock holder that sleeps 2 ms: pvqspinlock's 8 waiters
 # halt instead of spinning through the hold (the hybrid trylock's stealing
 # wait is bounded); 1.9 CPUs per wall second before, about 0.2 now
-preload_test(preload_spinsleep_pvqspinlock 60 ${_check}
-  -- ${_pvspin} run --lock pvqspinlock -- ${_helper} spinsleep 8 2 500)
+foreach(k pvqspinlock spinpark)
+  preload_test(preload_spinsleep_${k} 60 ${_check}
+    -- ${_pvspin} run --lock ${k} -- ${_helper} spinsleep 8 2 500)
+endforeach()
 
 # PVSPIN_MUTEX_SPIN_LIMIT (pvspin run --spin-limit): the kinds that do not
 # halt spin then sleep; full sizes at 4x overcommit, and the semantics
