@@ -7,9 +7,16 @@
  *   sim_workload.c  guest workload models (kcbench, ebizzy, ebizzy-mm, spawn,
  *                   messaging)
  *   sim_config.c    configuration keys, --set / INI / presets, validation
- *   sim_core.c      the discrete-event engine: vCPU coroutines, host
- *                   scheduler, coherence model, the platform backend
+ *   sim_engine.c    the discrete-event engine: event heap, vCPU coroutines,
+ *                   time, set-up, the main loop
+ *   sim_memory.c    cache lines, coherence costs, memory / spin platform ops
+ *   sim_sched.c     the host scheduler
+ *   sim_kvm.c       KVM: halt, polling, kick, PLE, directed yield, steal time
+ *   sim_guest.c     guest plumbing and the spinlock-loop workload model
+ *   sim_guest_mm.c  the ebizzy-mm workload model (rwsem, faults, TLB)
+ *   sim_check.c     sampling, deadlock / lost-wake-up / misuse checks
  *   sim_report.c    metrics -> JSON (jansson), deadlock / invariant reports
+ *   (sim_internal.h: the state and functions these layers share)
  *   sim_main.c      the `pvspin-sim` command line, --list, --fuzz
  *
  * Simulated time is an integer count of nanoseconds (sim_time_t) and never

@@ -3,9 +3,9 @@
  * (include/pvspin/platform.h, selected by -DPVSPIN_PLATFORM_SIM).
  *
  * Same names and signatures as include/pvspin/platform_native.h, but every
- * operation is an out-of-line call into the hypervisor simulator
- * (sim/sim_core.c): the memory operation is performed on real memory (all
- * simulated vCPUs are coroutines on ONE host thread, so plain accesses are
+ * operation is an out-of-line call into the hypervisor simulator (memory
+ * and spin-waits: sim/sim_memory.c; the rest: sim/sim_kvm.c): the memory
+ * operation is performed on real memory (all simulated vCPUs are coroutines on ONE host thread, so plain accesses are
  * exact and the simulated memory model is sequentially consistent), its cost
  * is charged from the coherence model of the active cost profile, and the
  * calling vCPU yields to the scheduler until the operation completes in

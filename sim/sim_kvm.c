@@ -1,0 +1,217 @@
+/*
+ * sim_kvm.c - the hypervisor (KVM) of the simulated machine: directed yield
+ * (kvm_vcpu_yield_to: the target runs on its pCPU now, the yielder gives up
+ * its own if anybody waits there), PLE exits and kvm_vcpu_on_spin, halt
+ * with KVM halt polling, KVM_HC_KICK_CPU with the pv_unhalted flag (a kick
+ * before the halt is not lost) and seed 001's directed yield to the kicked
+ * vCPU, the steal-time preempted flag; and the halt / kick / CPU / event
+ * operations of the platform backend (sim_platform.h).
+ */
+#define _GNU_SOURCE
+#include "sim_internal.h"
+
+/* Directed yield (kvm_vcpu_yield_to -> yield_to): `t` (READY) becomes the
+ * next buddy of its pCPU and runs now if that is fair; the yielder gives its
+ * own pCPU to another eligible vCPU waiting there.  Returns true if t runs. */
+static bool directed_yield(struct vcpu *y, struct vcpu *t, sim_time_t now)
+{
+	struct pcpu *pt = &S.pcpus[t->pcpu], *py = &S.pcpus[y->pcpu];
+	if (!buddy_eligible(t, pt, now))
+		return false;
+	S.dyields++;
+	S.vms[y->vm].last_boosted = t->idx;
+	if (pt == py) {
+		sched_out(py, now, VS_READY);
+		sched_in(py, t, now);
+		return true;
+	}
+	if (pt->curr)
+		sched_out(pt, now, pt->curr->sched == VS_POLLING ? VS_HALTED : VS_READY);
+	sched_in(pt, t, now);
+	yielder_step_aside(y, now);
+	return true;
+}
+
+/* kvm_vcpu_on_spin: after a PLE exit, yield to a preempted vCPU of the same
+ * VM, round robin from the last boosted one.  A PLE exit from guest kernel
+ * mode only considers vCPUs preempted in kernel mode (yield_to_kernel_mode);
+ * here "kernel mode" is the lock code and the critical section, the
+ * non-critical section stands for user mode. */
+static void vcpu_on_spin(struct vcpu *v, sim_time_t now)
+{
+	struct vm *vm = &S.vms[v->vm];
+	for (int k = 1; k <= vm->n; k++) {
+		int i = (vm->last_boosted + k) % vm->n;
+		struct vcpu *t = &S.vcpus[vm->first + i];
+		if (t == v || t->sched != VS_READY ||
+		    (t->want_lock < 0 && t->holds < 0 && !t->in_kernel))
+			continue;
+		if (directed_yield(v, t, now))
+			return;
+	}
+}
+
+/* EV_PLE: a pause-loop exit of v.  The window grows x2 (up to the
+ * profile's cap), the exit costs a VM exit, and the host tries a directed
+ * yield to a preempted vCPU of the VM. */
+void kvm_ple_exit(struct vcpu *v)
+{
+	account_stint(v, S.now);
+	S.ple_exits++;
+	v->ple_acc = 0;
+	v->ple_window = v->ple_window * 2 > S.prof->ple_window_max_ns
+		? S.prof->ple_window_max_ns : v->ple_window * 2;
+	v->stint_start = S.now + S.prof->vmexit_ns;
+	vcpu_on_spin(v, S.now);
+	if (v->sched == VS_RUNNING)
+		arm(v);
+}
+
+int pvspin_plat_cpu(void)
+{
+	return S.cur ? S.cur->id : -1;
+}
+
+/* The current vCPU executes HLT (after its exit was charged): KVM polls
+ * while nobody else wants the pCPU, else the vCPU leaves it; returns when
+ * it runs again (woken by a kick or an interrupt), executing, with
+ * pv_unhalted cleared. */
+void vcpu_halt(struct vcpu *v)
+{
+	struct pcpu *p = &S.pcpus[v->pcpu];
+	v->act = VA_HALT;
+	v->halt_since = S.now;
+	if (S.poll && !p->nrq) {
+		/* KVM halt polling: keep the pCPU while nobody else wants it */
+		v->sched = VS_POLLING;
+		v->gen++;
+		v->ple_gen++;
+		heap_push(S.now + S.poll, EV_POLL_END, (uint32_t)v->id, v->gen);
+	} else {
+		sched_out(p, S.now, VS_HALTED);
+		reschedule(p, S.now);
+	}
+	swapcontext(&v->ctx, &S.main_ctx);
+	/* running again; KVM clears pv_unhalted on the wake */
+	v->pv_unhalted = false;
+	v->act = VA_EXEC;
+	v->left = 0;
+}
+
+/* EV_POLL_END: halt polling of v ran out with nothing to wake it; it
+ * leaves its pCPU (if it is still polling there). */
+void kvm_poll_end(struct vcpu *v)
+{
+	struct pcpu *p = &S.pcpus[v->pcpu];
+	if (v->sched != VS_POLLING || p->curr != v)
+		return;
+	sched_out(p, S.now, VS_HALTED);
+	reschedule(p, S.now);
+}
+
+void pvspin_plat_pv_wait(uint8_t *ptr, uint8_t val)
+{
+	struct vcpu *v = S.cur;
+	if (!v || !S.vms[v->vm].pv_unhalt)
+		return;                   /* no PV_UNHALT: pv_wait is a no-op */
+	if (pvspin_plat_load8(ptr, PVSPIN_RELAXED) != val)
+		return;
+	vcpu_delay(v, S.prof->vmexit_ns); /* the HLT exit */
+	if (v->pv_unhalted) {             /* the kick came first: not lost */
+		v->pv_unhalted = false;
+		return;
+	}
+	S.halts++;
+	v->halt_ptr = ptr;
+	v->halt_val = val;
+	v->wake_due = false;
+	vcpu_halt(v);
+}
+
+/* kick_yield=oracle / oracle-cross-vm (analysis only, no hypervisor does
+ * this): the kicked vCPU t, READY, runs at once on its pCPU, preempting the
+ * vCPU running there; the kicker is not descheduled.  With `cross_vm_only`
+ * a vCPU of t's own VM is never preempted, so the boost cannot create
+ * holder preemption inside the kicked vCPU's VM.  An upper bound on what
+ * any boost of the kicked vCPU can gain. */
+static void kick_oracle_run(struct vcpu *t, bool cross_vm_only)
+{
+	struct pcpu *pt = &S.pcpus[t->pcpu];
+	if (cross_vm_only && pt->curr && pt->curr->vm == t->vm)
+		return;
+	S.kick_yields++;
+	if (pt->curr)
+		sched_out(pt, S.now, pt->curr->sched == VS_POLLING ? VS_HALTED : VS_READY);
+	sched_in(pt, t, S.now);
+}
+
+void pvspin_plat_pv_kick(int cpu)
+{
+	struct vcpu *y = S.cur, *t;
+	if (!y || !S.vms[y->vm].pv_unhalt || cpu < 0 || cpu >= S.nv)
+		return;
+	vcpu_delay(y, S.prof->hypercall_ns); /* KVM_HC_KICK_CPU exit */
+	S.kicks++;
+	if (S.cfg->lose_kicks) {             /* TEST ONLY: a broken kick */
+		S.kicks_lost++;
+		return;
+	}
+	t = &S.vcpus[cpu];
+	t->pv_unhalted = true;
+	if (t->sched != VS_RUNNING && t->sched != VS_POLLING && !t->kicked_at)
+		t->kicked_at = S.now;
+	if (t->sched == VS_HALTED) {
+		vcpu_wake(t, S.now, S.prof->ipi_ns);
+	} else if (t->sched == VS_POLLING) {
+		t->sched = VS_RUNNING;
+		t->stint_start = S.now + S.prof->l1_ns;
+		arm(t);
+	}
+	/* seed 001: kvm_sched_yield() if READ_ONCE(target->ready).  KVM sets
+	 * `ready` when the vCPU is preempted or woken and clears it in
+	 * kvm_sched_in(), so a kicked vCPU that was just woken onto a pCPU is
+	 * still `ready` while the wake-up IPI and the switch are in flight
+	 * (here: its stint has not started).  yield_to() then finds it not
+	 * yet running, makes it the next buddy (it is coming anyway) and the
+	 * yielder still calls schedule(): it gives up its own pCPU if another
+	 * task waits there (kernel/sched/core.c yield_to()). */
+	bool in_flight = t->sched == VS_RUNNING && t->stint_start > S.now;
+	if (t != y && (t->sched == VS_READY || in_flight)) {
+		S.kick_ready++;
+		int ky = S.vms[y->vm].kick_yield;
+		if (ky >= SIM_KY_ORACLE && t->vm == y->vm) {
+			if (!in_flight)
+				kick_oracle_run(t, ky == SIM_KY_ORACLE_CROSS);
+		} else if (ky == SIM_KY_YIELD && t->vm == y->vm) {
+			if (in_flight) {
+				S.dyields++;
+				S.kick_yields++;
+				yielder_step_aside(y, S.now);
+			} else if (directed_yield(y, t, S.now)) {
+				S.kick_yields++;
+			}
+		}
+	}
+	vcpu_delay(y, 0);
+}
+
+bool pvspin_plat_vcpu_is_preempted(int cpu)
+{
+	struct vcpu *v = S.cur;
+	if (v)
+		vcpu_delay(v, S.prof->xfer_local_ns); /* read the steal-time area */
+	if (!(v ? S.vms[v->vm].steal_time : S.cfg->steal_time) || cpu < 0 || cpu >= S.nv)
+		return false;
+	return S.vcpus[cpu].sched == VS_READY;
+}
+
+void pvspin_plat_event_add(int ev, uint64_t n)
+{
+	if (S.cur && ev >= 0 && ev < PVSPIN_EV_COUNT)
+		S.vms[S.cur->vm].events[ev] += n;
+}
+
+void pvspin_plat_event(int ev)
+{
+	pvspin_plat_event_add(ev, 1);
+}
