@@ -611,6 +611,140 @@ static void test_ebizzy_mm(void **state)
 	}
 }
 
+/* ---- --seeds (sim_seeds.c) ------------------------------------------------ */
+
+/* The spread of summary node `o`: its median, min and max as doubles. */
+static void spread(json_t *o, double *med, double *lo, double *hi)
+{
+	assert_true(json_is_object(o));
+	assert_int_equal(json_object_size(o), 3);
+	*med = json_number_value(json_object_get(o, "median"));
+	*lo = json_number_value(json_object_get(o, "min"));
+	*hi = json_number_value(json_object_get(o, "max"));
+}
+
+/* Median / min / max of every number, arrays element by element; integers
+ * stay integers (odd count); other values: kept if equal, else "values". */
+static void test_seeds_summary(void **state)
+{
+	(void)state;
+	json_t *d[4];
+	double m, lo, hi;
+	d[0] = json_pack("{s:{s:I},s:i,s:f,s:s,s:[i,i],s:n,s:{s:i}}", "config", "seed", (json_int_t)1,
+			 "ops", 30, "pct", 2.5, "stop", "end", "per", 1, 10, "completion_s",
+			 "host", "kicks", 7);
+	d[1] = json_pack("{s:{s:I},s:i,s:f,s:s,s:[i,i],s:f,s:{s:i}}", "config", "seed", (json_int_t)2,
+			 "ops", 10, "pct", 0.5, "stop", "end", "per", 3, 30, "completion_s", 0.25,
+			 "host", "kicks", 9);
+	d[2] = json_pack("{s:{s:I},s:i,s:f,s:s,s:[i,i],s:n,s:{s:i},s:s}", "config", "seed",
+			 (json_int_t)3, "ops", 20, "pct", 1.5, "stop", "deadlock", "per", 2, 20,
+			 "completion_s", "host", "kicks", 8, "report", "DEADLOCK");
+	json_t *s = sim_seeds_summary(d, 3);
+	assert_null(json_object_get(s, "config"));
+	json_t *ops = json_object_get(s, "ops");
+	assert_true(json_is_integer(json_object_get(ops, "median")));
+	assert_int_equal(json_integer_value(json_object_get(ops, "median")), 20);
+	assert_int_equal(json_integer_value(json_object_get(ops, "min")), 10);
+	assert_int_equal(json_integer_value(json_object_get(ops, "max")), 30);
+	spread(json_object_get(s, "pct"), &m, &lo, &hi);
+	assert_true(m == 1.5 && lo == 0.5 && hi == 2.5);
+	spread(json_array_get(json_object_get(s, "per"), 1), &m, &lo, &hi);
+	assert_true(m == 20 && lo == 10 && hi == 30);
+	spread(json_object_get(json_object_get(s, "host"), "kicks"), &m, &lo, &hi);
+	assert_true(m == 8 && lo == 7 && hi == 9);
+	/* the stops differ: one value per seed; a missing report is null */
+	json_t *st = json_object_get(json_object_get(s, "stop"), "values");
+	assert_int_equal(json_array_size(st), 3);
+	assert_string_equal(json_string_value(json_array_get(st, 2)), "deadlock");
+	/* null in two seeds, a number in one: not a spread */
+	assert_int_equal(json_array_size(json_object_get(json_object_get(s, "completion_s"),
+							 "values")), 3);
+	assert_null(json_object_get(s, "report"));   /* not in the first document */
+	json_decref(s);
+	/* an even count: the median is the mean of the middle two (a real) */
+	d[2] = (json_decref(d[2]), json_pack("{s:i,s:s}", "ops", 20, "stop", "end"));
+	d[3] = json_pack("{s:i,s:s}", "ops", 25, "stop", "end");
+	json_t *e[4] = { json_pack("{s:i,s:s}", "ops", 30, "stop", "end"),
+			 json_pack("{s:i,s:s}", "ops", 10, "stop", "end"), d[2], d[3] };
+	s = sim_seeds_summary(e, 4);
+	ops = json_object_get(s, "ops");
+	assert_true(json_is_real(json_object_get(ops, "median")));
+	assert_true(json_real_value(json_object_get(ops, "median")) == 22.5);
+	assert_string_equal(json_string_value(json_object_get(s, "stop")), "end");
+	json_decref(s);
+	for (int i = 0; i < 4; i++)
+		json_decref(e[i]);
+	json_decref(d[0]);
+	json_decref(d[1]);
+}
+
+/* `doc` without its wall-clock members, as text (free it). */
+static char *without_wall(json_t *doc)
+{
+	json_t *c = json_deep_copy(doc);
+	json_object_del(c, "wall_seconds");
+	json_object_del(c, "events_per_s");
+	json_object_del(c, "report");   /* has addresses */
+	char *s = json_dumps(c, JSON_INDENT(1) | JSON_REAL_PRECISION(17));
+	json_decref(c);
+	return s;
+}
+
+/* sim_run_seeds(): each seed's document is that of a run of the seed alone,
+ * whether the seeds run one at a time or three at once; the summary is the
+ * spread of those documents; a seed that stops makes the status 1. */
+static void test_seeds_runs(void **state)
+{
+	(void)state;
+	struct sim_config c;
+	json_t *a, *b;
+	sim_config_defaults(&c);
+	set_all(&c, "vms=2 vcpus=3 pcpus=4 lock=pvqspinlock workload=ebizzy "
+		    "spin_threshold=256 seconds=0.003 seed=41");
+	assert_int_equal(sim_run_seeds(&c, 3, 3, &a, stderr), 0);
+	assert_int_equal(sim_run_seeds(&c, 3, 1, &b, stderr), 0);
+	json_t *ra = json_object_get(a, "runs"), *rb = json_object_get(b, "runs");
+	assert_int_equal(json_array_size(ra), 3);
+	double lo = 1e300, hi = -1, m, slo, shi;
+	for (int i = 0; i < 3; i++) {
+		struct sim_config ci = c;
+		int rc;
+		ci.seed = c.seed + (uint64_t)i;
+		char *alone = run_json(&ci, &rc, NULL);
+		assert_int_equal(rc, 0);
+		char *x = without_wall(json_array_get(ra, (size_t)i));
+		char *y = without_wall(json_array_get(rb, (size_t)i));
+		assert_string_equal(x, alone);
+		assert_string_equal(y, alone);
+		free(x);
+		free(y);
+		free(alone);
+		assert_int_equal(json_integer_value(json_array_get(json_object_get(a, "seeds"),
+								   (size_t)i)), 41 + i);
+		double ops = json_number_value(json_object_get(json_array_get(json_object_get(
+			json_array_get(ra, (size_t)i), "vms"), 1), "ops"));
+		lo = ops < lo ? ops : lo;
+		hi = ops > hi ? ops : hi;
+	}
+	assert_true(lo < hi);   /* the seeds differ */
+	spread(json_object_get(json_array_get(json_object_get(json_object_get(a, "summary"), "vms"),
+					      1), "ops"), &m, &slo, &shi);
+	assert_true(slo == lo && shi == hi && m >= lo && m <= hi);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(a, "config"), "seed")),
+			 41);
+	json_decref(a);
+	json_decref(b);
+
+	/* every seed loses a kick: status 1, a report in each run */
+	set_all(&c, "vms=1 vcpus=4 pcpus=4 lock=pvqspinlock workload=spawn cs_us=5 work=200 "
+		    "spin_threshold=64 lose_kicks=1 seconds=0.05");
+	assert_int_equal(sim_run_seeds(&c, 2, 0, &a, stderr), 1);
+	for (size_t i = 0; i < 2; i++)
+		assert_non_null(strstr(json_string_value(json_object_get(json_array_get(
+			json_object_get(a, "runs"), i), "report")), "DEADLOCK"));
+	json_decref(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -630,6 +764,8 @@ int main(void)
 		cmocka_unit_test(test_per_vm_key_typos),
 		cmocka_unit_test(test_ini_indented_line),
 		cmocka_unit_test(test_ebizzy_mm),
+		cmocka_unit_test(test_seeds_summary),
+		cmocka_unit_test(test_seeds_runs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
