@@ -277,5 +277,9 @@ void sim_set_guest(sim_guest_fn fn);
 void sim_guest_compute(uint64_t ns);
 /** Inside a guest program: the current simulated time, ns. */
 uint64_t sim_guest_now(void);
+/** Inside a guest program: one operation of the workload done (counts in
+ *  the VM's "ops"; the lost-wake-up check of a park outside a lock counts
+ *  these). */
+void sim_guest_op_done(void);
 
 #endif /* PVSPIN_SIM_H */

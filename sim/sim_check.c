@@ -26,7 +26,9 @@ static bool vcpu_stuck(const struct vcpu *v)
 		return true;
 	case VS_HALTED:
 	case VS_POLLING:
-		return !v->pv_unhalted;
+		/* a park with a timeout ends by itself; a woken one is on its way */
+		return !v->pv_unhalted &&
+		       !(v->parked && (v->park_deadline || v->park_woken || v->park_timed_out));
 	default:
 		return v->act == VA_SPIN && v->left == SIM_T_INF && !v->spin_hit &&
 		       !watcher_satisfied(v);
@@ -49,31 +51,46 @@ void lost_wakeup_report(const struct vcpu *v, uint64_t ops);
  * the condition was first seen over, nobody is left to kick v.  Counted
  * in acquisitions, not time, so no host delay can make it fire falsely.
  * It stops the run as a deadlock (of that vCPU) with its own report.
+ *
+ * The same holds for a vCPU parked (pvspin_plat_park32) with no timeout,
+ * not woken, on a word that no longer reads the value it sleeps on: it is
+ * legitimately asleep only while *p == val, or while its waker is between
+ * the store and the unpark (inside its unlock, `unlocking`).  Parked inside
+ * a lock acquisition it is judged by that lock's acquisitions, as above;
+ * parked outside one (a test's guest program), by the operations of its
+ * VM.  A park with a timeout is never lost: the timeout ends it.
  */
+static bool wake_is_due(const struct vcpu *v)
+{
+	if (v->parked)
+		return !v->park_woken && !v->park_timed_out && !v->park_deadline &&
+		       *v->park_addr != v->park_val;
+	return (v->sched == VS_HALTED || v->sched == VS_POLLING) &&
+	       v->act == VA_HALT && !v->pv_unhalted && v->want_lock >= 0 &&
+	       v->halt_ptr && *v->halt_ptr != v->halt_val;
+}
+
 static bool lost_wakeup_check(void)
 {
 	for (int i = 0; i < S.nv; i++) {
 		struct vcpu *v = &S.vcpus[i];
-		bool over = (v->sched == VS_HALTED || v->sched == VS_POLLING) &&
-			    v->act == VA_HALT && !v->pv_unhalted && v->want_lock >= 0 &&
-			    v->halt_ptr && *v->halt_ptr != v->halt_val;
-		if (!over) {
+		if (!wake_is_due(v)) {
 			v->wake_due = false;
 			continue;
 		}
 		struct vm *vm = &S.vms[v->vm];
-		struct sim_lock *L = &vm->locks[v->want_lock];
+		uint64_t ops = v->want_lock >= 0 ? vm->locks[v->want_lock].ops : (uint64_t)vm->ops;
 		bool unlocking = false;
-		for (int j = 0; j < vm->n && !unlocking; j++)
+		for (int j = 0; j < vm->n && !unlocking && v->want_lock >= 0; j++)
 			unlocking = S.vcpus[vm->first + j].unlocking == v->want_lock;
 		if (unlocking || !v->wake_due) {
 			v->wake_due = true;
-			v->wake_due_ops = L->ops;
+			v->wake_due_ops = ops;
 			continue;
 		}
-		if (L->ops - v->wake_due_ops > 2 * (uint64_t)vm->n) {
+		if (ops - v->wake_due_ops > 2 * (uint64_t)vm->n) {
 			S.stop = SIM_STOP_DEADLOCK;   /* of that vCPU */
-			lost_wakeup_report(v, L->ops - v->wake_due_ops);
+			lost_wakeup_report(v, ops - v->wake_due_ops);
 			return true;
 		}
 	}

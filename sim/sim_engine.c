@@ -428,6 +428,9 @@ static void run_loop(void)
 		case EV_TLB_ACK:
 			tlb_ack_event(&S.vcpus[e.id]);
 			break;
+		case EV_PARK_TIMEOUT:
+			kvm_park_timeout(&S.vcpus[e.id], e.gen);
+			break;
 		case EV_END:
 			S.stop = SIM_STOP_END;
 			break;

@@ -158,6 +158,12 @@ void sim_guest_compute(uint64_t ns)
 		vcpu_compute(S.cur, ns);
 }
 
+void sim_guest_op_done(void)
+{
+	if (S.cur)
+		vcpu_op_done(S.cur);
+}
+
 uint64_t sim_guest_now(void)
 {
 	return S.now;

@@ -208,14 +208,9 @@ static void mm_resched_ipi(struct vcpu *v, struct vcpu *t)
 	t->resched_pending = true;
 	if (t->act != VA_HALT || !t->guest_idle)
 		return;                    /* still on its way to the idle loop */
-	if (t->sched == VS_HALTED) {
+	if (t->sched == VS_HALTED)
 		t->woken_at = S.now;
-		vcpu_wake(t, S.now, S.prof->ipi_ns);
-	} else if (t->sched == VS_POLLING) {
-		t->sched = VS_RUNNING;
-		t->stint_start = S.now + S.prof->l1_ns;
-		arm(t);
-	}
+	vcpu_kick_wake(t);
 }
 
 /* Under wait_lock: hand mmap_sem to the head of the queue (a writer, or

@@ -111,6 +111,15 @@ struct vcpu {
 	bool tlb_kicked;             /* ... and it was kicked, not running, then */
 	sim_time_t tlb_sent_at;
 	sim_time_t woken_at;         /* reschedule IPI woke it from a halt */
+	/* pvspin_plat_park32() (futex wait; sim_kvm.c) */
+	bool parked;                 /* in park32, queued or just woken */
+	bool park_woken;             /* unparked (dequeued) */
+	bool park_timed_out;         /* its timeout passed first (dequeued) */
+	const uint32_t *park_addr;   /* the futex word ... */
+	uint32_t park_val;           /* ... and the value it sleeps on */
+	sim_time_t park_deadline;    /* simulated ns of the timeout, 0: none */
+	uint64_t park_gen;           /* generation of its EV_PARK_TIMEOUT */
+	struct vcpu *park_next, *park_prev;  /* S.park_head FIFO, in park order */
 };
 
 /** One host pCPU: its current vCPU, run queue and slice (times in ns). */
@@ -188,7 +197,8 @@ struct line {
 };
 
 /** Event kinds of the engine's heap. */
-enum ev_type { EV_RESUME, EV_PLE, EV_SLICE, EV_POLL_END, EV_TICK, EV_END, EV_TLB_ACK };
+enum ev_type { EV_RESUME, EV_PLE, EV_SLICE, EV_POLL_END, EV_TICK, EV_END, EV_TLB_ACK,
+	      EV_PARK_TIMEOUT };
 
 /** One pending event: at time t (ns), FIFO among equal times (seq);
  *  stale if gen differs from its object's generation. */
@@ -256,6 +266,11 @@ struct sim {
 	uint64_t lock_preempts;              /* a spinlock waiter or holder
 						preempted (then back on a pCPU) */
 	sim_time_t lock_preempt_ns, lock_preempt_max_ns; /* ... for how long */
+	/* futex-style parking (pvspin_plat_park32 / unpark32), FIFO of the
+	 * queued vCPUs in the order they parked, and its counters (in the
+	 * JSON's "host" only when something parked) */
+	struct vcpu *park_head, *park_tail;
+	uint64_t parks, park_sleeps, park_timeouts, unpark_wakes, fences_heavy;
 };
 
 /** The run in progress (sim_engine.c). */
@@ -323,6 +338,12 @@ void vcpu_halt(struct vcpu *v);
 void kvm_ple_exit(struct vcpu *v);
 /** EV_POLL_END on v: halt polling ran out; the vCPU halts for real. */
 void kvm_poll_end(struct vcpu *v);
+/** Wake t from a halt as an interrupt does: a halted vCPU goes through the
+ *  host's wake path (the profile's ipi_ns), a halt-polling one resumes at
+ *  once (l1_ns); otherwise nothing. */
+void vcpu_kick_wake(struct vcpu *t);
+/** EV_PARK_TIMEOUT on v (`gen`: its park's generation). */
+void kvm_park_timeout(struct vcpu *v, uint64_t gen);
 
 /* ---- sim_guest.c, sim_guest_mm.c: guest workloads ------------------------ */
 

@@ -145,6 +145,17 @@ static void kick_oracle_run(struct vcpu *t, bool cross_vm_only)
 	sched_in(pt, t, S.now);
 }
 
+void vcpu_kick_wake(struct vcpu *t)
+{
+	if (t->sched == VS_HALTED) {
+		vcpu_wake(t, S.now, S.prof->ipi_ns);
+	} else if (t->sched == VS_POLLING) {
+		t->sched = VS_RUNNING;
+		t->stint_start = S.now + S.prof->l1_ns;
+		arm(t);
+	}
+}
+
 void pvspin_plat_pv_kick(int cpu)
 {
 	struct vcpu *y = S.cur, *t;
@@ -160,13 +171,7 @@ void pvspin_plat_pv_kick(int cpu)
 	t->pv_unhalted = true;
 	if (t->sched != VS_RUNNING && t->sched != VS_POLLING && !t->kicked_at)
 		t->kicked_at = S.now;
-	if (t->sched == VS_HALTED) {
-		vcpu_wake(t, S.now, S.prof->ipi_ns);
-	} else if (t->sched == VS_POLLING) {
-		t->sched = VS_RUNNING;
-		t->stint_start = S.now + S.prof->l1_ns;
-		arm(t);
-	}
+	vcpu_kick_wake(t);
 	/* seed 001: kvm_sched_yield() if READ_ONCE(target->ready).  KVM sets
 	 * `ready` when the vCPU is preempted or woken and clears it in
 	 * kvm_sched_in(), so a kicked vCPU that was just woken onto a pCPU is
@@ -214,4 +219,177 @@ void pvspin_plat_event_add(int ev, uint64_t n)
 void pvspin_plat_event(int ev)
 {
 	pvspin_plat_event_add(ev, 1);
+}
+
+/* ---- a guest thread per vCPU: clock, futex, fences (sim_platform.h) ------ */
+
+/* RDTSC: ~25 cycles on Skylake (Agner Fog, "Instruction tables", RDTSC
+ * reciprocal throughput 25), which KVM lets the guest execute without an
+ * exit (TSC offsetting); the same count at the other profiles' clocks. */
+#define SIM_RDTSC_CYCLES 25.0
+
+uint64_t pvspin_plat_now_ns(void)
+{
+	struct vcpu *v = S.cur;
+	if (!v)
+		return 0;
+	vcpu_delay(v, (sim_time_t)(SIM_RDTSC_CYCLES / S.prof->ghz + 0.5));
+	return S.now;
+}
+
+uint32_t pvspin_plat_spin_cpus(void)
+{
+	if (S.cur)
+		return (uint32_t)S.vms[S.cur->vm].n;
+	return S.cfg ? (uint32_t)S.cfg->vcpus : 1;
+}
+
+static void park_enqueue(struct vcpu *v)
+{
+	v->park_prev = S.park_tail;
+	v->park_next = NULL;
+	if (S.park_tail)
+		S.park_tail->park_next = v;
+	else
+		S.park_head = v;
+	S.park_tail = v;
+}
+
+static void park_dequeue(struct vcpu *v)
+{
+	if (v->park_prev)
+		v->park_prev->park_next = v->park_next;
+	else
+		S.park_head = v->park_next;
+	if (v->park_next)
+		v->park_next->park_prev = v->park_prev;
+	else
+		S.park_tail = v->park_prev;
+	v->park_next = v->park_prev = NULL;
+}
+
+/* EV_PARK_TIMEOUT: the guest's timer (an hrtimer of the host's LAPIC timer
+ * emulation) ends v's park if it is still queued; a halted v goes through
+ * the host's wake path as for a kick. */
+void kvm_park_timeout(struct vcpu *v, uint64_t gen)
+{
+	if (!v->parked || v->park_gen != gen || v->park_woken || v->park_timed_out)
+		return;
+	park_dequeue(v);
+	v->park_timed_out = true;
+	S.park_timeouts++;
+	if (v->act == VA_HALT)
+		vcpu_kick_wake(v);
+}
+
+/*
+ * futex_wait() of a guest thread that has its vCPU to itself: the value
+ * check and the queueing are one step (the futex hash bucket lock), then
+ * the vCPU goes idle: HLT with interrupts on (its exit charged, KVM halt
+ * polling applies), until unpark32() or the timeout wakes it.  A wake-up
+ * for something else (a pv_kick's pv_unhalted, a spurious wake) finds the
+ * thread still queued and the idle loop halts again (another exit).
+ */
+int pvspin_plat_park32(uint32_t *p, uint32_t val, uint64_t timeout_ns)
+{
+	struct vcpu *v = S.cur;
+	if (!v)
+		return *p != val ? 0 : ETIMEDOUT;   /* nobody could wake it */
+	if (pvspin_plat_load32(p, PVSPIN_ACQUIRE) != val)
+		return 0;
+	S.parks++;
+	v->parked = true;
+	v->park_woken = v->park_timed_out = false;
+	v->park_addr = p;
+	v->park_val = val;
+	v->park_gen++;
+	v->park_deadline = 0;
+	park_enqueue(v);
+	if (timeout_ns) {
+		v->park_deadline = S.now + timeout_ns < S.now ? SIM_T_INF - 1 : S.now + timeout_ns;
+		heap_push(v->park_deadline, EV_PARK_TIMEOUT, (uint32_t)v->id, v->park_gen);
+	}
+	vcpu_delay(v, S.prof->vmexit_ns);          /* the HLT exit */
+	while (!v->park_woken && !v->park_timed_out) {
+		if (v->pv_unhalted) {
+			v->pv_unhalted = false;     /* HLT returns at once */
+		} else {
+			S.park_sleeps++;
+			v->halt_ptr = NULL;
+			vcpu_halt(v);
+			if (v->park_woken || v->park_timed_out)
+				break;
+		}
+		vcpu_delay(v, S.prof->vmexit_ns);  /* still queued: HLT again */
+	}
+	int ret = v->park_woken ? 0 : ETIMEDOUT;
+	v->parked = false;
+	v->park_gen++;                             /* its timeout event is stale */
+	return ret;
+}
+
+/*
+ * futex_wake(): up to n vCPUs queued on p, first parked first, are taken
+ * off the queue at once (under the bucket lock), then each gets a
+ * reschedule IPI: the sender pays the profile's kick cost (hypercall_ns,
+ * as KVM_HC_KICK_CPU) per woken vCPU, the woken one the host's wake path
+ * (ipi_ns) as a kick's target does.  Nobody queued: no cost.
+ */
+uint32_t pvspin_plat_unpark32(uint32_t *p, uint32_t n)
+{
+	struct vcpu *y = S.cur, *woken[PVSPIN_MAX_CPUS];
+	uint32_t k = 0;
+	for (struct vcpu *t = S.park_head, *next; t && k < n; t = next) {
+		next = t->park_next;
+		if (t->park_addr != p)
+			continue;
+		park_dequeue(t);
+		t->park_woken = true;
+		woken[k++] = t;
+	}
+	for (uint32_t i = 0; i < k; i++) {
+		if (y)
+			vcpu_delay(y, S.prof->hypercall_ns);
+		S.unpark_wakes++;
+		if (woken[i]->act == VA_HALT)
+			vcpu_kick_wake(woken[i]);
+	}
+	return k;
+}
+
+/*
+ * membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) in the guest: the syscall,
+ * then an IPI to every other vCPU that runs a thread of the process (one
+ * guest thread per vCPU: every vCPU of the VM that is not idle; a vCPU the
+ * host preempted still counts, its guest does not know) and a wait for all
+ * of them.  Cost: 450 ns for the syscall and the kernel's walk of the CPUs
+ * (sys_membarrier measured at 448 ns/call on bare metal, membarrier-rs
+ * pull request #12, github.com/jeehoonkang/membarrier-rs/pull/12); with
+ * targets, one PV send-IPI hypercall for the mask (hypercall_ns), the
+ * slowest IPI's delivery and acknowledgement (ipi_ns, in parallel) and a
+ * csd line transfer per target (xfer_local_ns): 5.6 us for 31 targets on
+ * the Intel profile.  A lower bound: the real call also waits for a
+ * preempted target to be scheduled again, which this cost does not model.
+ */
+#define SIM_MEMBARRIER_SYSCALL_NS 450
+
+bool pvspin_plat_fence_heavy(void)
+{
+	struct vcpu *v = S.cur;
+	if (!v)
+		return true;
+	struct vm *vm = &S.vms[v->vm];
+	sim_time_t cost = SIM_MEMBARRIER_SYSCALL_NS;
+	uint32_t targets = 0;
+	for (int i = 0; i < vm->n; i++) {
+		const struct vcpu *u = &S.vcpus[vm->first + i];
+		targets += u != v && (u->sched == VS_RUNNING || u->sched == VS_READY) &&
+			   u->act != VA_HALT;
+	}
+	if (targets)
+		cost += S.prof->hypercall_ns + S.prof->ipi_ns +
+			(sim_time_t)targets * S.prof->xfer_local_ns;
+	S.fences_heavy++;
+	vcpu_delay(v, cost);
+	return true;
 }

@@ -68,6 +68,23 @@ static void vcpus_report(void);
 
 void lost_wakeup_report(const struct vcpu *v, uint64_t ops)
 {
+	if (v->parked) {
+		report_add("DEADLOCK (lost wake-up) at %.9f s: vCPU %d (vm%d #%d) is parked "
+			   "(futex wait, no timeout) on word %p, which no longer reads 0x%08x "
+			   "(0x%08x), and nobody unparked it; ", S.now / 1e9, v->id, v->vm, v->idx,
+			   (const void *)v->park_addr, v->park_val, *v->park_addr);
+		if (v->want_lock >= 0)
+			report_add("lock %d completed %llu acquisitions since with nobody "
+				   "unlocking it, so nobody is left to unpark it\nlocks:\n",
+				   v->want_lock, (unsigned long long)ops);
+		else
+			report_add("its VM completed %llu operations since, so nobody is left "
+				   "to unpark it\n", (unsigned long long)ops);
+		if (v->want_lock >= 0)
+			lock_report(v->vm, v->want_lock);
+		vcpus_report();
+		return;
+	}
 	report_add("DEADLOCK (lost wake-up) at %.9f s: vCPU %d (vm%d #%d) is halted in pv_wait since "
 		   "%.9f s on byte %p, which no longer reads 0x%02x (0x%02x), with no kick "
 		   "pending; lock %d completed %llu acquisitions since with nobody unlocking "
@@ -108,6 +125,10 @@ static void vcpus_report(void)
 			report_add(", waits for lock %d", v->want_lock);
 		if (v->holds >= 0)
 			report_add(", holds lock %d", v->holds);
+		if (v->parked)
+			report_add(", parked on %p (sleeps while it reads 0x%08x, now 0x%08x%s)",
+				   (const void *)v->park_addr, v->park_val, *v->park_addr,
+				   v->park_woken ? ", woken" : v->park_deadline ? ", timeout armed" : "");
 		report_add(", pv_unhalted %d, ops %ld\n", v->pv_unhalted, v->ops);
 	}
 	if (S.kicks_lost)
@@ -241,6 +262,14 @@ json_t *results_json(double wall)
 		busy += S.pcpus[p].busy_ns;
 	json_object_set_new(host, "pcpu_busy_pct",
 			    json_real(S.now ? 100.0 * busy / ((double)S.now * S.np) : 0));
+	if (S.parks || S.fences_heavy) {
+		/* futex-style parking and heavy fences (only when used) */
+		json_object_set_new(host, "parks", json_integer((json_int_t)S.parks));
+		json_object_set_new(host, "park_sleeps", json_integer((json_int_t)S.park_sleeps));
+		json_object_set_new(host, "park_timeouts", json_integer((json_int_t)S.park_timeouts));
+		json_object_set_new(host, "unpark_wakes", json_integer((json_int_t)S.unpark_wakes));
+		json_object_set_new(host, "fences_heavy", json_integer((json_int_t)S.fences_heavy));
+	}
 	json_object_set_new(root, "host", host);
 	if (S.mm) {
 		json_t *mm = json_object();

@@ -6,6 +6,7 @@
  * time); no assertion depends on wall time.
  */
 #define _GNU_SOURCE   /* asprintf, mkstemps, open_memstream */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -745,6 +746,220 @@ static void test_seeds_runs(void **state)
 	json_decref(a);
 }
 
+/* ---- futex-style parking, clock, fences (sim_platform.h) ----------------- */
+
+static uint32_t park_word, park_other;
+static int park_order[8], park_n, park_ret[8];
+static uint32_t unpark_got[4];
+static uint64_t park_elapsed[8];
+
+/* vCPUs 1..3 park on park_word in that order (10, 20, 30 us in), vCPU 3 on
+ * park_other too first; vCPU 0 wakes one, then the rest, then none. */
+static void guest_park_fifo(int vm, int idx, int slot)
+{
+	(void)vm;
+	(void)slot;
+	if (idx == 0) {
+		sim_guest_compute(100000);
+		unpark_got[0] = pvspin_plat_unpark32(&park_other, 8);   /* nobody there */
+		unpark_got[1] = pvspin_plat_unpark32(&park_word, 1);
+		sim_guest_compute(50000);
+		unpark_got[2] = pvspin_plat_unpark32(&park_word, 5);
+		sim_guest_compute(50000);
+		unpark_got[3] = pvspin_plat_unpark32(&park_word, 5);
+		return;
+	}
+	sim_guest_compute((uint64_t)idx * 10000);
+	park_ret[idx] = pvspin_plat_park32(&park_word, 0, 0);
+	park_order[park_n++] = idx;
+}
+
+/* Unpark wakes the first parked first, only on its address, and says how
+ * many; the woken return 0 (also without PV_UNHALT: not a hypercall). */
+static void test_park_fifo(void **state)
+{
+	(void)state;
+	struct sim_config c;
+	struct sim_result r;
+	sim_config_defaults(&c);
+	for (int pv = 1; pv >= 0; pv--) {
+		set_all(&c, "vcpus=4 pcpus=4 seconds=0.01");
+		set(&c, "pv_unhalt", pv ? "1" : "0");
+		park_word = 0;
+		park_n = 0;
+		memset(park_ret, -1, sizeof(park_ret));
+		sim_set_guest(guest_park_fifo);
+		assert_int_equal(sim_run(&c, &r), 0);
+		sim_set_guest(NULL);
+		assert_int_equal(r.stop, SIM_STOP_DONE);
+		assert_int_equal(unpark_got[0], 0);
+		assert_int_equal(unpark_got[1], 1);
+		assert_int_equal(unpark_got[2], 2);
+		assert_int_equal(unpark_got[3], 0);
+		assert_int_equal(park_n, 3);
+		for (int i = 0; i < 3; i++) {
+			assert_int_equal(park_order[i], i + 1);
+			assert_int_equal(park_ret[i + 1], 0);
+		}
+		json_t *host = json_object_get(r.json, "host");
+		assert_int_equal(json_integer_value(json_object_get(host, "parks")), 3);
+		assert_int_equal(json_integer_value(json_object_get(host, "unpark_wakes")), 3);
+		json_decref(r.json);
+		free(r.report);
+	}
+}
+
+/* idx 1: park with a 200 us timeout nobody ends; idx 2: park on a word
+ * that already differs (returns at once); idx 0 finishes at once. */
+static void guest_park_timeout(int vm, int idx, int slot)
+{
+	(void)vm;
+	(void)slot;
+	uint64_t t0 = sim_guest_now();
+	if (idx == 1)
+		park_ret[1] = pvspin_plat_park32(&park_word, 0, 200000);
+	else if (idx == 2)
+		park_ret[2] = pvspin_plat_park32(&park_other, 0, 0);
+	park_elapsed[idx] = sim_guest_now() - t0;
+}
+
+static void test_park_timeout(void **state)
+{
+	(void)state;
+	struct sim_config c;
+	struct sim_result r;
+	sim_config_defaults(&c);
+	set_all(&c, "vcpus=3 pcpus=3 seconds=0.01");
+	park_word = 0;
+	park_other = 7;
+	memset(park_ret, -1, sizeof(park_ret));
+	sim_set_guest(guest_park_timeout);
+	/* vCPU 0 is done while vCPU 1 sleeps: not a deadlock, its timer ends it */
+	assert_int_equal(sim_run(&c, &r), 0);
+	sim_set_guest(NULL);
+	assert_int_equal(r.stop, SIM_STOP_DONE);
+	assert_int_equal(park_ret[1], ETIMEDOUT);
+	assert_int_equal(park_ret[1], 110);
+	assert_true(park_elapsed[1] >= 200000);
+	assert_true(park_elapsed[1] < 250000);    /* the timer's wake, not a lost one */
+	assert_int_equal(park_ret[2], 0);
+	assert_true(park_elapsed[2] < 1000);      /* one read of the word */
+	json_t *host = json_object_get(r.json, "host");
+	assert_int_equal(json_integer_value(json_object_get(host, "parks")), 1);
+	assert_int_equal(json_integer_value(json_object_get(host, "park_timeouts")), 1);
+	json_decref(r.json);
+	free(r.report);
+	/* outside a vCPU nothing sleeps */
+	park_other = 7;
+	assert_int_equal(pvspin_plat_park32(&park_other, 0, 0), 0);
+	assert_int_equal(pvspin_plat_park32(&park_other, 7, 0), ETIMEDOUT);
+	assert_int_equal(pvspin_plat_unpark32(&park_other, 1), 0);
+	assert_int_equal(pvspin_plat_now_ns(), 0);
+}
+
+static int park_forget;   /* the waker forgets the unpark */
+
+/* idx 1 parks (no timeout); idx 0 stores 1 into the word, unparks unless
+ * park_forget, then keeps doing operations until the end. */
+static void guest_park_lost(int vm, int idx, int slot)
+{
+	(void)vm;
+	(void)slot;
+	if (idx == 1) {
+		park_ret[1] = pvspin_plat_park32(&park_word, 0, 0);
+		return;
+	}
+	sim_guest_compute(10000);
+	pvspin_plat_store32(&park_word, 1, PVSPIN_RELEASE);
+	if (!park_forget)
+		pvspin_plat_unpark32(&park_word, 1);
+	for (;;) {
+		sim_guest_compute(5000);
+		sim_guest_op_done();
+	}
+}
+
+/* A parked vCPU nobody will unpark while its word differs is a lost
+ * wake-up, reported while the other vCPU goes on; with the unpark the same
+ * program is clean. */
+static void test_park_lost_wakeup(void **state)
+{
+	(void)state;
+	struct sim_config c;
+	struct sim_result r;
+	sim_config_defaults(&c);
+	set_all(&c, "vcpus=2 pcpus=2 seconds=0.01");
+	sim_set_guest(guest_park_lost);
+	park_word = 0;
+	park_forget = 1;
+	assert_int_equal(sim_run(&c, &r), 1);
+	assert_int_equal(r.stop, SIM_STOP_DEADLOCK);
+	assert_non_null(strstr(r.report, "DEADLOCK (lost wake-up)"));
+	assert_non_null(strstr(r.report, "is parked (futex wait, no timeout)"));
+	assert_non_null(strstr(r.report, "which no longer reads 0x00000000 (0x00000001)"));
+	assert_non_null(strstr(r.report, "vCPU 1 (vm0 #1)"));
+	assert_true(json_real_value(json_object_get(r.json, "sim_seconds")) < 0.005);
+	json_decref(r.json);
+	free(r.report);
+	park_word = 0;
+	park_forget = 0;
+	park_ret[1] = -1;
+	assert_int_equal(sim_run(&c, &r), 0);
+	assert_int_equal(r.stop, SIM_STOP_END);
+	assert_int_equal(park_ret[1], 0);
+	json_decref(r.json);
+	free(r.report);
+	sim_set_guest(NULL);
+}
+
+static uint64_t clock_d, fence_d, fence_alone_d;
+static uint32_t cpus_seen;
+static bool fence_ret;
+
+/* idx 0: the clock across 1 us of work, the CPU count, a heavy fence while
+ * idx 1 runs; idx 1 computes 100 us and finishes; then idx 0 fences alone. */
+static void guest_clock_fence(int vm, int idx, int slot)
+{
+	(void)vm;
+	(void)slot;
+	if (idx == 1) {
+		sim_guest_compute(100000);
+		return;
+	}
+	uint64_t t0 = pvspin_plat_now_ns();
+	sim_guest_compute(1000);
+	clock_d = pvspin_plat_now_ns() - t0;
+	cpus_seen = pvspin_plat_spin_cpus();
+	pvspin_plat_fence_light();
+	t0 = pvspin_plat_now_ns();
+	fence_ret = pvspin_plat_fence_heavy();
+	fence_d = pvspin_plat_now_ns() - t0;
+	sim_guest_compute(200000);
+	t0 = pvspin_plat_now_ns();
+	pvspin_plat_fence_heavy();
+	fence_alone_d = pvspin_plat_now_ns() - t0;
+}
+
+static void test_clock_and_fences(void **state)
+{
+	(void)state;
+	struct sim_config c;
+	struct sim_result r;
+	sim_config_defaults(&c);
+	set_all(&c, "vcpus=2 pcpus=2 seconds=0.01");
+	sim_set_guest(guest_clock_fence);
+	assert_int_equal(sim_run(&c, &r), 0);
+	sim_set_guest(NULL);
+	assert_true(clock_d >= 1000 && clock_d < 1100);
+	assert_int_equal(cpus_seen, 2);
+	assert_true(fence_ret);
+	/* the syscall alone when nobody else runs; more with a target to IPI */
+	assert_true(fence_alone_d >= 450 && fence_alone_d < 1000);
+	assert_true(fence_d > fence_alone_d + 1000);
+	json_decref(r.json);
+	free(r.report);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -766,6 +981,10 @@ int main(void)
 		cmocka_unit_test(test_ebizzy_mm),
 		cmocka_unit_test(test_seeds_summary),
 		cmocka_unit_test(test_seeds_runs),
+		cmocka_unit_test(test_park_fifo),
+		cmocka_unit_test(test_park_timeout),
+		cmocka_unit_test(test_park_lost_wakeup),
+		cmocka_unit_test(test_clock_and_fences),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
