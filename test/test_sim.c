@@ -748,6 +748,15 @@ static void test_seeds_runs(void **state)
 
 /* ---- futex-style parking, clock, fences (sim_platform.h) ----------------- */
 
+/* Run `c` with guest program `fn` on every vCPU; returns sim_run()'s. */
+static int run_guest(const struct sim_config *c, sim_guest_fn fn, struct sim_result *r)
+{
+	sim_set_guest(fn);
+	int rc = sim_run(c, r);
+	sim_set_guest(NULL);
+	return rc;
+}
+
 static uint32_t park_word, park_other;
 static int park_order[8], park_n, park_ret[8];
 static uint32_t unpark_got[4];
@@ -788,9 +797,7 @@ static void test_park_fifo(void **state)
 		park_word = 0;
 		park_n = 0;
 		memset(park_ret, -1, sizeof(park_ret));
-		sim_set_guest(guest_park_fifo);
-		assert_int_equal(sim_run(&c, &r), 0);
-		sim_set_guest(NULL);
+		assert_int_equal(run_guest(&c, guest_park_fifo, &r), 0);
 		assert_int_equal(r.stop, SIM_STOP_DONE);
 		assert_int_equal(unpark_got[0], 0);
 		assert_int_equal(unpark_got[1], 1);
@@ -833,10 +840,8 @@ static void test_park_timeout(void **state)
 	park_word = 0;
 	park_other = 7;
 	memset(park_ret, -1, sizeof(park_ret));
-	sim_set_guest(guest_park_timeout);
 	/* vCPU 0 is done while vCPU 1 sleeps: not a deadlock, its timer ends it */
-	assert_int_equal(sim_run(&c, &r), 0);
-	sim_set_guest(NULL);
+	assert_int_equal(run_guest(&c, guest_park_timeout, &r), 0);
 	assert_int_equal(r.stop, SIM_STOP_DONE);
 	assert_int_equal(park_ret[1], ETIMEDOUT);
 	assert_int_equal(park_ret[1], 110);
@@ -889,10 +894,9 @@ static void test_park_lost_wakeup(void **state)
 	struct sim_result r;
 	sim_config_defaults(&c);
 	set_all(&c, "vcpus=2 pcpus=2 seconds=0.01");
-	sim_set_guest(guest_park_lost);
 	park_word = 0;
 	park_forget = 1;
-	assert_int_equal(sim_run(&c, &r), 1);
+	assert_int_equal(run_guest(&c, guest_park_lost, &r), 1);
 	assert_int_equal(r.stop, SIM_STOP_DEADLOCK);
 	assert_non_null(strstr(r.report, "DEADLOCK (lost wake-up)"));
 	assert_non_null(strstr(r.report, "is parked (futex wait, no timeout)"));
@@ -904,12 +908,11 @@ static void test_park_lost_wakeup(void **state)
 	park_word = 0;
 	park_forget = 0;
 	park_ret[1] = -1;
-	assert_int_equal(sim_run(&c, &r), 0);
+	assert_int_equal(run_guest(&c, guest_park_lost, &r), 0);
 	assert_int_equal(r.stop, SIM_STOP_END);
 	assert_int_equal(park_ret[1], 0);
 	json_decref(r.json);
 	free(r.report);
-	sim_set_guest(NULL);
 }
 
 static uint64_t clock_d, fence_d, fence_alone_d;
@@ -947,9 +950,7 @@ static void test_clock_and_fences(void **state)
 	struct sim_result r;
 	sim_config_defaults(&c);
 	set_all(&c, "vcpus=2 pcpus=2 seconds=0.01");
-	sim_set_guest(guest_clock_fence);
-	assert_int_equal(sim_run(&c, &r), 0);
-	sim_set_guest(NULL);
+	assert_int_equal(run_guest(&c, guest_clock_fence, &r), 0);
 	assert_true(clock_d >= 1000 && clock_d < 1100);
 	assert_int_equal(cpus_seen, 2);
 	assert_true(fence_ret);
