@@ -1,38 +1,77 @@
 #!/bin/sh
-# reproduce.sh - run the three seed presets of `pvspin sim` and print the
-# comparisons of issue 4's "done when" (sim/README.md, "Results").
+# reproduce.sh - run the three seed presets of `pvspin sim` over several
+# seeds and print the comparisons of issue 4's "done when" (sim/README.md,
+# "Results") as median [min .. max] over the seeds.  A ratio or a gain is
+# taken seed by seed (the same seed in both runs), then summarised.
 # usage: sim/reproduce.sh [PATH-TO-pvspin-sim]   (default: build/dev/tools)
-# Needs python3 for reading the JSON.  About a minute of CPU on one core.
+#        SEEDS=N (default 5): seeds 1 .. N, run in parallel (pvspin sim --seeds)
+# Needs python3 for reading the JSON.  About 1.5 minutes of CPU for 5 seeds
+# (under a minute of wall time on 2 idle CPUs with a Release build).
 set -e
 SIM=${1:-build/dev/tools/pvspin-sim}
+SEEDS=${SEEDS:-5}
 if [ ! -f "$SIM" ] || [ ! -x "$SIM" ]; then
   echo "pvspin-sim not found at $SIM (build it with make check, or pass the path)" >&2
   exit 1
 fi
-run() { "$SIM" "$@" --json - ; }
-val() { python3 -c "import json,sys; j=json.load(sys.stdin); $1"; }
-comp='print(max((v["completion_s"] or j["sim_seconds"]) for v in j["vms"]))'
-tput='print(sum(v["ops_per_s"] for v in j["vms"]) / len(j["vms"]))'
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+# run NAME ARGS...: the seeds of one configuration into $T/NAME.json
+run() { n=$1; shift; "$SIM" "$@" --seeds "$SEEDS" --json "$T/$n.json"; }
+# show EXPR-PYTHON: print with helpers over the runs of $T/*.json
+show() {
+  python3 - "$T" "$1" <<'EOF'
+import json, os, statistics, sys
+T, expr = sys.argv[1], sys.argv[2]
+def runs(name):
+    return json.load(open(os.path.join(T, name + ".json")))["runs"]
+def comp(r):   # completion: the last VM's, or the run's length if not done
+    return max((v["completion_s"] or r["sim_seconds"]) for v in r["vms"])
+def tput(r):   # ops/s per VM
+    return sum(v["ops_per_s"] for v in r["vms"]) / len(r["vms"])
+def per_seed(f, *names):   # f(run of each name) for every seed
+    return [f(*rs) for rs in zip(*(runs(n) for n in names))]
+def spread(xs, fmt="%.3f"):
+    return (fmt + " [" + fmt + " .. " + fmt + "]") % (statistics.median(xs), min(xs), max(xs))
+def pct(xs):
+    return spread([100 * x for x in xs], "%+.1f") + " %"
+print(eval(expr))
+EOF
+}
 
 echo "== kcbench-no-ple (seed 002: 2 VMs qspinlock 2362 s vs PV 354 s; 1 VM 173 vs 172 s)"
+echo "   median [min .. max] over seeds 1-$SEEDS"
 for vms in 1 2; do
   for lock in qspinlock pvqspinlock tas; do
-    eval "c_${lock}=$(run --preset kcbench-no-ple --set vms=$vms --set lock=$lock | val "$comp")"
+    run kc_${vms}_$lock --preset kcbench-no-ple --set vms=$vms --set lock=$lock
   done
-  python3 -c "q,p,t=$c_qspinlock,$c_pvqspinlock,$c_tas; print('  vms=$vms completion s: qspinlock %.3f pvqspinlock %.3f tas %.3f -> qspinlock/pvq %.2fx, qspinlock/tas %.2fx' % (q,p,t,q/p,q/t))"
+  show "'  vms=$vms completion s: qspinlock %s, pvqspinlock %s, tas %s\n    qspinlock/pvq %s x, qspinlock/tas %s x' % (
+    spread(per_seed(comp, 'kc_${vms}_qspinlock')), spread(per_seed(comp, 'kc_${vms}_pvqspinlock')),
+    spread(per_seed(comp, 'kc_${vms}_tas')),
+    spread(per_seed(lambda q, p: comp(q) / comp(p), 'kc_${vms}_qspinlock', 'kc_${vms}_pvqspinlock'), '%.2f'),
+    spread(per_seed(lambda q, t: comp(q) / comp(t), 'kc_${vms}_qspinlock', 'kc_${vms}_tas'), '%.2f'))"
 done
 
 echo "== ebizzy-boost (seed 001: kick_yield gain +6% / +70% / +74% with 1 / 2 / 3 VMs)"
 for vms in 1 2 3; do
-  a=$(run --preset ebizzy-boost --set vms=$vms --set kick_yield=0 | val "$tput")
-  b=$(run --preset ebizzy-boost --set vms=$vms --set kick_yield=1 | val "$tput")
-  o=$(run --preset ebizzy-boost --set vms=$vms --set kick_yield=oracle | val "$tput")
-  python3 -c "a,b,o=$a,$b,$o; print('  vms=$vms ops/s per VM: vanilla %.0f boost %.0f -> gain %+.1f%% (an instant free boost, kick_yield=oracle: %+.1f%%)' % (a,b,100*(b/a-1),100*(o/a-1)))"
+  for ky in 0 1 oracle; do
+    run eb_${vms}_$ky --preset ebizzy-boost --set vms=$vms --set kick_yield=$ky
+  done
+  show "'  vms=$vms ops/s per VM: vanilla %s, boost %s\n    gain %s (an instant free boost, kick_yield=oracle: %s)' % (
+    spread(per_seed(tput, 'eb_${vms}_0'), '%.0f'), spread(per_seed(tput, 'eb_${vms}_1'), '%.0f'),
+    pct(per_seed(lambda a, b: tput(b) / tput(a) - 1, 'eb_${vms}_0', 'eb_${vms}_1')),
+    pct(per_seed(lambda a, o: tput(o) / tput(a) - 1, 'eb_${vms}_0', 'eb_${vms}_oracle')))"
 done
+show "'  vanilla per-VM ops/s over 1 VM (seed 001: 0.34 / 0.13): 2 VMs %s, 3 VMs %s' % (
+  spread(per_seed(lambda a, b: tput(b) / tput(a), 'eb_1_0', 'eb_2_0'), '%.2f'),
+  spread(per_seed(lambda a, b: tput(b) / tput(a), 'eb_1_0', 'eb_3_0'), '%.2f'))"
 
 echo "== spawn-dedicated (seed 000: qspinlock/virt_spin_lock 2.41x Intel 120 vCPUs, 1.09x AMD 128 vCPUs)"
 for prof in intel-xeon amd-epyc; do
-  q=$(run --preset spawn-dedicated --set profile=$prof --set lock=qspinlock | val "$tput")
-  t=$(run --preset spawn-dedicated --set profile=$prof --set lock=tas | val "$tput")
-  python3 -c "q,t=$q,$t; print('  $prof ops/s: qspinlock %.0f tas %.0f -> %.2fx' % (q,t,q/t))"
+  for lock in qspinlock tas; do
+    run sp_${prof}_$lock --preset spawn-dedicated --set profile=$prof --set lock=$lock
+  done
+  show "'  $prof ops/s: qspinlock %s, tas %s -> %s x' % (
+    spread(per_seed(tput, 'sp_${prof}_qspinlock'), '%.0f'), spread(per_seed(tput, 'sp_${prof}_tas'), '%.0f'),
+    spread(per_seed(lambda q, t: tput(q) / tput(t), 'sp_${prof}_qspinlock', 'sp_${prof}_tas'), '%.2f'))"
 done

@@ -7,9 +7,17 @@
  *   sim_workload.c  guest workload models (kcbench, ebizzy, ebizzy-mm, spawn,
  *                   messaging)
  *   sim_config.c    configuration keys, --set / INI / presets, validation
- *   sim_core.c      the discrete-event engine: vCPU coroutines, host
- *                   scheduler, coherence model, the platform backend
+ *   sim_engine.c    the discrete-event engine: event heap, vCPU coroutines,
+ *                   time, set-up, the main loop
+ *   sim_memory.c    cache lines, coherence costs, memory / spin platform ops
+ *   sim_sched.c     the host scheduler
+ *   sim_kvm.c       KVM: halt, polling, kick, PLE, directed yield, steal time
+ *   sim_guest.c     guest plumbing and the spinlock-loop workload model
+ *   sim_guest_mm.c  the ebizzy-mm workload model (rwsem, faults, TLB)
+ *   sim_check.c     sampling, deadlock / lost-wake-up / misuse checks
  *   sim_report.c    metrics -> JSON (jansson), deadlock / invariant reports
+ *   (sim_internal.h: the state and functions these layers share)
+ *   sim_seeds.c     --seeds N: parallel runs over seeds, median / min-max
  *   sim_main.c      the `pvspin-sim` command line, --list, --fuzz
  *
  * Simulated time is an integer count of nanoseconds (sim_time_t) and never
@@ -229,6 +237,35 @@ struct sim_result {
  *  set-up failure (message on stderr). */
 int sim_run(const struct sim_config *c, struct sim_result *out);
 
+/* ---- several seeds (sim_seeds.c) ----------------------------------------- */
+
+/** CPUs this process may run on (its affinity mask), at least 1. */
+unsigned sim_usable_cpus(void);
+/** Run `c` with the seeds c->seed, c->seed + 1, ..., c->seed + n - 1
+ *  (modulo 2^64), each in a child process (fork), at most `jobs` at once
+ *  (0: sim_usable_cpus()).  On success *out is the document (new
+ *  reference; shape in sim/README.md, "Several seeds"): "config" (the
+ *  first seed's), "seeds", "summary" (sim_seeds_summary() of the runs) and
+ *  "runs" (each seed's results, as sim_run() gives them).  Returns 0 when
+ *  every seed ran clean, 1 when some stopped on a deadlock / broken
+ *  invariant / misuse (their "report" is in "runs"), -1 after a message to
+ *  `err` when a run could not be made (set-up, fork, a child killed). */
+int sim_run_seeds(const struct sim_config *c, unsigned n, unsigned jobs, json_t **out,
+		  FILE *err);
+/** The spread of n result documents (new reference), without their
+ *  "config": the shape of one document in which every number becomes
+ *  {"median", "min", "max"} over the n (arrays element by element); any
+ *  other value that is the same in all n stays as it is, one that differs
+ *  or is missing in some becomes {"values": [one per document, null if
+ *  missing]}.  Integers give integer min / max (and median for odd n); the
+ *  median of an even n is the mean of the middle two. */
+json_t *sim_seeds_summary(json_t *const *runs, size_t n);
+/** The text report of a sim_run_seeds() document: one line with the
+ *  configuration, the seeds and how each stopped, then one line per
+ *  numeric figure (its JSON path, median [min .. max]); per-vCPU arrays
+ *  and figures that are 0 in every seed are left out. */
+void sim_seeds_print(FILE *f, json_t *doc);
+
 /* ---- test hooks (test/test_sim.c) -------------------------------------- */
 
 /** A guest program replacing the workload model on every vCPU (tests):
@@ -241,5 +278,9 @@ void sim_set_guest(sim_guest_fn fn);
 void sim_guest_compute(uint64_t ns);
 /** Inside a guest program: the current simulated time, ns. */
 uint64_t sim_guest_now(void);
+/** Inside a guest program: one operation of the workload done (counts in
+ *  the VM's "ops"; the lost-wake-up check of a park outside a lock counts
+ *  these). */
+void sim_guest_op_done(void);
 
 #endif /* PVSPIN_SIM_H */

@@ -751,7 +751,7 @@ int sim_config_check(const struct sim_config *c, FILE *err)
 			c->pcpus);
 		return -1;
 	}
-	/* sim_core.c gives pCPU p node p * nodes / pcpus: equal nodes only when
+	/* setup() (sim_engine.c) gives pCPU p node p * nodes / pcpus: equal nodes only when
 	 * nodes divides pcpus, which is what the key means (and real hosts are) */
 	if (c->pcpus % c->nodes) {
 		fprintf(err, "pvspin sim: pcpus (%d) must be a multiple of nodes (%d): the pCPUs are "

@@ -2,7 +2,7 @@
  * sim_main.c - the `pvspin-sim` command (run as `pvspin sim ...`).
  *
  *   pvspin sim [--preset NAME] [FILE] [--set KEY=VALUE ...] [--seed N]
- *              [--json FILE|-]
+ *              [--seeds N] [--json FILE|-]
  *   pvspin sim --list | --keys
  *   pvspin sim --fuzz N [--seed S] [--json FILE|-]
  *
@@ -11,8 +11,12 @@
  * top-level object holds the keys (jansson); FILE "-" is stdin (JSON if
  * its first non-blank character is '{', else INI).  Order of application: preset
  * (--preset NAME or --set preset=NAME, wherever given; two different ones
- * are a usage error), FILE (an empty one, without a key, is an error) (its own preset first, then its other keys in
- * order; a preset other than the command line's is a usage error), each other --set in order, --seed.  --list and --keys take no other
+ * are a usage error), FILE (an empty one, without a key, is an error; its
+ * own preset first, then its other keys in order; a preset other than the
+ * command line's is a usage error), each other --set in order, --seed.
+ * --seeds N runs the seeds seed .. seed+N-1 in parallel processes and
+ * reports the median and min-max of every figure (sim_seeds.c).  --list
+ * and --keys take no other
  * argument; --fuzz takes only --seed and --json (it draws its own
  * configurations).  Exit status: 0 success; 1 the run stopped on a
  * deadlock / broken invariant / lock misuse (report on stderr), or the
@@ -36,18 +40,24 @@
 #include "sim.h"
 #include "../tools/pvspin/output_check.h"
 
+/** Most seeds of one --seeds run. */
+#define SIM_MAX_SEEDS 1000
+
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: pvspin sim [--preset NAME] [FILE] [--set KEY=VALUE ...] [--seed N]\n"
-		"                  [--json FILE|-]\n"
+		"                  [--seeds N] [--json FILE|-]\n"
 		"       pvspin sim --list        presets, one per line\n"
 		"       pvspin sim --keys        configuration keys\n"
 		"       pvspin sim --fuzz N [--seed S] [--json FILE|-]\n"
 		"                                N random small runs, report broken invariants\n"
 		"FILE: INI scenario (KEY = VALUE lines) or a .json file with a \"config\" object;\n"
 		"      - reads it from stdin (JSON if it starts with '{', else INI).\n"
-		"Without --json a summary is printed; --json - writes the JSON document to stdout.\n");
+		"Without --json a summary is printed; --json - writes the JSON document to stdout.\n"
+		"--seeds N: the seeds seed .. seed+N-1 (N from 1 to %d), in parallel processes\n"
+		"      (at most one per usable CPU): median and min-max of every figure.\n",
+		SIM_MAX_SEEDS);
 }
 
 /* Apply the JSON scenario `root` (the caller keeps its reference), named
@@ -322,7 +332,8 @@ static int write_json(json_t *j, const char *path)
 /* One random small configuration for --fuzz. */
 static void fuzz_config(struct sim_config *c, gsl_rng *r, char *cmd, size_t n)
 {
-	static const char *const locks[] = { "qspinlock", "pvqspinlock", "tas", "ticket" };
+	static const char *const locks[] = { "qspinlock", "pvqspinlock", "tas", "ticket",
+					     "spinpark" };
 	static const char *const wls[] = { "kcbench", "ebizzy", "ebizzy-mm", "spawn", "messaging" };
 	static const char *const profs[] = { "intel-xeon", "amd-epyc", "loongarch-3c5000" };
 	char set[24][48];
@@ -338,12 +349,12 @@ static void fuzz_config(struct sim_config *c, gsl_rng *r, char *cmd, size_t n)
 	 * made either way, so the runs of a fuzz seed keep their other keys */
 	int nodes = pcpus > 1 ? 1 + (int)gsl_rng_uniform_int(r, 2) : 1;
 	snprintf(set[k++], 48, "nodes=%d", pcpus % nodes ? 1 : nodes);
-	snprintf(set[k++], 48, "lock=%s", locks[gsl_rng_uniform_int(r, 4)]);
+	snprintf(set[k++], 48, "lock=%s", locks[gsl_rng_uniform_int(r, sizeof(locks) / sizeof(locks[0]))]);
 	snprintf(set[k++], 48, "workload=%s", wls[gsl_rng_uniform_int(r, sizeof(wls) / sizeof(wls[0]))]);
 	snprintf(set[k++], 48, "profile=%s", profs[gsl_rng_uniform_int(r, 3)]);
 	snprintf(set[k++], 48, "ple=%s", gsl_rng_uniform(r) < 0.5 ? "0" : "default");
 	if (gsl_rng_uniform(r) < 0.3)   /* mixed VMs: another lock in VM 0 */
-		snprintf(set[k++], 48, "vm0.lock=%s", locks[gsl_rng_uniform_int(r, 4)]);
+		snprintf(set[k++], 48, "vm0.lock=%s", locks[gsl_rng_uniform_int(r, sizeof(locks) / sizeof(locks[0]))]);
 	snprintf(set[k++], 48, "kick_yield=%d", (int)gsl_rng_uniform_int(r, 2));
 	snprintf(set[k++], 48, "pv_unhalt=%d", gsl_rng_uniform(r) < 0.8);
 	snprintf(set[k++], 48, "dedicated=%d", dedicated);
@@ -420,6 +431,31 @@ static int run_fuzz(long n, uint64_t seed, const char *json_path)
 	return failures ? 1 : 0;
 }
 
+/* --seeds N: the runs, then the JSON document or the text summary, and
+ * the reports of the seeds that stopped.  Returns the exit status. */
+static int run_seeds(const struct sim_config *cfg, unsigned n, const char *json_path)
+{
+	json_t *doc;
+	int rc = sim_run_seeds(cfg, n, 0, &doc, stderr);
+	if (rc < 0)
+		return 1;
+	if (json_path) {
+		if (write_json(doc, json_path))
+			rc = 1;
+	} else {
+		sim_seeds_print(stdout, doc);
+	}
+	size_t i;
+	json_t *r;
+	json_array_foreach(json_object_get(doc, "runs"), i, r) {
+		const char *rep = json_string_value(json_object_get(r, "report"));
+		if (rep)
+			fprintf(stderr, "seed %llu: %s", (unsigned long long)(cfg->seed + i), rep);
+	}
+	json_decref(doc);
+	return rc;
+}
+
 static int sim_main(int argc, char **argv, char **sets)
 {
 	static const struct option opts[] = {
@@ -430,15 +466,16 @@ static int sim_main(int argc, char **argv, char **sets)
 		{ "list", no_argument, NULL, 'l' },
 		{ "keys", no_argument, NULL, 'k' },
 		{ "fuzz", required_argument, NULL, 'f' },
+		{ "seeds", required_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *preset = NULL, *json_path = NULL, *seed_s = NULL;
 	int nsets = 0, c, list = 0, keys = 0;
-	long fuzz = -1;
+	long fuzz = -1, nseeds = 0;
 	struct sim_config cfg;
 
-	while ((c = getopt_long(argc, argv, "p:s:S:j:lkf:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:s:S:j:lkf:N:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			if (preset && strcmp(preset, optarg)) {
@@ -463,6 +500,16 @@ static int sim_main(int argc, char **argv, char **sets)
 			}
 			break;
 		}
+		case 'N': {
+			char *end;
+			nseeds = strtol(optarg, &end, 10);
+			if (!*optarg || *end || nseeds < 1 || nseeds > SIM_MAX_SEEDS) {
+				fprintf(stderr, "pvspin sim: --seeds needs a seed count from 1 to %d, "
+						"not '%s'\n", SIM_MAX_SEEDS, optarg);
+				return 2;
+			}
+			break;
+		}
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -471,7 +518,7 @@ static int sim_main(int argc, char **argv, char **sets)
 		const char *what = list ? "--list" : "--keys";
 		const char *other = list && keys ? "--keys" : preset ? "--preset" : nsets ? "--set"
 				  : seed_s ? "--seed" : json_path ? "--json" : fuzz > 0 ? "--fuzz"
-				  : NULL;
+				  : nseeds ? "--seeds" : NULL;
 		if (other) {
 			fprintf(stderr, "pvspin sim: %s takes no other option (%s given)\n", what,
 				other);
@@ -493,7 +540,7 @@ static int sim_main(int argc, char **argv, char **sets)
 		return 2;
 	if (fuzz > 0) {
 		/* the runs draw their own configurations: nothing to combine */
-		const char *other = preset ? "--preset" : nsets ? "--set" : NULL;
+		const char *other = preset ? "--preset" : nsets ? "--set" : nseeds ? "--seeds" : NULL;
 		if (other || optind < argc) {
 			fprintf(stderr, "pvspin sim: --fuzz draws its own configurations and takes "
 					"only --seed and --json ('%s' given)\n",
@@ -558,6 +605,8 @@ static int sim_main(int argc, char **argv, char **sets)
 	if (json_path && tool_output_check("pvspin sim", "--json", json_path))
 		return 1;
 
+	if (nseeds)
+		return run_seeds(&cfg, (unsigned)nseeds, json_path);
 	struct sim_result res;
 	int rc = sim_run(&cfg, &res);
 	if (rc < 0)

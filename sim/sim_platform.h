@@ -3,9 +3,9 @@
  * (include/pvspin/platform.h, selected by -DPVSPIN_PLATFORM_SIM).
  *
  * Same names and signatures as include/pvspin/platform_native.h, but every
- * operation is an out-of-line call into the hypervisor simulator
- * (sim/sim_core.c): the memory operation is performed on real memory (all
- * simulated vCPUs are coroutines on ONE host thread, so plain accesses are
+ * operation is an out-of-line call into the hypervisor simulator (memory
+ * and spin-waits: sim/sim_memory.c; the rest: sim/sim_kvm.c): the memory
+ * operation is performed on real memory (all simulated vCPUs are coroutines on ONE host thread, so plain accesses are
  * exact and the simulated memory model is sequentially consistent), its cost
  * is charged from the coherence model of the active cost profile, and the
  * calling vCPU yields to the scheduler until the operation completes in
@@ -88,15 +88,46 @@ void pvspin_plat_event(int ev);
 /** Count `n` lock events for the calling vCPU's VM (lockevent_add()). */
 void pvspin_plat_event_add(int ev, uint64_t n);
 
-/* Parking, time, CPUs (pvspin/platform.h).  Not modelled yet: the
- * simulator does not run the spinpark kind, and these abort
- * (sim/sim_spinpark_stub.c). */
+/* ---- a guest thread per vCPU: clock, futex, fences --------------------
+ * For lock kinds built on futex-style sleeping (sim_kvm.c).  They model a
+ * guest with one thread pinned to each vCPU: a sleeping thread leaves its
+ * vCPU idle (HLT), a wake-up is a reschedule IPI.  They work whatever the
+ * VM's PV_UNHALT feature (it is the guest kernel's sleep, not a paravirt
+ * hypercall). */
+
+/** The calling vCPU's simulated time, ns (0 outside a vCPU).  Charges an
+ *  RDTSC (~25 cycles at the profile's clock) of running time. */
 uint64_t pvspin_plat_now_ns(void);
+
+/** futex wait: if *p != val, return 0 at once (after a read of *p, charged
+ *  as any load).  Else the vCPU halts, freeing its pCPU as pv_wait's halt
+ *  does (the HLT exit charged, halt polling applies), until
+ *  pvspin_plat_unpark32() on the same address wakes it (returns 0) or
+ *  timeout_ns of simulated time have passed since the call (0: no timeout;
+ *  returns ETIMEDOUT, 110).  The check of *p and the queueing are one step:
+ *  an unpark after a store that made *p != val cannot be missed.  Outside a
+ *  vCPU it never sleeps: 0 if *p != val, else ETIMEDOUT. */
 int pvspin_plat_park32(uint32_t *p, uint32_t val, uint64_t timeout_ns);
+
+/** futex wake: wake up to n vCPUs parked on p, in the order they parked;
+ *  returns how many were woken.  The caller pays the profile's kick cost
+ *  (hypercall_ns) per woken vCPU, each woken vCPU the wake-up latency of a
+ *  kick's target (ipi_ns if it had left its pCPU).  No cost if none. */
 uint32_t pvspin_plat_unpark32(uint32_t *p, uint32_t n);
+
+/** A light fence for the asymmetric pair with pvspin_plat_fence_heavy():
+ *  a compiler barrier, no simulated cost (memory is sequentially
+ *  consistent in the simulator). */
 static inline void pvspin_plat_fence_light(void)
 { __atomic_signal_fence(__ATOMIC_SEQ_CST); }
+
+/** membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED): charges the caller the
+ *  syscall and an IPI round to every other non-idle vCPU of its VM (a few
+ *  us; the figure and its source are in sim_kvm.c); returns true. */
 bool pvspin_plat_fence_heavy(void);
+
+/** The vCPUs of the caller's VM: the CPUs a guest thread may run on (the
+ *  configured vcpus outside a vCPU). */
 uint32_t pvspin_plat_spin_cpus(void);
 
 #ifdef __cplusplus

@@ -204,6 +204,23 @@ if(TARGET pvspin_sim_core AND TARGET pvspin)
   set_tests_properties(sim_cli_stdin_error PROPERTIES PASS_REGULAR_EXPRESSION
     "<stdin>:2: in the line '  vms = 2x'.*exit=2")
 
+  # --seeds N: the seeds seed .. seed+N-1, the median and min-max of every
+  # figure in text and JSON; a seed that stops is exit 1 with its report.
+  pvspin_sim_cli_output(sim_cli_seeds_text 0
+    "3 seeds \\(1 \\.\\. 3\\), stop end in every seed\n.*\n  vms\\[0\\]\\.ops_per_s +[0-9]+  \\[[0-9]+ \\.\\. [0-9]+\\]\n"
+    ${P} sim --preset smoke --set seconds=0.002 --seeds 3)
+  pvspin_sim_cli_output(sim_cli_seeds_json 0
+    "\"seeds\": \\[\n +5,\n +6\n +\\],\n +\"summary\": \\{.*\"ops_per_s\": \\{\n +\"median\": [0-9.]+,\n +\"min\": [0-9.]+,\n +\"max\": [0-9.]+\n.*\"runs\": \\[\n +\\{\n +\"config\""
+    ${P} sim --preset smoke --set seconds=0.002 --seed 5 --seeds 2 --json -)
+  pvspin_sim_cli_output(sim_cli_seeds_deadlock 1
+    "seed 1: DEADLOCK.*seed 2: DEADLOCK"
+    ${P} sim --set lock=pvqspinlock --set workload=spawn --set cs_us=5 --set work=200
+    --set spin_threshold=64 --set lose_kicks=1 --set seconds=0.05 --seeds 2)
+  pvspin_sim_cli_expect(sim_cli_seeds_zero 2 "--seeds needs a seed count from 1 to 1000, not '0'"
+    ${P} sim --preset smoke --seeds 0)
+  pvspin_sim_cli_expect(sim_cli_seeds_fuzz 2 "--fuzz draws its own configurations.*'--seeds' given"
+    ${P} sim --fuzz 2 --seeds 2)
+
   # --keys gives the VM number range and the boolean spellings.
   pvspin_sim_cli_output(sim_cli_keys_ranges 0
     "preset +apply a preset first, wherever.*vmN.KEY .*\\(N from 0 to 63\\).*booleans: +0 or 1 \\(also off/on"

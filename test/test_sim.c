@@ -6,6 +6,7 @@
  * time); no assertion depends on wall time.
  */
 #define _GNU_SOURCE   /* asprintf, mkstemps, open_memstream */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -309,8 +310,9 @@ static void test_misuse_stops_run(void **state)
 static void test_all_kinds_clean(void **state)
 {
 	(void)state;
-	static const char *const kinds[] = { "qspinlock", "pvqspinlock", "tas", "ticket" };
-	for (size_t i = 0; i < 4; i++) {
+	static const char *const kinds[] = { "qspinlock", "pvqspinlock", "tas", "ticket",
+					     "spinpark" };
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
 		struct sim_config c;
 		struct sim_result r;
 		sim_config_defaults(&c);
@@ -643,6 +645,355 @@ static void test_ebizzy_mm(void **state)
 	}
 }
 
+/* ---- --seeds (sim_seeds.c) ------------------------------------------------ */
+
+/* The spread of summary node `o`: its median, min and max as doubles. */
+static void spread(json_t *o, double *med, double *lo, double *hi)
+{
+	assert_true(json_is_object(o));
+	assert_int_equal(json_object_size(o), 3);
+	*med = json_number_value(json_object_get(o, "median"));
+	*lo = json_number_value(json_object_get(o, "min"));
+	*hi = json_number_value(json_object_get(o, "max"));
+}
+
+/* Median / min / max of every number, arrays element by element; integers
+ * stay integers (odd count); other values: kept if equal, else "values". */
+static void test_seeds_summary(void **state)
+{
+	(void)state;
+	json_t *d[4];
+	double m, lo, hi;
+	d[0] = json_pack("{s:{s:I},s:i,s:f,s:s,s:[i,i],s:n,s:{s:i}}", "config", "seed", (json_int_t)1,
+			 "ops", 30, "pct", 2.5, "stop", "end", "per", 1, 10, "completion_s",
+			 "host", "kicks", 7);
+	d[1] = json_pack("{s:{s:I},s:i,s:f,s:s,s:[i,i],s:f,s:{s:i}}", "config", "seed", (json_int_t)2,
+			 "ops", 10, "pct", 0.5, "stop", "end", "per", 3, 30, "completion_s", 0.25,
+			 "host", "kicks", 9);
+	d[2] = json_pack("{s:{s:I},s:i,s:f,s:s,s:[i,i],s:n,s:{s:i},s:s}", "config", "seed",
+			 (json_int_t)3, "ops", 20, "pct", 1.5, "stop", "deadlock", "per", 2, 20,
+			 "completion_s", "host", "kicks", 8, "report", "DEADLOCK");
+	json_t *s = sim_seeds_summary(d, 3);
+	assert_null(json_object_get(s, "config"));
+	json_t *ops = json_object_get(s, "ops");
+	assert_true(json_is_integer(json_object_get(ops, "median")));
+	assert_int_equal(json_integer_value(json_object_get(ops, "median")), 20);
+	assert_int_equal(json_integer_value(json_object_get(ops, "min")), 10);
+	assert_int_equal(json_integer_value(json_object_get(ops, "max")), 30);
+	spread(json_object_get(s, "pct"), &m, &lo, &hi);
+	assert_true(m == 1.5 && lo == 0.5 && hi == 2.5);
+	spread(json_array_get(json_object_get(s, "per"), 1), &m, &lo, &hi);
+	assert_true(m == 20 && lo == 10 && hi == 30);
+	spread(json_object_get(json_object_get(s, "host"), "kicks"), &m, &lo, &hi);
+	assert_true(m == 8 && lo == 7 && hi == 9);
+	/* the stops differ: one value per seed; a missing report is null */
+	json_t *st = json_object_get(json_object_get(s, "stop"), "values");
+	assert_int_equal(json_array_size(st), 3);
+	assert_string_equal(json_string_value(json_array_get(st, 2)), "deadlock");
+	/* null in two seeds, a number in one: not a spread */
+	assert_int_equal(json_array_size(json_object_get(json_object_get(s, "completion_s"),
+							 "values")), 3);
+	assert_null(json_object_get(s, "report"));   /* not in the first document */
+	json_decref(s);
+	/* an even count: the median is the mean of the middle two (a real) */
+	d[2] = (json_decref(d[2]), json_pack("{s:i,s:s}", "ops", 20, "stop", "end"));
+	d[3] = json_pack("{s:i,s:s}", "ops", 25, "stop", "end");
+	json_t *e[4] = { json_pack("{s:i,s:s}", "ops", 30, "stop", "end"),
+			 json_pack("{s:i,s:s}", "ops", 10, "stop", "end"), d[2], d[3] };
+	s = sim_seeds_summary(e, 4);
+	ops = json_object_get(s, "ops");
+	assert_true(json_is_real(json_object_get(ops, "median")));
+	assert_true(json_real_value(json_object_get(ops, "median")) == 22.5);
+	assert_string_equal(json_string_value(json_object_get(s, "stop")), "end");
+	json_decref(s);
+	for (int i = 0; i < 4; i++)
+		json_decref(e[i]);
+	json_decref(d[0]);
+	json_decref(d[1]);
+}
+
+/* `doc` without its wall-clock members, as text (free it). */
+static char *without_wall(json_t *doc)
+{
+	json_t *c = json_deep_copy(doc);
+	json_object_del(c, "wall_seconds");
+	json_object_del(c, "events_per_s");
+	json_object_del(c, "report");   /* has addresses */
+	char *s = json_dumps(c, JSON_INDENT(1) | JSON_REAL_PRECISION(17));
+	json_decref(c);
+	return s;
+}
+
+/* sim_run_seeds(): each seed's document is that of a run of the seed alone,
+ * whether the seeds run one at a time or three at once; the summary is the
+ * spread of those documents; a seed that stops makes the status 1. */
+static void test_seeds_runs(void **state)
+{
+	(void)state;
+	struct sim_config c;
+	json_t *a, *b;
+	sim_config_defaults(&c);
+	set_all(&c, "vms=2 vcpus=3 pcpus=4 lock=pvqspinlock workload=ebizzy "
+		    "spin_threshold=256 seconds=0.003 seed=41");
+	assert_int_equal(sim_run_seeds(&c, 3, 3, &a, stderr), 0);
+	assert_int_equal(sim_run_seeds(&c, 3, 1, &b, stderr), 0);
+	json_t *ra = json_object_get(a, "runs"), *rb = json_object_get(b, "runs");
+	assert_int_equal(json_array_size(ra), 3);
+	double lo = 1e300, hi = -1, m, slo, shi;
+	for (int i = 0; i < 3; i++) {
+		struct sim_config ci = c;
+		int rc;
+		ci.seed = c.seed + (uint64_t)i;
+		char *alone = run_json(&ci, &rc, NULL);
+		assert_int_equal(rc, 0);
+		char *x = without_wall(json_array_get(ra, (size_t)i));
+		char *y = without_wall(json_array_get(rb, (size_t)i));
+		assert_string_equal(x, alone);
+		assert_string_equal(y, alone);
+		free(x);
+		free(y);
+		free(alone);
+		assert_int_equal(json_integer_value(json_array_get(json_object_get(a, "seeds"),
+								   (size_t)i)), 41 + i);
+		double ops = json_number_value(json_object_get(json_array_get(json_object_get(
+			json_array_get(ra, (size_t)i), "vms"), 1), "ops"));
+		lo = ops < lo ? ops : lo;
+		hi = ops > hi ? ops : hi;
+	}
+	assert_true(lo < hi);   /* the seeds differ */
+	spread(json_object_get(json_array_get(json_object_get(json_object_get(a, "summary"), "vms"),
+					      1), "ops"), &m, &slo, &shi);
+	assert_true(slo == lo && shi == hi && m >= lo && m <= hi);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(a, "config"), "seed")),
+			 41);
+	json_decref(a);
+	json_decref(b);
+
+	/* every seed loses a kick: status 1, a report in each run */
+	set_all(&c, "vms=1 vcpus=4 pcpus=4 lock=pvqspinlock workload=spawn cs_us=5 work=200 "
+		    "spin_threshold=64 lose_kicks=1 seconds=0.05");
+	assert_int_equal(sim_run_seeds(&c, 2, 0, &a, stderr), 1);
+	for (size_t i = 0; i < 2; i++)
+		assert_non_null(strstr(json_string_value(json_object_get(json_array_get(
+			json_object_get(a, "runs"), i), "report")), "DEADLOCK"));
+	json_decref(a);
+}
+
+/* ---- futex-style parking, clock, fences (sim_platform.h) ----------------- */
+
+/* Run `c` with guest program `fn` on every vCPU; returns sim_run()'s. */
+static int run_guest(const struct sim_config *c, sim_guest_fn fn, struct sim_result *r)
+{
+	sim_set_guest(fn);
+	int rc = sim_run(c, r);
+	sim_set_guest(NULL);
+	return rc;
+}
+
+static uint32_t park_word, park_other;
+static int park_order[8], park_n, park_ret[8];
+static uint32_t unpark_got[4];
+static uint64_t park_elapsed[8];
+
+/* vCPUs 1..3 park on park_word in that order (10, 20, 30 us in), vCPU 3 on
+ * park_other too first; vCPU 0 wakes one, then the rest, then none. */
+static void guest_park_fifo(int vm, int idx, int slot)
+{
+	(void)vm;
+	(void)slot;
+	if (idx == 0) {
+		sim_guest_compute(100000);
+		unpark_got[0] = pvspin_plat_unpark32(&park_other, 8);   /* nobody there */
+		unpark_got[1] = pvspin_plat_unpark32(&park_word, 1);
+		sim_guest_compute(50000);
+		unpark_got[2] = pvspin_plat_unpark32(&park_word, 5);
+		sim_guest_compute(50000);
+		unpark_got[3] = pvspin_plat_unpark32(&park_word, 5);
+		return;
+	}
+	sim_guest_compute((uint64_t)idx * 10000);
+	park_ret[idx] = pvspin_plat_park32(&park_word, 0, 0);
+	park_order[park_n++] = idx;
+}
+
+/* Unpark wakes the first parked first, only on its address, and says how
+ * many; the woken return 0 (also without PV_UNHALT: not a hypercall). */
+static void test_park_fifo(void **state)
+{
+	(void)state;
+	struct sim_config c;
+	struct sim_result r;
+	sim_config_defaults(&c);
+	for (int pv = 1; pv >= 0; pv--) {
+		set_all(&c, "vcpus=4 pcpus=4 seconds=0.01");
+		set(&c, "pv_unhalt", pv ? "1" : "0");
+		park_word = 0;
+		park_n = 0;
+		memset(park_ret, -1, sizeof(park_ret));
+		assert_int_equal(run_guest(&c, guest_park_fifo, &r), 0);
+		assert_int_equal(r.stop, SIM_STOP_DONE);
+		assert_int_equal(unpark_got[0], 0);
+		assert_int_equal(unpark_got[1], 1);
+		assert_int_equal(unpark_got[2], 2);
+		assert_int_equal(unpark_got[3], 0);
+		assert_int_equal(park_n, 3);
+		for (int i = 0; i < 3; i++) {
+			assert_int_equal(park_order[i], i + 1);
+			assert_int_equal(park_ret[i + 1], 0);
+		}
+		json_t *host = json_object_get(r.json, "host");
+		assert_int_equal(json_integer_value(json_object_get(host, "parks")), 3);
+		assert_int_equal(json_integer_value(json_object_get(host, "unpark_wakes")), 3);
+		json_decref(r.json);
+		free(r.report);
+	}
+}
+
+/* idx 1: park with a 200 us timeout nobody ends; idx 2: park on a word
+ * that already differs (returns at once); idx 0 finishes at once. */
+static void guest_park_timeout(int vm, int idx, int slot)
+{
+	(void)vm;
+	(void)slot;
+	uint64_t t0 = sim_guest_now();
+	if (idx == 1)
+		park_ret[1] = pvspin_plat_park32(&park_word, 0, 200000);
+	else if (idx == 2)
+		park_ret[2] = pvspin_plat_park32(&park_other, 0, 0);
+	park_elapsed[idx] = sim_guest_now() - t0;
+}
+
+static void test_park_timeout(void **state)
+{
+	(void)state;
+	struct sim_config c;
+	struct sim_result r;
+	sim_config_defaults(&c);
+	set_all(&c, "vcpus=3 pcpus=3 seconds=0.01");
+	park_word = 0;
+	park_other = 7;
+	memset(park_ret, -1, sizeof(park_ret));
+	/* vCPU 0 is done while vCPU 1 sleeps: not a deadlock, its timer ends it */
+	assert_int_equal(run_guest(&c, guest_park_timeout, &r), 0);
+	assert_int_equal(r.stop, SIM_STOP_DONE);
+	assert_int_equal(park_ret[1], ETIMEDOUT);
+	assert_int_equal(park_ret[1], 110);
+	assert_true(park_elapsed[1] >= 200000);
+	assert_true(park_elapsed[1] < 250000);    /* the timer's wake, not a lost one */
+	assert_int_equal(park_ret[2], 0);
+	assert_true(park_elapsed[2] < 1000);      /* one read of the word */
+	json_t *host = json_object_get(r.json, "host");
+	assert_int_equal(json_integer_value(json_object_get(host, "parks")), 1);
+	assert_int_equal(json_integer_value(json_object_get(host, "park_timeouts")), 1);
+	json_decref(r.json);
+	free(r.report);
+	/* outside a vCPU nothing sleeps */
+	park_other = 7;
+	assert_int_equal(pvspin_plat_park32(&park_other, 0, 0), 0);
+	assert_int_equal(pvspin_plat_park32(&park_other, 7, 0), ETIMEDOUT);
+	assert_int_equal(pvspin_plat_unpark32(&park_other, 1), 0);
+	assert_int_equal(pvspin_plat_now_ns(), 0);
+}
+
+static int park_forget;   /* the waker forgets the unpark */
+
+/* idx 1 parks (no timeout); idx 0 stores 1 into the word, unparks unless
+ * park_forget, then keeps doing operations until the end. */
+static void guest_park_lost(int vm, int idx, int slot)
+{
+	(void)vm;
+	(void)slot;
+	if (idx == 1) {
+		park_ret[1] = pvspin_plat_park32(&park_word, 0, 0);
+		return;
+	}
+	sim_guest_compute(10000);
+	pvspin_plat_store32(&park_word, 1, PVSPIN_RELEASE);
+	if (!park_forget)
+		pvspin_plat_unpark32(&park_word, 1);
+	for (;;) {
+		sim_guest_compute(5000);
+		sim_guest_op_done();
+	}
+}
+
+/* A parked vCPU nobody will unpark while its word differs is a lost
+ * wake-up, reported while the other vCPU goes on; with the unpark the same
+ * program is clean. */
+static void test_park_lost_wakeup(void **state)
+{
+	(void)state;
+	struct sim_config c;
+	struct sim_result r;
+	sim_config_defaults(&c);
+	set_all(&c, "vcpus=2 pcpus=2 seconds=0.01");
+	park_word = 0;
+	park_forget = 1;
+	assert_int_equal(run_guest(&c, guest_park_lost, &r), 1);
+	assert_int_equal(r.stop, SIM_STOP_DEADLOCK);
+	assert_non_null(strstr(r.report, "DEADLOCK (lost wake-up)"));
+	assert_non_null(strstr(r.report, "is parked (futex wait, no timeout)"));
+	assert_non_null(strstr(r.report, "which no longer reads 0x00000000 (0x00000001)"));
+	assert_non_null(strstr(r.report, "vCPU 1 (vm0 #1)"));
+	assert_true(json_real_value(json_object_get(r.json, "sim_seconds")) < 0.005);
+	json_decref(r.json);
+	free(r.report);
+	park_word = 0;
+	park_forget = 0;
+	park_ret[1] = -1;
+	assert_int_equal(run_guest(&c, guest_park_lost, &r), 0);
+	assert_int_equal(r.stop, SIM_STOP_END);
+	assert_int_equal(park_ret[1], 0);
+	json_decref(r.json);
+	free(r.report);
+}
+
+static uint64_t clock_d, fence_d, fence_alone_d;
+static uint32_t cpus_seen;
+static bool fence_ret;
+
+/* idx 0: the clock across 1 us of work, the CPU count, a heavy fence while
+ * idx 1 runs; idx 1 computes 100 us and finishes; then idx 0 fences alone. */
+static void guest_clock_fence(int vm, int idx, int slot)
+{
+	(void)vm;
+	(void)slot;
+	if (idx == 1) {
+		sim_guest_compute(100000);
+		return;
+	}
+	uint64_t t0 = pvspin_plat_now_ns();
+	sim_guest_compute(1000);
+	clock_d = pvspin_plat_now_ns() - t0;
+	cpus_seen = pvspin_plat_spin_cpus();
+	pvspin_plat_fence_light();
+	t0 = pvspin_plat_now_ns();
+	fence_ret = pvspin_plat_fence_heavy();
+	fence_d = pvspin_plat_now_ns() - t0;
+	sim_guest_compute(200000);
+	t0 = pvspin_plat_now_ns();
+	pvspin_plat_fence_heavy();
+	fence_alone_d = pvspin_plat_now_ns() - t0;
+}
+
+static void test_clock_and_fences(void **state)
+{
+	(void)state;
+	struct sim_config c;
+	struct sim_result r;
+	sim_config_defaults(&c);
+	set_all(&c, "vcpus=2 pcpus=2 seconds=0.01");
+	assert_int_equal(run_guest(&c, guest_clock_fence, &r), 0);
+	assert_true(clock_d >= 1000 && clock_d < 1100);
+	assert_int_equal(cpus_seen, 2);
+	assert_true(fence_ret);
+	/* the syscall alone when nobody else runs; more with a target to IPI */
+	assert_true(fence_alone_d >= 450 && fence_alone_d < 1000);
+	assert_true(fence_d > fence_alone_d + 1000);
+	json_decref(r.json);
+	free(r.report);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -663,6 +1014,12 @@ int main(void)
 		cmocka_unit_test(test_ini_indented_line),
 		cmocka_unit_test(test_ini_comments),
 		cmocka_unit_test(test_ebizzy_mm),
+		cmocka_unit_test(test_seeds_summary),
+		cmocka_unit_test(test_seeds_runs),
+		cmocka_unit_test(test_park_fifo),
+		cmocka_unit_test(test_park_timeout),
+		cmocka_unit_test(test_park_lost_wakeup),
+		cmocka_unit_test(test_clock_and_fences),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,473 @@
+/*
+ * sim_engine.c - the discrete-event engine of `pvspin sim` (docs/design.md 6):
+ * the event heap, the vCPU coroutines and their running time, set-up and
+ * tear-down of a run, and the main loop.
+ *
+ * Each simulated vCPU runs the guest workload, and inside it pvspin's own
+ * lock code (src/lock, compiled with -DPVSPIN_PLATFORM_SIM), as a ucontext
+ * coroutine on one host thread.  Every platform operation of the lock code
+ * (sim_platform.h) is a point where the vCPU's simulated time advances and
+ * where the engine may switch to another vCPU.  The engine always runs the
+ * earliest pending event (a binary heap ordered by time, then by insertion
+ * sequence), so causality holds and a run is a pure function of its
+ * configuration.
+ *
+ * Time model.  A RUNNING vCPU has one "stint": it will resume its coroutine
+ * after `left` ns of running time (an instruction's cost, a compute burst,
+ * or a spin bound).  Preemption stops the clock of the stint (left shrinks
+ * by the time run); the next sched-in restarts it.  A vCPU that holds no
+ * pCPU does not advance, whatever it is doing: lock-holder and lock-waiter
+ * preemption arise by themselves.
+ *
+ * The layers the events go to: sim_sched.c (EV_SLICE), sim_kvm.c (EV_PLE,
+ * EV_POLL_END), sim_guest_mm.c (EV_TLB_ACK), sim_check.c (EV_TICK).
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include "sim_internal.h"
+
+struct sim S;
+
+/* ---- helpers ------------------------------------------------------------ */
+
+void oom(void)
+{
+	fprintf(stderr, "pvspin-sim: out of memory\n");
+	exit(1);
+}
+
+void *xcalloc(size_t n, size_t sz)
+{
+	void *p = calloc(n ? n : 1, sz);
+	if (!p)
+		oom();
+	return p;
+}
+
+/* Append to the stop report (printf-style). */
+void report_add(const char *fmt, ...)
+{
+	va_list ap;
+	char *s = NULL, *n = NULL;
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		oom();
+	va_end(ap);
+	if (asprintf(&n, "%s%s", S.report ? S.report : "", s) < 0)
+		oom();
+	free(S.report);
+	free(s);
+	S.report = n;
+}
+
+/* ---- event heap --------------------------------------------------------- */
+
+static bool ev_less(const struct event *a, const struct event *b)
+{
+	return a->t < b->t || (a->t == b->t && a->seq < b->seq);
+}
+
+void heap_push(sim_time_t t, enum ev_type type, uint32_t id, uint64_t gen)
+{
+	if (S.nheap == S.capheap) {
+		S.capheap = S.capheap ? 2 * S.capheap : 1024;
+		S.heap = realloc(S.heap, S.capheap * sizeof(*S.heap));
+		if (!S.heap)
+			oom();
+	}
+	struct event e = { t, S.seq++, gen, type, id };
+	size_t i = S.nheap++;
+	while (i) {
+		size_t p = (i - 1) / 2;
+		if (!ev_less(&e, &S.heap[p]))
+			break;
+		S.heap[i] = S.heap[p];
+		i = p;
+	}
+	S.heap[i] = e;
+}
+
+static struct event heap_pop(void)
+{
+	struct event top = S.heap[0], last = S.heap[--S.nheap];
+	size_t i = 0, n = S.nheap;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= n)
+			break;
+		if (c + 1 < n && ev_less(&S.heap[c + 1], &S.heap[c]))
+			c++;
+		if (!ev_less(&S.heap[c], &last))
+			break;
+		S.heap[i] = S.heap[c];
+		i = c;
+	}
+	if (n)
+		S.heap[i] = last;
+	return top;
+}
+
+static sim_time_t heap_min_t(void)
+{
+	return S.nheap ? S.heap[0].t : SIM_T_INF;
+}
+
+/* ---- stints and events of one vCPU -------------------------------------- */
+
+/* Move v's running-time countdown forward to t. */
+void account_stint(struct vcpu *v, sim_time_t t)
+{
+	if (t <= v->stint_start)
+		return;
+	sim_time_t d = t - v->stint_start;
+	if (v->left != SIM_T_INF)
+		v->left = d >= v->left ? 0 : v->left - d;
+	if (v->act == VA_SPIN) {
+		v->spin_run += d;
+		v->ple_acc += d;
+		v->spin_ns += d;
+	}
+	v->stint_start = t;
+}
+
+/* Schedule the events of a RUNNING vCPU from its stint. */
+void arm(struct vcpu *v)
+{
+	v->gen++;
+	v->ple_gen++;
+	switch (v->act) {
+	case VA_EXEC:
+		heap_push(v->stint_start + v->left, EV_RESUME, (uint32_t)v->id, v->gen);
+		break;
+	case VA_HALT:
+		heap_push(v->stint_start, EV_RESUME, (uint32_t)v->id, v->gen);
+		break;
+	case VA_SPIN:
+		if (v->spin_hit) {
+			heap_push(v->stint_start, EV_RESUME, (uint32_t)v->id, v->gen);
+			break;
+		}
+		if (v->left != SIM_T_INF)
+			heap_push(v->stint_start + v->left, EV_RESUME, (uint32_t)v->id, v->gen);
+		if (S.vms[v->vm].ple) {
+			sim_time_t rest = v->ple_acc >= v->ple_window ? 0 : v->ple_window - v->ple_acc;
+			heap_push(v->stint_start + rest, EV_PLE, (uint32_t)v->id, v->ple_gen);
+		}
+		break;
+	}
+}
+
+/* The current coroutine gives control back until its stint ends (or, if it
+ * is not RUNNING, until it is scheduled in and its stint ends). */
+void vcpu_yield(struct vcpu *v)
+{
+	if (v->sched == VS_RUNNING) {
+		if (v->stint_start < S.now)
+			v->stint_start = S.now;
+		/* Fast path: nothing else happens before our next step. */
+		if (v->act == VA_EXEC && !S.stop &&
+		    v->stint_start + v->left < heap_min_t()) {
+			S.now = v->stint_start + v->left;
+			v->stint_start = S.now;
+			v->left = 0;
+			S.events++;
+			return;
+		}
+		arm(v);
+	}
+	swapcontext(&v->ctx, &S.main_ctx);
+}
+
+/* Charge `ns` of running time to the current vCPU. */
+void vcpu_delay(struct vcpu *v, sim_time_t ns)
+{
+	v->act = VA_EXEC;
+	v->left = ns;
+	vcpu_yield(v);
+}
+
+/* Stop the run from inside a coroutine: never returns. */
+void vcpu_stop(struct vcpu *v, enum sim_stop why)
+{
+	S.stop = why;
+	v->gen++;
+	v->ple_gen++;
+	swapcontext(&v->ctx, &S.main_ctx);
+	abort(); /* never resumed */
+}
+
+/* ---- set-up, main loop, the run ------------------------------------------ */
+
+static uint64_t mix64(uint64_t x)
+{
+	x += 0x9E3779B97F4A7C15ull;
+	x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+	x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+	return x ^ (x >> 31);
+}
+
+static int setup(const struct sim_config *c)
+{
+	memset(&S, 0, sizeof(S));
+	S.cfg = c;
+	S.prof = sim_profile_find(c->profile);
+	if (!S.prof) {
+		fprintf(stderr, "pvspin-sim: unknown profile '%s'\n", c->profile);
+		return -1;
+	}
+	S.wl = sim_workload_find(c->workload);
+	S.slice = c->slice_us >= 0 ? us_to_ns(c->slice_us) : S.prof->slice_ns;
+	S.poll = c->halt_poll_us >= 0 ? us_to_ns(c->halt_poll_us) : S.prof->halt_poll_ns;
+	S.ple = c->ple < 0 ? S.prof->has_ple : c->ple;
+	S.sample = us_to_ns(c->sample_us);
+	if (!S.sample)
+		S.sample = 10000;
+	S.end = (sim_time_t)(c->seconds * 1e9 + 0.5);
+	S.nv = c->vms * c->vcpus;
+	S.np = c->pcpus;
+	S.mm = !strcmp(c->workload, "ebizzy-mm");
+	S.vcpus = xcalloc((size_t)S.nv, sizeof(*S.vcpus));
+	S.pcpus = xcalloc((size_t)S.np, sizeof(*S.pcpus));
+	S.vms = xcalloc((size_t)c->vms, sizeof(*S.vms));
+
+	/* the lock code's tunables are process-wide: set all of them per run */
+	pvspin_tunable_set(PVSPIN_TUNE_SPIN_THRESHOLD, c->spin_threshold);
+	pvspin_tunable_set(PVSPIN_TUNE_PENDING_LOOPS, c->pending_loops);
+	pvspin_tunable_set(PVSPIN_TUNE_TAS_BACKOFF_MAX, c->tas_backoff_max);
+	pvspin_tunable_set(PVSPIN_TUNE_EARLY_HALT_PREEMPTED, (uint32_t)c->early_halt_preempted);
+	memset(pvspin_qnodes, 0, sizeof(pvspin_qnodes));
+
+	for (int p = 0; p < S.np; p++) {
+		S.pcpus[p].id = p;
+		S.pcpus[p].node = (int)((long)p * c->nodes / S.np);
+	}
+	for (int m = 0; m < c->vms; m++) {
+		struct vm *vm = &S.vms[m];
+		vm->id = m;
+		vm->first = m * c->vcpus;
+		vm->n = c->vcpus;
+		vm->nlocks = c->locks;
+		vm->lock = c->vm_lock[m] ? c->vm_lock[m] : c->lock;
+		vm->ple = c->vm_ple[m] >= 0 ? c->vm_ple[m] : S.ple;
+		vm->kick_yield = c->vm_kick_yield[m] >= 0 ? c->vm_kick_yield[m] : c->kick_yield;
+		vm->pv_unhalt = c->vm_pv_unhalt[m] >= 0 ? c->vm_pv_unhalt[m] : c->pv_unhalt;
+		vm->steal_time = c->vm_steal_time[m] >= 0 ? c->vm_steal_time[m] : c->steal_time;
+		vm->last_boosted = -1 + c->vcpus; /* first boost goes to #0 */
+		vm->locks = aligned_alloc(64, (size_t)c->locks * sizeof(struct sim_lock));
+		if (!vm->locks)
+			oom();
+		memset(vm->locks, 0, (size_t)c->locks * sizeof(struct sim_lock));
+		for (int k = 0; k < c->locks; k++)
+			vm->locks[k].holder = -1;
+		if (S.mm) {
+			vm->mm = aligned_alloc(64, sizeof(struct sim_mm));
+			if (!vm->mm)
+				oom();
+			memset(vm->mm, 0, sizeof(*vm->mm));
+			vm->mm->q = xcalloc((size_t)c->vcpus, sizeof(int));
+			vm->mm->owner = -1;
+		}
+	}
+	for (int i = 0; i < S.nv; i++) {
+		struct vcpu *v = &S.vcpus[i];
+		v->id = i;
+		v->vm = i / c->vcpus;
+		v->idx = i % c->vcpus;
+		v->rq_pos = -1;
+		v->want_lock = v->holds = v->unlocking = -1;
+		v->quota = c->work;
+		v->pinned = -1;
+		if (c->dedicated) {
+			v->pinned = i;
+			v->pcpu = i;
+		} else {
+			/* VM m's vCPU j starts on pCPU j (mod pCPUs): VMs overlap */
+			v->pcpu = v->idx % S.np;
+		}
+		v->rng = gsl_rng_alloc(gsl_rng_mt19937);
+		if (!v->rng)
+			oom();
+		gsl_rng_set(v->rng, (unsigned long)mix64(c->seed * 1000003ull + (uint64_t)i));
+		v->stack = mmap(NULL, SIM_STACK_SIZE, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+		if (v->stack == MAP_FAILED)
+			oom();
+		getcontext(&v->ctx);
+		v->ctx.uc_stack.ss_sp = v->stack;
+		v->ctx.uc_stack.ss_size = SIM_STACK_SIZE;
+		v->ctx.uc_link = &S.main_ctx;
+		makecontext(&v->ctx, (void (*)(void))vcpu_entry, 1, i);
+		pvspin_qnodes[i][0].count = 0;
+		/* every vCPU starts runnable on its pCPU */
+		v->act = VA_EXEC;
+		v->left = 0;
+		v->sched = VS_READY;
+		v->ready_since = 0;
+		rq_add(&S.pcpus[v->pcpu], v);
+	}
+	S.host_rng = gsl_rng_alloc(gsl_rng_mt19937);
+	if (!S.host_rng)
+		oom();
+	gsl_rng_set(S.host_rng, (unsigned long)mix64(c->seed ^ 0x5EED0F1057ull));
+	for (int p = 0; p < S.np; p++) {
+		reschedule(&S.pcpus[p], 0);
+		/* the VMs did not start in lock-step: a random phase of the
+		 * first slice on every pCPU */
+		if (S.pcpus[p].curr)
+			S.pcpus[p].slice_len = (sim_time_t)gsl_rng_uniform_int(
+				S.host_rng, (unsigned long)S.slice) + 1;
+		S.pcpus[p].slice_armed = false;
+		slice_arm(&S.pcpus[p], 0);
+	}
+	heap_push(S.sample, EV_TICK, 0, 0);
+	heap_push(S.end, EV_END, 0, 0);
+	return 0;
+}
+
+/* Lock arrays of finished runs, freed only at exit (see teardown()). */
+struct retired {
+	struct retired *next;
+	void *mem;
+};
+static struct retired *retired_locks;
+
+static void free_retired_locks(void)
+{
+	while (retired_locks) {
+		struct retired *r = retired_locks;
+		retired_locks = r->next;
+		free(r->mem);
+		free(r);
+	}
+}
+
+static void retire_locks(void *mem)
+{
+	static bool registered;
+	struct retired *r = xcalloc(1, sizeof(*r));
+	if (!registered) {
+		atexit(free_retired_locks);
+		registered = true;
+	}
+	r->mem = mem;
+	r->next = retired_locks;
+	retired_locks = r;
+}
+
+static void teardown(void)
+{
+	for (int i = 0; i < S.nv; i++) {
+		munmap(S.vcpus[i].stack, SIM_STACK_SIZE);
+		gsl_rng_free(S.vcpus[i].rng);
+	}
+	/* The lock arrays are not freed before exit: the PV lock hash of
+	 * src/lock/pvqspinlock.c is static and may still name a lock of a run
+	 * that was cut off mid-acquisition; not reusing a lock address keeps a
+	 * later run in this process from finding such a stale entry.  They are
+	 * freed at exit. */
+	for (int m = 0; m < S.cfg->vms; m++) {
+		free(S.vms[m].lat);
+		retire_locks(S.vms[m].locks);
+		if (S.vms[m].mm) {
+			free(S.vms[m].mm->q);
+			free(S.vms[m].mm);
+		}
+	}
+	for (size_t i = 0; i < S.caplines; i++)
+		free(S.lines[i]);
+	for (int p = 0; p < S.np; p++)
+		free(S.pcpus[p].rq);
+	free(S.lines);
+	free(S.heap);
+	gsl_rng_free(S.host_rng);
+	free(S.vcpus);
+	free(S.pcpus);
+	free(S.vms);
+	free(S.report);
+	pvspin_set_misuse_handler(NULL);
+	memset(&S, 0, sizeof(S));
+}
+
+static void run_loop(void)
+{
+	while (!S.stop && S.nheap) {
+		struct event e = heap_pop();
+		struct vcpu *v = NULL;
+		if (e.type == EV_RESUME || e.type == EV_PLE || e.type == EV_POLL_END) {
+			v = &S.vcpus[e.id];
+			if ((e.type == EV_PLE ? v->ple_gen : v->gen) != e.gen)
+				continue;
+		}
+		S.now = e.t;
+		S.events++;
+		switch (e.type) {
+		case EV_RESUME:
+			account_stint(v, S.now);
+			v->gen++;
+			v->ple_gen++;
+			S.cur = v;
+			swapcontext(&S.main_ctx, &v->ctx);
+			S.cur = NULL;
+			break;
+		case EV_PLE:
+			kvm_ple_exit(v);
+			break;
+		case EV_SLICE:
+			if (S.pcpus[e.id].slice_gen == e.gen)
+				sched_slice_end(&S.pcpus[e.id]);
+			break;
+		case EV_POLL_END:
+			kvm_poll_end(v);
+			break;
+		case EV_TICK:
+			tick();
+			break;
+		case EV_TLB_ACK:
+			tlb_ack_event(&S.vcpus[e.id]);
+			break;
+		case EV_PARK_TIMEOUT:
+			kvm_park_timeout(&S.vcpus[e.id], e.gen);
+			break;
+		case EV_END:
+			S.stop = SIM_STOP_END;
+			break;
+		}
+	}
+	if (!S.stop) {
+		/* no event left at all: only possible when nothing can run */
+		S.stop = SIM_STOP_DEADLOCK;
+		deadlock_report();
+	}
+}
+
+int sim_run(const struct sim_config *c, struct sim_result *out)
+{
+	static struct sim_config rc;   /* S.cfg points here during the run */
+	struct timespec t0, t1;
+	memset(out, 0, sizeof(*out));
+	rc = *c;
+	sim_config_resolve(&rc);
+	c = &rc;
+	if (sim_config_check(c, stderr))
+		return -1;
+	if (setup(c))
+		return -1;
+	pvspin_set_misuse_handler(sim_misuse);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	run_loop();
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	double wall = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	out->stop = S.stop;
+	finalize_accounting();
+	out->json = results_json(wall);
+	if (S.report) {
+		out->report = strdup(S.report);
+		json_object_set_new(out->json, "report", json_string(S.report));
+	}
+	int ret = (S.stop == SIM_STOP_END || S.stop == SIM_STOP_DONE) ? 0 : 1;
+	teardown();
+	return ret;
+}

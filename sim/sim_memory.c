@@ -1,0 +1,281 @@
+/*
+ * sim_memory.c - the memory of the simulated machine: per-cache-line
+ * coherence costs, and the memory and spin-wait operations of the platform
+ * backend (sim_platform.h).
+ *
+ * Memory model.  Each 64-byte line has a version (bumped per write), the
+ * last writer, the nodes holding copies and a "busy until" time: writes and
+ * RMWs to a line serialise (each takes the line exclusively for its cost),
+ * reads of a line written by another CPU pay a transfer (same node / other
+ * node).  An operation takes effect when it completes, at its issuer's new
+ * time.  Values are sequentially consistent (one host thread).
+ *
+ * Spinning.  pvspin_plat_wait32() parks the vCPU on the line; a write of
+ * the line after which the predicate holds wakes it (it then re-reads the
+ * word, paying the transfer); otherwise it resumes after max_loops x PAUSE
+ * of running time.  PLE exits (sim_kvm.c) fire when a vCPU has spun
+ * (running) for the current PLE window.
+ */
+#define _GNU_SOURCE
+#include "sim_internal.h"
+
+/* ---- cache lines -------------------------------------------------------- */
+
+static size_t line_hash(uintptr_t tag, size_t cap)
+{
+	return (size_t)((tag * 0x9E3779B97F4A7C15ull) >> 20) & (cap - 1);
+}
+
+struct line *line_of(const void *p)
+{
+	uintptr_t tag = (uintptr_t)p >> 6;
+	if (2 * (S.nlines + 1) > S.caplines) {
+		size_t ncap = S.caplines ? 2 * S.caplines : 4096;
+		struct line **nl = xcalloc(ncap, sizeof(*nl));
+		for (size_t i = 0; i < S.caplines; i++) {
+			if (!S.lines[i])
+				continue;
+			size_t j = line_hash(S.lines[i]->tag, ncap);
+			while (nl[j])
+				j = (j + 1) & (ncap - 1);
+			nl[j] = S.lines[i];
+		}
+		free(S.lines);
+		S.lines = nl;
+		S.caplines = ncap;
+	}
+	size_t j = line_hash(tag, S.caplines);
+	while (S.lines[j]) {
+		if (S.lines[j]->tag == tag)
+			return S.lines[j];
+		j = (j + 1) & (S.caplines - 1);
+	}
+	struct line *l = xcalloc(1, sizeof(*l) + (size_t)S.nv * sizeof(uint32_t));
+	l->tag = tag;
+	l->writer = -1;
+	S.lines[j] = l;
+	S.nlines++;
+	return l;
+}
+
+/* ---- memory and spin-wait operations (sim_platform.h) --------------------- */
+
+enum acc { ACC_READ, ACC_WRITE, ACC_RMW };
+
+static sim_time_t xfer_cost(const struct line *l, int node)
+{
+	if (!l->version)
+		return S.prof->xfer_local_ns;
+	return (l->nodes_mask & ~(1ull << node)) ? S.prof->xfer_remote_ns
+						 : S.prof->xfer_local_ns;
+}
+
+/* Charge a memory access and wait until it completes. */
+static struct line *mem_begin(const void *p, enum acc kind)
+{
+	struct vcpu *v = S.cur;
+	if (!v)
+		return NULL;
+	struct line *l = line_of(p);
+	int node = S.pcpus[v->pcpu].node;
+	sim_time_t start = S.now, cost;
+	if (kind == ACC_READ) {
+		cost = (l->version && l->seen[v->id] == l->version) ? S.prof->l1_ns
+								     : xfer_cost(l, node);
+	} else {
+		if (l->busy_until > start)
+			start = l->busy_until;
+		bool own = l->writer == v->id && l->excl;
+		cost = (kind == ACC_RMW ? S.prof->atomic_ns : S.prof->l1_ns) +
+		       (own ? 0 : xfer_cost(l, node));
+		l->busy_until = start + cost;
+	}
+	vcpu_delay(v, start + cost - S.now);
+	/* completion: the coherence state as of now */
+	node = S.pcpus[v->pcpu].node;
+	if (kind == ACC_READ) {
+		l->seen[v->id] = l->version;
+		if (l->writer != v->id)
+			l->excl = false;
+		l->nodes_mask |= 1ull << node;
+	} else {
+		l->version++;
+		l->writer = v->id;
+		l->excl = true;
+		l->nodes_mask = 1ull << node;
+		l->seen[v->id] = l->version;
+	}
+	return l;
+}
+
+bool watcher_satisfied(const struct vcpu *w)
+{
+	if (w->spin_ptr)
+		return *(void *const *)w->spin_addr != NULL;
+	return w->pred(*(const uint32_t *)w->spin_addr, w->arg);
+}
+
+/* A write took effect on line l: wake the spinners whose wait is over. */
+void mem_written(struct line *l)
+{
+	if (!l)
+		return;
+	for (struct vcpu *w = l->watchers; w; w = w->wnext) {
+		if (w->spin_hit || !watcher_satisfied(w))
+			continue;
+		if (w->sched == VS_RUNNING) {
+			account_stint(w, S.now);
+			w->spin_hit = true;
+			arm(w);
+		} else {
+			w->spin_hit = true;
+		}
+	}
+}
+
+#define SIM_DEFINE_WIDTH(W, T)                                                  \
+	T pvspin_plat_load##W(const T *p, int mo)                               \
+	{ (void)mo; mem_begin(p, ACC_READ); return *p; }                        \
+	void pvspin_plat_store##W(T *p, T v, int mo)                            \
+	{ (void)mo; struct line *l = mem_begin(p, ACC_WRITE); *p = v;           \
+	  mem_written(l); }                                                     \
+	bool pvspin_plat_cmpxchg##W(T *p, T *old, T nv, int mo)                 \
+	{ (void)mo; struct line *l = mem_begin(p, ACC_RMW);                     \
+	  if (*p != *old) { *old = *p; return false; }                          \
+	  *p = nv; mem_written(l); return true; }                               \
+	T pvspin_plat_xchg##W(T *p, T v, int mo)                                \
+	{ (void)mo; struct line *l = mem_begin(p, ACC_RMW); T o = *p; *p = v;   \
+	  mem_written(l); return o; }
+
+SIM_DEFINE_WIDTH(8, uint8_t)
+SIM_DEFINE_WIDTH(16, uint16_t)
+SIM_DEFINE_WIDTH(32, uint32_t)
+#undef SIM_DEFINE_WIDTH
+
+void *pvspin_plat_loadptr(void *const *p, int mo)
+{
+	(void)mo;
+	mem_begin(p, ACC_READ);
+	return *p;
+}
+
+void pvspin_plat_storeptr(void **p, void *v, int mo)
+{
+	(void)mo;
+	struct line *l = mem_begin(p, ACC_WRITE);
+	*p = v;
+	mem_written(l);
+}
+
+bool pvspin_plat_cmpxchgptr(void **p, void **old, void *nv, int mo)
+{
+	(void)mo;
+	struct line *l = mem_begin(p, ACC_RMW);
+	if (*p != *old) {
+		*old = *p;
+		return false;
+	}
+	*p = nv;
+	mem_written(l);
+	return true;
+}
+
+#define SIM_DEFINE_FETCH(NAME, OP)                                              \
+	uint32_t pvspin_plat_fetch_##NAME##32(uint32_t *p, uint32_t v, int mo)  \
+	{ (void)mo; struct line *l = mem_begin(p, ACC_RMW); uint32_t o = *p;    \
+	  *p = o OP v; mem_written(l); return o; }
+SIM_DEFINE_FETCH(add, +)
+SIM_DEFINE_FETCH(or, |)
+SIM_DEFINE_FETCH(and, &)
+#undef SIM_DEFINE_FETCH
+
+void pvspin_plat_cpu_relax(void)
+{
+	if (S.cur)
+		vcpu_delay(S.cur, S.prof->pause_ns);
+}
+
+static void watch(struct vcpu *v, struct line *l)
+{
+	v->spin_line = l;
+	v->wprev = NULL;
+	v->wnext = l->watchers;
+	if (l->watchers)
+		l->watchers->wprev = v;
+	l->watchers = v;
+}
+
+static void unwatch(struct vcpu *v)
+{
+	struct line *l = v->spin_line;
+	if (v->wprev)
+		v->wprev->wnext = v->wnext;
+	else
+		l->watchers = v->wnext;
+	if (v->wnext)
+		v->wnext->wprev = v->wprev;
+	v->spin_line = NULL;
+	v->wnext = v->wprev = NULL;
+}
+
+/* Park the current vCPU on `addr` for at most `bound` running ns. */
+static sim_time_t spin_park(struct vcpu *v, const void *addr, bool is_ptr,
+			    bool (*pred)(uint32_t, uint32_t), uint32_t arg, sim_time_t bound)
+{
+	v->act = VA_SPIN;
+	v->left = bound;
+	v->spin_run = 0;
+	v->spin_hit = false;
+	v->spin_addr = addr;
+	v->spin_ptr = is_ptr;
+	v->pred = pred;
+	v->arg = arg;
+	watch(v, line_of(addr));
+	vcpu_yield(v);
+	unwatch(v);
+	v->act = VA_EXEC;
+	v->left = 0;
+	return v->spin_run;
+}
+
+bool pvspin_plat_wait32(const uint32_t *p, bool (*done)(uint32_t, uint32_t),
+			uint32_t arg, uint32_t max_loops, uint32_t *val, uint32_t *spent)
+{
+	struct vcpu *v = S.cur;
+	sim_time_t pause = S.prof->pause_ns, bound, total = 0;
+	if (!v) {
+		*val = *p;
+		if (spent)
+			*spent = 0;
+		return done(*val, arg);
+	}
+	bound = max_loops ? (sim_time_t)max_loops * pause : SIM_T_INF;
+	for (;;) {
+		uint32_t x = pvspin_plat_load32(p, PVSPIN_ACQUIRE);
+		if (done(x, arg)) {
+			*val = x;
+			if (spent)
+				*spent = (uint32_t)(total / pause);
+			return true;
+		}
+		if (max_loops && total >= bound) {
+			*val = x;
+			if (spent)
+				*spent = max_loops;
+			return false;
+		}
+		total += spin_park(v, p, false, done, arg,
+				   max_loops ? bound - total : SIM_T_INF);
+	}
+}
+
+void *pvspin_plat_waitptr(void *const *p)
+{
+	struct vcpu *v = S.cur;
+	for (;;) {
+		void *x = pvspin_plat_loadptr(p, PVSPIN_ACQUIRE);
+		if (x || !v)
+			return x;
+		spin_park(v, p, true, NULL, 0, SIM_T_INF);
+	}
+}
