@@ -51,6 +51,12 @@ static void lat_add(struct vm *vm, double ns)
 void vcpu_finish(struct vcpu *v)
 {
 	struct vm *vm = &S.vms[v->vm];
+	/* A wake-up this vCPU just sent (an unlock's unpark or kick) may have
+	 * preempted it on its own pCPU: it stops there, and finishes when it
+	 * runs again.  sched_out() takes the pCPU's current vCPU, which must
+	 * be this one. */
+	while (v->sched != VS_RUNNING)
+		vcpu_yield(v);
 	struct pcpu *p = &S.pcpus[v->pcpu];
 	v->done_at = S.now;
 	if (++vm->ndone == vm->n)

@@ -327,6 +327,26 @@ static void test_all_kinds_clean(void **state)
 	}
 }
 
+/* A vCPU whose last unlock wakes a parked vCPU onto its own pCPU is
+ * preempted there, and finishes only when it runs again: before the fix
+ * vcpu_finish() marked the pCPU's new vCPU done instead (this seed left
+ * vm1 one vCPU short, parked for ever with 281 of its 300 operations). */
+static void test_finish_after_waking_onto_own_pcpu(void **state)
+{
+	(void)state;
+	struct sim_config c;
+	struct sim_result r;
+	sim_config_defaults(&c);
+	set_all(&c, "preset=kcbench-no-ple vms=2 lock=spinpark seed=3");
+	assert_int_equal(sim_run(&c, &r), 0);
+	assert_int_equal(r.stop, SIM_STOP_DONE);
+	json_t *vms = json_object_get(r.json, "vms");
+	for (size_t i = 0; i < json_array_size(vms); i++)
+		assert_true(json_is_number(json_object_get(json_array_get(vms, i), "completion_s")));
+	json_decref(r.json);
+	free(r.report);
+}
+
 static void test_config_errors(void **state)
 {
 	(void)state;
@@ -1006,6 +1026,7 @@ int main(void)
 		cmocka_unit_test(test_two_holders),
 		cmocka_unit_test(test_misuse_stops_run),
 		cmocka_unit_test(test_all_kinds_clean),
+		cmocka_unit_test(test_finish_after_waking_onto_own_pcpu),
 		cmocka_unit_test(test_config_errors),
 		cmocka_unit_test(test_ini_scenario),
 		cmocka_unit_test(test_ini_preset_anywhere),
