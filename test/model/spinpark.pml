@@ -64,6 +64,8 @@
  *                   (default: its successful round as one step; pan's
  *                   weak fairness cannot say that a retried cmpxchg
  *                   eventually wins, README.md)
+ *   UNLOCK_HI16     the release reads the upper half (parked) first, the
+ *                   whole word only if parked != 0 (later code, 23afa41)
  *   CAP             spinners allowed besides the holder, spin_cpus - 1
  *                   (default 1: a 2-CPU machine)
  */
@@ -381,7 +383,17 @@ release:	/* pvspin_spinpark_release */
 #else
 		sb[me] = 1;                                     /* store8 0, into the store buffer */
 #endif
+#ifdef UNLOCK_HI16
+		/* main since 23afa41: load16 of the upper half (parked), then
+		 * load32 only if someone is parked */
+		v = w & ~(LK_MASK | SPIN_MASK | STARV | WOKEN);
+		if
+		:: PARKED(v) != 0 -> v = MYVIEW
+		:: else -> skip
+		fi;
+#else
 		v = MYVIEW;                                     /* fence_light; load32 */
+#endif
 wake:		/* pvspin_spinpark_unlock_wake */
 		if
 		:: PARKED(v) != 0 && !(v & WOKEN) ->
