@@ -3,13 +3,12 @@
  * docs/spinpark.md).  Transitions are written (parked, spinners, locked);
  * flags by name.
  *
- * A waiter goes through at most three phases per round:
+ * A waiter goes through two phases per round:
  *
- *  1. a short spin without registering (SP_SPIN_MIN_LOOPS, read-only on the
- *     line): most waits on a short critical section end here;
- *  2. a registered spin: only if fewer than spin_cpus - 1 threads spin
- *     already (the holder needs a CPU too: more spinners than that can
- *     only delay it), for the lock's learned budget of 16 << e PAUSE
+ *  1. a registered spin: only if fewer than spin_cpus - 1 threads (and at
+ *     most SP_SPINNERS_CAP) spin already (the holder needs a CPU too: more
+ *     spinners than that can only delay it), for the lock's learned budget
+ *     of 16 << e PAUSE
  *     loops (sp_next_budget): e rises when a spin needed most of its
  *     budget or a waiter that gave up got the lock soon after parking,
  *     and falls when a parked waiter slept long: a lock whose holders are
@@ -18,11 +17,12 @@
  *     mutex, which learns a spin count per lock, and the kernel mutex's
  *     rule to spin only while the owner runs, which a thread cannot
  *     observe);
- *  3. park: count itself in `parked`, run the heavy side of the
+ *  2. park: count itself in `parked`, run the heavy side of the
  *     asymmetric fence, re-check, FUTEX_WAIT on the word (with a timeout,
  *     see below).  The unlocker stores 0, reads the word with only a
- *     compiler barrier, and if `parked` is non-zero and no woken waiter is
- *     still on its way (WOKEN, after Go's mutexWoken), wakes one.
+ *     compiler barrier, and if `parked` is non-zero, nobody spins (a
+ *     spinner will take the lock) and no woken waiter is still on its
+ *     way (WOKEN, after Go's mutexWoken), wakes one.
  *
  * Lost wake-ups: a parker's count RMW is followed by
  * pvspin_plat_fence_heavy() (membarrier), then its re-check load.  For an
@@ -44,14 +44,15 @@
  * stops spinning, so a lock is never handed to a sleeping thread.
  *
  * Bounds, for threads of any scheduling class: no loop here spins more
- * than SP_STARVE_SPIN_LOOPS (2048) PAUSE loops before it sleeps.  Every
+ * than SP_STARVE_SPIN_LOOPS (2048) PAUSE loops before it sleeps (others:
+ * 16 << SP_BUDGET_MAX = 512).  Every
  * sleep has a timeout (1 ms, doubling per timed-out sleep up to 16 ms), so
  * a starving waiter notices, and without membarrier (old kernel, seccomp)
  * parkers poll every SP_POLL_NS instead of relying on the pairing.
  */
 #include "pvspin/spinpark.h"
 
-/* PAUSE loops of the unregistered first spin, and of the budget at e = 0. */
+/* PAUSE loops of the budget at e = 0. */
 #define SP_SPIN_MIN_LOOPS 16u
 /* Largest budget exponent: 16 << 5 = 512 PAUSE loops, about 11 us at the
  * 22 ns PAUSE measured here: about a futex sleep and wake round trip,
@@ -70,7 +71,12 @@
 #define SP_PARK_TIMEOUT_MAX_NS 16000000u
 /* Without the heavy fence a sleeper may miss its wake-up: poll. */
 #define SP_POLL_NS 1000000u
-#define SP_SPINNERS_MAX (_SP_SPINNERS_MASK >> _SP_SPINNER_OFFSET)
+/* Most registered spinners on one lock, whatever the CPUs: a few
+ * spinners keep a lock busy, more only add to the storm of reads and
+ * cmpxchgs at each release (concurrency restriction).  In `pvspin sim`,
+ * spawn-dedicated (120 vCPUs, one hot lock): 1.24 M ops/s with 14
+ * spinners, 1.38 M with 2 to 4. */
+#define SP_SPINNERS_CAP 4u
 /* Bit 31 stays clear (parked <= 4095): the interposer's process-shared
  * spinlocks use 0x8000000x, which no private word may hold
  * (preload/preload_spin.c). */
@@ -88,9 +94,7 @@ static inline uint32_t sp_with_locked(uint32_t v, uint32_t locked)
 static inline uint32_t sp_with_budget(uint32_t v, uint32_t e)
 { return (v & ~_SP_BUDGET_MASK) | (e << _SP_BUDGET_OFFSET); }
 
-/* Wait predicates: the locked byte is 0; the locked byte is not plain 1. */
-static inline bool sp_free(uint32_t v, uint32_t arg)
-{ (void)arg; return sp_locked(v) == 0; }
+/* Wait predicate: the locked byte is not plain 1 (free, or handed off). */
 static inline bool sp_not_plain_locked(uint32_t v, uint32_t arg)
 { (void)arg; return sp_locked(v) != _SP_LOCKED; }
 
@@ -111,12 +115,13 @@ struct sp_waiter {
 	uint64_t timeout_ns;   /* of the next sleep */
 };
 
-/* Spinners allowed besides the holder: spin_cpus - 1 (0 on one CPU). */
+/* Spinners allowed besides the holder: spin_cpus - 1 (0 on one CPU), at
+ * most SP_SPINNERS_CAP. */
 static inline uint32_t sp_spinner_cap(void)
 {
 	uint32_t n = pvspin_plat_spin_cpus();
 	n = n > 1 ? n - 1 : 0;
-	return n < SP_SPINNERS_MAX - 1 ? n : SP_SPINNERS_MAX - 1;
+	return n < SP_SPINNERS_CAP ? n : SP_SPINNERS_CAP;
 }
 
 /*
@@ -196,7 +201,7 @@ static bool sp_take_or_count(pvspin_lock_t *lock, struct sp_waiter *w, uint32_t 
 }
 
 /*
- * Phase 2, the registered spin (file comment).  True: lock taken.  False:
+ * Phase 1, the registered spin (file comment).  True: lock taken.  False:
  * we are counted in `parked` (unless the count is full), not spinning.
  */
 static bool sp_spin(pvspin_lock_t *lock, struct sp_waiter *w)
@@ -268,7 +273,7 @@ static bool sp_spin(pvspin_lock_t *lock, struct sp_waiter *w)
 }
 
 /*
- * Phase 3: sleep once.  We are counted (our last RMW on the word counted
+ * Phase 2: sleep once.  We are counted (our last RMW on the word counted
  * us or cleared WOKEN); the heavy fence orders it before the re-check
  * (file comment).  True: lock taken during the re-check.
  */
@@ -283,6 +288,13 @@ static bool sp_park(pvspin_lock_t *lock, struct sp_waiter *w)
 	}
 	if (sp_word_corrupt(lock, v))
 		return true; /* reported; the caller returns without the lock */
+	/* WOKEN set: an unlock may have skipped its wake-up because of it,
+	 * even one that woke nobody (the sleeper it meant was not asleep
+	 * yet).  Sleeping on it could be for ever: go round again, clear it
+	 * (sp_spin, sp_take_or_count), fence and re-check in turn.  Found by
+	 * the Promela model (test/model/spinpark.pml). */
+	if (v & _SP_WOKEN)
+		return false;
 	pvspin_plat_event(PVSPIN_EV_PARK);
 	if (pvspin_plat_park32(&lock->val, v, fenced ? w->timeout_ns : SP_POLL_NS) ==
 	    PVSPIN_PARK_TIMEDOUT && fenced && w->timeout_ns < SP_PARK_TIMEOUT_MAX_NS)
@@ -293,14 +305,7 @@ static bool sp_park(pvspin_lock_t *lock, struct sp_waiter *w)
 void pvspin_spinpark_lock_slowpath(pvspin_lock_t *lock)
 {
 	struct sp_waiter w = { .counted = false };
-	uint32_t v;
 
-	/* Phase 1: a short read-only spin, then one try. */
-	if (pvspin_plat_wait32(&lock->val, sp_free, 0, SP_SPIN_MIN_LOOPS, &v, NULL)) {
-		uint8_t free_byte = 0;
-		if (pvspin_plat_cmpxchg8(&lock->locked, &free_byte, _SP_LOCKED, PVSPIN_ACQUIRE))
-			return;
-	}
 	if (sp_word_corrupt(lock, pvspin_plat_load32(&lock->val, PVSPIN_RELAXED)))
 		return;
 	for (;;) {
@@ -321,10 +326,14 @@ void pvspin_spinpark_lock_slowpath(pvspin_lock_t *lock)
 
 void pvspin_spinpark_unlock_wake(pvspin_lock_t *lock, uint32_t v)
 {
-	/* (p, s, *) with p > 0 and no WOKEN: set WOKEN, wake one.  Relaxed:
-	 * the woken thread re-reads the word; FUTEX_WAKE orders our
-	 * release before its wake-up. */
-	while ((v & _SP_PARKED_MASK) && !(v & _SP_WOKEN)) {
+	/* (p, 0, *) with p > 0 and no WOKEN: set WOKEN, wake one.  A spinner
+	 * will take the lock: waking a sleeper then only adds a thread to
+	 * the run queues and a system call to this unlock (concurrency
+	 * restriction); sleepers still wake by their timeouts, and a
+	 * starving one gets the lock handed off.  Relaxed: the woken thread
+	 * re-reads the word; FUTEX_WAKE orders our release before its
+	 * wake-up. */
+	while ((v & _SP_PARKED_MASK) && !(v & (_SP_WOKEN | _SP_SPINNERS_MASK))) {
 		if (pvspin_plat_cmpxchg32(&lock->val, &v, v | _SP_WOKEN, PVSPIN_RELAXED)) {
 			pvspin_plat_event(PVSPIN_EV_UNPARK);
 			pvspin_plat_unpark32(&lock->val, 1);
