@@ -5,8 +5,8 @@
 # taken seed by seed (the same seed in both runs), then summarised.
 # usage: sim/reproduce.sh [PATH-TO-pvspin-sim]   (default: build/dev/tools)
 #        SEEDS=N (default 5): seeds 1 .. N, run in parallel (pvspin sim --seeds)
-# Needs python3 for reading the JSON.  About 1.5 minutes of CPU for 5 seeds
-# (under a minute of wall time on 2 idle CPUs with a Release build).
+# Needs python3 for reading the JSON.  About 1.5 minutes of CPU (user + sys)
+# for 5 seeds with a Release build, run on up to nproc CPUs at once.
 set -e
 SIM=${1:-build/dev/tools/pvspin-sim}
 SEEDS=${SEEDS:-5}
