@@ -13,7 +13,7 @@
 #   sysbench stress-ng  real programs for the LD_PRELOAD interposer
 #   cpuid            dumps a CPUID table for `pvspin detect --cpuid`
 set -eu
-PKGS="build-essential cmake pkg-config libjansson-dev libinih-dev libgsl-dev libck-dev libcmocka-dev gnuplot-nox spin sysbench stress-ng cpuid"
+PKGS="build-essential cmake pkg-config libjansson-dev libinih-dev libgsl-dev libck-dev libcmocka-dev gnuplot-nox spin sysbench stress-ng xz-utils pigz zstd cpuid"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

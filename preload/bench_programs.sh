@@ -1,0 +1,105 @@
+#!/bin/bash
+# bench_programs.sh - real programs on glibc and under `pvspin run` (the
+# default kind, or KIND), side by side in one run: the figures of issue 10,
+# "Done when" 3.  Each row runs glibc and pvspin alternately RUNS times
+# (default 3) and reports the medians and pvspin over glibc.
+#
+#   sysbench threads --threads=8 --thread-locks=4   events/s (higher is better)
+#   sysbench mutex --threads=8                      wall s
+#   stress-ng --mutex 8 --timeout 5, as nobody      bogo ops (higher is better)
+#   condvar barrier, 8 threads x 2000 rounds        wall s (test_preload_helper)
+#   condvar ping-pong, 2 threads x 20000 rounds     wall s (test_preload_helper)
+#   pthread_spin holder sleeping 2 ms, 8 waiters    wall s and waiters' CPU / wall s
+#   sort --parallel=8, xz -T8, pigz -p 8, zstd -T8  wall s on generated input
+#
+# usage: preload/bench_programs.sh BUILD_DIR [KIND]
+#   BUILD_DIR: a build tree (tools/pvspin, test/test_preload_helper)
+#   RUNS=N: runs per side (default 3).  Needs sysbench, stress-ng, xz,
+#   pigz, zstd, setpriv (scripts/install-deps.sh installs them).
+# Takes about 4 minutes on the 2-vCPU development guest.
+set -eu
+build=${1:?usage: bench_programs.sh BUILD_DIR [KIND]}
+kind=${2:-}
+runs=${RUNS:-3}
+pvspin="$build/tools/pvspin"
+helper="$build/test/test_preload_helper"
+for f in "$pvspin" "$helper"; do
+	[ -x "$f" ] || { echo "bench_programs: $f not found (build first)" >&2; exit 1; }
+done
+for p in sysbench stress-ng xz pigz zstd setpriv; do
+	command -v "$p" >/dev/null || { echo "bench_programs: $p not installed" >&2; exit 1; }
+done
+run=("$pvspin" run)
+[ -n "$kind" ] && run+=(--lock "$kind")
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+chmod 755 "$tmp"
+
+# Inputs: 64 MiB of this machine's shared libraries (compressible like real
+# data), and 4 M shuffled numbers for sort.
+find /usr/lib -name '*.so*' -type f 2>/dev/null | sort | xargs cat 2>/dev/null |
+	head -c 67108864 > "$tmp/data" || true
+seq 1 4000000 | awk 'BEGIN { srand(1) } { print int(rand() * 1e9), $0 }' > "$tmp/nums"
+
+now() { date +%s.%N; }
+# wall SIDE CMD...: run CMD on SIDE (glibc or pvspin), print its wall seconds
+wall() {
+	local side=$1; shift
+	local t0 t1
+	t0=$(now)
+	if [ "$side" = glibc ]; then "$@" > /dev/null 2>&1; else "${run[@]}" -- "$@" > /dev/null 2>&1; fi
+	t1=$(now)
+	echo "$t0 $t1" | awk '{ printf "%.3f\n", $2 - $1 }'
+}
+# out SIDE CMD...: run CMD on SIDE, print its standard output
+out() {
+	local side=$1; shift
+	if [ "$side" = glibc ]; then "$@" 2>&1; else "${run[@]}" -- "$@" 2>&1; fi
+}
+median() { sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+
+# row NAME UNIT BETTER MEASURE...: MEASURE SIDE prints one number per run
+row() {
+	local name=$1 unit=$2 better=$3; shift 3
+	: > "$tmp/g"; : > "$tmp/p"
+	for i in $(seq "$runs"); do
+		"$@" glibc >> "$tmp/g"
+		"$@" pvspin >> "$tmp/p"
+	done
+	local g p
+	g=$(median < "$tmp/g"); p=$(median < "$tmp/p")
+	awk -v n="$name" -v u="$unit" -v b="$better" -v g="$g" -v p="$p" 'BEGIN {
+		printf "| %s | %s | %s | %s | %.2fx (%s is better) |\n", n, u, g, p, g > 0 ? p / g : 0, b }'
+}
+
+m_sb_threads() { out "$1" sysbench threads --threads=8 --thread-locks=4 --time=3 run |
+	awk '/total number of events/ { e = $NF } /total time:/ { t = $NF + 0 } END { printf "%.0f\n", e / t }'; }
+m_sb_mutex() { wall "$1" sysbench mutex --threads=8 run; }
+m_stress() {
+	out "$1" setpriv --reuid=65534 --regid=65534 --clear-groups -- \
+		stress-ng --mutex 8 --timeout 5 --temp-path "$tmp" --metrics-brief |
+		awk '$2 == "mutex" && $3 ~ /^[0-9]+$/ { print $3; exit }'
+}
+m_barrier() { wall "$1" "$helper" barrier 8 2000; }
+m_pingpong() { wall "$1" "$helper" pingpong 20000; }
+m_spin_wall() { out "$1" "$helper" spinsleep 8 2 0 | sed -n 's/.*wall_s=\([0-9.]*\).*/\1/p'; }
+m_spin_cpu() { out "$1" "$helper" spinsleep 8 2 0 | sed -n 's/.*waiter_cpu=\([0-9.]*\).*/\1/p'; }
+m_sort() { wall "$1" sort --parallel=8 -S 64M -T "$tmp" -o "$tmp/sorted" "$tmp/nums"; }
+m_xz() { wall "$1" sh -c "xz -T8 -6 -c '$tmp/data' > '$tmp/data.xz'"; }
+m_pigz() { wall "$1" sh -c "pigz -p 8 -c '$tmp/data' > '$tmp/data.gz'"; }
+m_zstd() { wall "$1" sh -c "zstd -T8 -q -c '$tmp/data' > '$tmp/data.zst'"; }
+
+echo "# pvspin run${kind:+ --lock $kind} against glibc, median of $runs runs each, $(nproc) CPUs, $(date -u +%FT%TZ)"
+echo "| program | unit | glibc | pvspin | pvspin / glibc |"
+echo "|---|---|---:|---:|---:|"
+row "sysbench threads --threads=8 --thread-locks=4" "events/s" higher m_sb_threads
+row "sysbench mutex --threads=8" "wall s" lower m_sb_mutex
+row "stress-ng --mutex 8 --timeout 5 (uid 65534)" "bogo ops" higher m_stress
+row "condvar broadcast barrier, 8 threads" "wall s" lower m_barrier
+row "condvar ping-pong, 2 threads" "wall s" lower m_pingpong
+row "pthread_spin holder sleeps 2 ms, 8 waiters" "wall s" lower m_spin_wall
+row "... the waiters' CPU per wall second" "CPUs" lower m_spin_cpu
+row "sort --parallel=8 (4 M lines)" "wall s" lower m_sort
+row "xz -T8 -6 (64 MiB)" "wall s" lower m_xz
+row "pigz -p 8 (64 MiB)" "wall s" lower m_pigz
+row "zstd -T8 (64 MiB)" "wall s" lower m_zstd
