@@ -69,7 +69,7 @@ row() {
 	local g p
 	g=$(median < "$tmp/g"); p=$(median < "$tmp/p")
 	awk -v n="$name" -v u="$unit" -v b="$better" -v g="$g" -v p="$p" 'BEGIN {
-		printf "| %s | %s | %s | %s | %.2fx (%s is better) |\n", n, u, g, p, g > 0 ? p / g : 0, b }'
+		printf "| %s | %s | %s | %s | %.2fx (%s is better) |\n", n, u, g, p, (g > 0 ? p / g : 0), b }'
 }
 
 m_sb_threads() { out "$1" sysbench threads --threads=8 --thread-locks=4 --time=3 run |
@@ -78,7 +78,7 @@ m_sb_mutex() { wall "$1" sysbench mutex --threads=8 run; }
 m_stress() {
 	out "$1" setpriv --reuid=65534 --regid=65534 --clear-groups -- \
 		stress-ng --mutex 8 --timeout 5 --temp-path "$tmp" --metrics-brief |
-		awk '$2 == "mutex" && $3 ~ /^[0-9]+$/ { print $3; exit }'
+		awk '{ for (i = 1; i < NF; i++) if ($i == "mutex" && $(i + 1) ~ /^[0-9]+$/) { print $(i + 1); exit } }'
 }
 m_barrier() { wall "$1" "$helper" barrier 8 2000; }
 m_pingpong() { wall "$1" "$helper" pingpong 20000; }
