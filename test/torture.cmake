@@ -66,26 +66,37 @@ if(PVSPIN_SPIN)
     "drop_kick_mutant_liveness|pvqspinlock_drop_kick_mutant.pml|liveness|fail|"
     "drop_kick_mutant_safety|pvqspinlock_drop_kick_mutant.pml|safety|fail|"
     "forgetful_kick_mutant_liveness|pvqspinlock_forgetful_kick_mutant.pml|liveness|fail|"
-    # spinpark (test/model/README.md): the code as it is loses wake-ups
-    # without its sleep timeout (rejected), is mutually exclusive with it;
-    # the proposed fix passes; the mutants of the fixed model are rejected
-    "spinpark_as_coded_safety|spinpark.pml|safety|fail|"
-    "spinpark_as_coded_2thr_safety|spinpark.pml|safety|fail|-DNTHR=2,-DROUNDS=2"
-    "spinpark_as_coded_timeout_safety|spinpark.pml|safety|pass|-DSLEEP_TIMEOUT"
-    "spinpark_fixed_safety|spinpark_fixed.pml|safety|pass|"
-    "spinpark_fixed_liveness|spinpark_fixed.pml|liveness|pass|"
-    "spinpark_fixed_2thr_3rounds_safety|spinpark_fixed.pml|safety|pass|-DNTHR=2,-DROUNDS=3"
-    "spinpark_fixed_2thr_3rounds_liveness|spinpark_fixed.pml|liveness|pass|-DNTHR=2,-DROUNDS=3"
-    "spinpark_fixed_cap0_safety|spinpark_fixed.pml|safety|pass|-DCAP=0"
-    "spinpark_fixed_cap2_safety|spinpark_fixed.pml|safety|pass|-DCAP=2"
-    "spinpark_fixed_timeout_safety|spinpark_fixed.pml|safety|pass|-DSLEEP_TIMEOUT"
+    # spinpark (test/model/README.md): the code as it is (4bdbb22) passes
+    # safety and liveness for 3 threads x 1 round (spinner caps 0, 1, 2)
+    # and 2 threads x 2 and x 3 rounds; the controls pass; the mutants
+    # (a)-(d), (f), (g) are rejected
+    "spinpark_safety|spinpark.pml|safety|pass|"
+    "spinpark_liveness|spinpark.pml|liveness|pass|"
+    "spinpark_cap0_safety|spinpark.pml|safety|pass|-DCAP=0"
+    "spinpark_cap0_liveness|spinpark.pml|liveness|pass|-DCAP=0"
+    "spinpark_cap2_safety|spinpark.pml|safety|pass|-DCAP=2"
+    "spinpark_cap2_liveness|spinpark.pml|liveness|pass|-DCAP=2"
+    "spinpark_2thr_2rounds_safety|spinpark.pml|safety|pass|-DNTHR=2,-DROUNDS=2"
+    "spinpark_2thr_2rounds_liveness|spinpark.pml|liveness|pass|-DNTHR=2,-DROUNDS=2"
+    "spinpark_2thr_3rounds_safety|spinpark.pml|safety|pass|-DNTHR=2,-DROUNDS=3"
+    "spinpark_2thr_3rounds_liveness|spinpark.pml|liveness|pass|-DNTHR=2,-DROUNDS=3"
+    "spinpark_2thr_3rounds_cap0_liveness|spinpark.pml|liveness|pass|-DNTHR=2,-DROUNDS=3,-DCAP=0"
+    "spinpark_timeout_safety|spinpark.pml|safety|pass|-DSLEEP_TIMEOUT"
     "spinpark_sc_no_membarrier_safety|spinpark_sc_no_membarrier.pml|safety|pass|"
+    "spinpark_wake_on_woken_safety|spinpark_wake_on_woken.pml|safety|pass|"
+    "spinpark_wake_on_woken_liveness|spinpark_wake_on_woken.pml|liveness|pass|"
+    "spinpark_wake_with_spinners_safety|spinpark_wake_with_spinners.pml|safety|pass|"
+    "spinpark_giveup_no_fence_wake_always_safety|spinpark_giveup_no_fence_wake_always.pml|safety|pass|"
     "spinpark_drop_wake_mutant_safety|spinpark_drop_wake_mutant.pml|safety|fail|"
     "spinpark_drop_wake_mutant_liveness|spinpark_drop_wake_mutant.pml|liveness|fail|"
     "spinpark_no_membarrier_mutant_safety|spinpark_no_membarrier_mutant.pml|safety|fail|"
     "spinpark_no_membarrier_mutant_liveness|spinpark_no_membarrier_mutant.pml|liveness|fail|"
     "spinpark_sleep_on_woken_mutant_safety|spinpark_sleep_on_woken_mutant.pml|safety|fail|"
-    "spinpark_take_keeps_woken_mutant_safety|spinpark_take_keeps_woken_mutant.pml|safety|fail|")
+    "spinpark_sleep_on_woken_mutant_2thr_safety|spinpark_sleep_on_woken_mutant.pml|safety|fail|-DNTHR=2,-DROUNDS=2"
+    "spinpark_take_keeps_woken_mutant_safety|spinpark_take_keeps_woken_mutant.pml|safety|fail|"
+    "spinpark_giveup_no_fence_mutant_safety|spinpark_giveup_no_fence_mutant.pml|safety|fail|"
+    "spinpark_giveup_no_fence_mutant_liveness|spinpark_giveup_no_fence_mutant.pml|liveness|fail|"
+    "spinpark_stale_spinners_mutant_safety|spinpark_stale_spinners_mutant.pml|safety|fail|")
   foreach(check ${model_checks})
     string(REPLACE "|" ";" f "${check}")
     list(GET f 0 name)

@@ -44,18 +44,31 @@
  *                       liveness (pan -a -f): ltl live, every thread
  *                       finishes all its rounds under weak fairness.
  *
- * Without switches this is the code as it is, and it is REJECTED: the
- * code loses wake-ups (README.md, "Findings"; the real sleep's 1 ms
- * timeout hides them).  Switches (each file test/model/spinpark_*.pml
+ * Without switches this is the code as it is (commit 4bdbb22 and later:
+ * no unregistered first spin, at most CAP registered spinners, an unlock
+ * that reads the upper half first and wakes only when nobody spins and
+ * no WOKEN is set, sp_take clearing WOKEN, sp_park not sleeping on
+ * WOKEN), and it PASSES.  Switches (each file test/model/spinpark_*.pml
  * sets some, README.md):
- *   TAKE_CLEARS_WOKEN  proposed fix, part 1: a counted waiter's sp_take
- *                   clears WOKEN (it runs, so the wake-up is spent)
- *   WOKEN_RECHECK   proposed fix, part 2: a parker whose re-check sees
- *                   WOKEN does not sleep on it but goes round again (its
- *                   next RMW clears WOKEN, then fence and re-check again)
- *   DROP_WAKE       MUTATION: the unlock sets WOKEN but never calls
+ *   DROP_WAKE       MUTATION (a): the unlock sets WOKEN but never calls
  *                   FUTEX_WAKE
- *   NO_MEMBARRIER   MUTATION: the parker skips pvspin_plat_fence_heavy()
+ *   NO_MEMBARRIER   MUTATION (b): the parker skips pvspin_plat_fence_heavy()
+ *   SLEEP_ON_WOKEN  MUTATION (c): sp_park sleeps on a word with WOKEN set
+ *                   (the code before 4bdbb22)
+ *   TAKE_KEEPS_WOKEN MUTATION (d): sp_take leaves WOKEN set (the code
+ *                   before c62d924)
+ *   WAKE_ON_WOKEN   control (e): the unlock wakes one even when WOKEN is
+ *                   set (more wake-ups than needed: not a bug)
+ *   GIVEUP_NO_FENCE MUTATION (f): a spinner that was counted in `parked`
+ *                   already (a woken parker spinning again) gives up and
+ *                   parks without the heavy fence: its give-up RMW
+ *                   counted nobody new, so "no count, no fence" (safe
+ *                   under WAKE_WITH_SPINNERS, not under the spinner rule)
+ *   STALE_SPINNERS  MUTATION (g): the unlock decides "a spinner will take
+ *                   the lock" from the word it read before its release
+ *                   store, not from the load after it
+ *   WAKE_WITH_SPINNERS control: the unlock wakes one whether or not a
+ *                   thread spins (the rule before 4bdbb22)
  *   SC_UNLOCK       the unlock's store goes straight to memory (no store
  *                   buffer): with NO_MEMBARRIER shows that the fence is
  *                   needed only for the StoreLoad reordering
@@ -64,10 +77,9 @@
  *                   (default: its successful round as one step; pan's
  *                   weak fairness cannot say that a retried cmpxchg
  *                   eventually wins, README.md)
- *   UNLOCK_HI16     the release reads the upper half (parked) first, the
- *                   whole word only if parked != 0 (later code, 23afa41)
- *   CAP             spinners allowed besides the holder, spin_cpus - 1
- *                   (default 1: a 2-CPU machine)
+ *   CAP             registered spinners allowed besides the holder,
+ *                   sp_spinner_cap() = min(spin_cpus - 1, 4) (default 1:
+ *                   a 2-CPU machine)
  */
 #ifndef NTHR
 #define NTHR 3
@@ -90,6 +102,18 @@
 #define LK(x)       ((x) & LK_MASK)
 #define SPINNERS(x) (((x) & SPIN_MASK) / SPIN_ONE)
 #define PARKED(x)   ((x) / PARK_ONE)
+
+/* pvspin_spinpark_unlock_wake's condition besides parked != 0: no WOKEN,
+ * no registered spinner (a spinner will take the lock). */
+#if defined(WAKE_ON_WOKEN) && defined(WAKE_WITH_SPINNERS)
+#define WAKE_OK(x)  (1)
+#elif defined(WAKE_ON_WOKEN)
+#define WAKE_OK(x)  (SPINNERS(x) == 0)
+#elif defined(WAKE_WITH_SPINNERS)
+#define WAKE_OK(x)  (!((x) & WOKEN))
+#else
+#define WAKE_OK(x)  (!((x) & (WOKEN | SPIN_MASK)))
+#endif
 
 short w;             /* the lock word in memory */
 bit sb[3];           /* thread i's store buffer holds "locked byte = 0" */
@@ -123,7 +147,8 @@ inline cas()
 }
 
 /* sp_take(lock, w, &v, spinning, e): (p, s, 0|2) -> (p - counted,
- * s - spinning, 1), clearing STARVING if we own it. */
+ * s - spinning, 1), clearing STARVING if we own it and WOKEN if counted
+ * (a parked waiter runs: the next unlock may wake another). */
 inline sp_take(spinning)
 {
 	assert(LK(v) == 0 || (LK(v) == HANDOFF && sowner));
@@ -134,13 +159,13 @@ inline sp_take(spinning)
 		:: sowner -> nv = nv & ~STARV
 		:: else -> skip
 		fi;
-#ifdef TAKE_CLEARS_WOKEN
+#ifndef TAKE_KEEPS_WOKEN
 		if
-		:: counted -> nv = nv & ~WOKEN              /* FIX: we run, so WOKEN is spent */
+		:: counted -> nv = nv & ~WOKEN
 		:: else -> skip
 		fi
 #else
-		skip
+		skip                                    /* MUTATION (d) */
 #endif
 	}
 	cas();
@@ -188,6 +213,15 @@ active [NTHR] proctype thr()
 	bit t0;        /* .t0 != 0: parked once in this lock call */
 	bit late;      /* now_ns() - t0 > SP_STARVE_NS (stays true) */
 	bit owner, left;
+#ifdef GIVEUP_NO_FENCE
+	bit gaveup;    /* came to sp_park from a give-up that counted nobody */
+#define GAVEUP(x) gaveup = x
+#else
+#define GAVEUP(x) skip
+#endif
+#ifdef STALE_SPINNERS
+	byte fastspin; /* spinners in the unlock's first load32 */
+#endif
 
 	assert(me < NTHR && NTHR <= 3);
 	do
@@ -207,13 +241,7 @@ active [NTHR] proctype thr()
 		fi;
 		assert(sb[me] == 0);
 
-		/* ---- slow path, phase 1: short read-only spin, one cmpxchg8 ---- */
-		if
-		:: atomic { LK(w) == 0 -> w = w | 1 }; goto cs   /* saw it free, took it */
-		:: true -> skip                                  /* 16 loops ran out, or lost */
-		fi;
-
-		/* ---- sp_spin ---- */
+		/* ---- lock_slowpath: no unregistered first spin; sp_spin ---- */
 spin:
 		v = w;                                          /* load32 */
 		if
@@ -268,7 +296,7 @@ spinloop:	/* the registered spin */
 		}
 		cas();
 		if
-		:: ok -> d_step { counted = 1; sowner = 0; left = 0; ok = 0 }; goto park
+		:: ok -> d_step { GAVEUP(counted); counted = 1; sowner = 0; left = 0; ok = 0 }; goto park
 		:: else -> goto spinloop
 		fi;
 
@@ -299,9 +327,17 @@ park:		/* ---- sp_park ---- */
 		t0 = 1;
 		assert(counted && !sowner);
 		d_step { v = 0; nv = 0 };
-#ifndef NO_MEMBARRIER
+#if defined(NO_MEMBARRIER)
+		skip;                                           /* MUTATION (b) */
+#elif defined(GIVEUP_NO_FENCE)
+		if
+		:: gaveup -> skip                               /* MUTATION (f) */
+		:: else -> membarrier()
+		fi;
+#else
 		membarrier();                                   /* pvspin_plat_fence_heavy */
 #endif
+		GAVEUP(0);
 		v = w;                                          /* re-check, load32 acquire */
 recheck:
 		if
@@ -310,9 +346,9 @@ recheck:
 		fi;
 		assert(LK(v) <= HANDOFF && PARKED(v) > 0);      /* sp_word_corrupt */
 		assert(LK(v) != HANDOFF || (v & STARV));
-#ifdef WOKEN_RECHECK
+#ifndef SLEEP_ON_WOKEN
 		if
-		:: v & WOKEN -> goto spin                       /* FIX: do not sleep on WOKEN */
+		:: v & WOKEN -> v = 0; goto spin                /* do not sleep on WOKEN: go round */
 		:: else -> skip
 		fi;
 #endif
@@ -341,6 +377,9 @@ cs:		/* ---- critical section ---- */
 
 		/* ---- pvspin_spinpark_unlock ---- */
 		v = MYVIEW;                                     /* load32 */
+#ifdef STALE_SPINNERS
+		fastspin = SPINNERS(v);
+#endif
 		if
 		:: LK(v) == 1 && !(v & STARV) -> goto release
 		:: else -> skip
@@ -383,20 +422,20 @@ release:	/* pvspin_spinpark_release */
 #else
 		sb[me] = 1;                                     /* store8 0, into the store buffer */
 #endif
-#ifdef UNLOCK_HI16
-		/* main since 23afa41: load16 of the upper half (parked), then
-		 * load32 only if someone is parked */
+		/* fence_light (nothing); load16 of the upper half (parked: other
+		 * bytes than the buffered one, so from memory); load32 only if
+		 * someone is parked */
 		v = w & ~(LK_MASK | SPIN_MASK | STARV | WOKEN);
 		if
 		:: PARKED(v) != 0 -> v = MYVIEW
-		:: else -> skip
+		:: else -> goto unlocked
 		fi;
-#else
-		v = MYVIEW;                                     /* fence_light; load32 */
+#ifdef STALE_SPINNERS
+		v = (v & ~SPIN_MASK) | (fastspin * SPIN_ONE);  /* MUTATION (g) */
 #endif
-wake:		/* pvspin_spinpark_unlock_wake */
+wake:		/* pvspin_spinpark_unlock_wake: (p, 0, *), p > 0, no WOKEN */
 		if
-		:: PARKED(v) != 0 && !(v & WOKEN) ->
+		:: PARKED(v) != 0 && WAKE_OK(v) ->
 			nv = v | WOKEN;
 			cas();
 			if
@@ -412,6 +451,9 @@ wake:		/* pvspin_spinpark_unlock_wake */
 		fi;
 unlocked:
 		v = 0;
+#ifdef STALE_SPINNERS
+		fastspin = 0;
+#endif
 		d_step { nv = 0; round++ }
 	od;
 	ndone++

@@ -2,8 +2,6 @@
  * unlock's store reaches memory at once (sequential consistency, no store
  * buffer).  Must pass: the heavy fence is there only for the StoreLoad
  * reordering. */
-#define TAKE_CLEARS_WOKEN 1
-#define WOKEN_RECHECK 1
 #define NO_MEMBARRIER 1
 #define SC_UNLOCK 1
 #include "spinpark.pml"
