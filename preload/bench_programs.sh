@@ -77,7 +77,7 @@ m_sb_threads() { out "$1" sysbench threads --threads=8 --thread-locks=4 --time=3
 m_sb_mutex() { wall "$1" sysbench mutex --threads=8 run; }
 m_stress() {
 	out "$1" setpriv --reuid=65534 --regid=65534 --clear-groups -- \
-		stress-ng --mutex 8 --timeout 5 --temp-path "$tmp" --metrics-brief |
+		stress-ng --mutex 8 --timeout 5 --temp-path /tmp --metrics-brief |
 		awk '{ for (i = 1; i < NF; i++) if ($i == "mutex" && $(i + 1) ~ /^[0-9]+$/) { print $(i + 1); exit } }'
 }
 m_barrier() { wall "$1" "$helper" barrier 8 2000; }

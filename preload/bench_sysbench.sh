@@ -17,7 +17,7 @@ yields=${3:-100}
 locks=8
 ncpu=$(nproc)
 limit=32768
-kinds="glibc qspinlock pvqspinlock tas ticket qspinlock+limit tas+limit ticket+limit"
+kinds="glibc spinpark qspinlock pvqspinlock tas ticket qspinlock+limit tas+limit ticket+limit"
 
 run_one() { # kind threads -> "events total_time"
 	case "$1" in

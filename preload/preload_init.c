@@ -176,6 +176,19 @@ static void print_stats(void)
 		(unsigned long long)ev.count[PVSPIN_EV_PV_KICK_UNLOCK],
 		sl.in_use, (unsigned long long)sl.allocated,
 		(unsigned long long)sl.exhausted, acq ? "" : " (no lock was taken)");
+	/* spinpark's own waiting: its spins, sleeps and wake-ups (the halt
+	 * fields above are pvqspinlock's). */
+	if (n > 0 && (size_t)n < sizeof(buf) &&
+	    __atomic_load_n(&preload_kind_fixed, __ATOMIC_ACQUIRE) == PVSPIN_KIND_SPINPARK)
+		n += snprintf(buf + n - 1, sizeof(buf) - (size_t)n + 1,
+			      " spin_acquire=%llu spin_fail=%llu park=%llu unpark=%llu handoff=%llu"
+			      " starving=%llu\n",
+			      (unsigned long long)ev.count[PVSPIN_EV_SPIN_ACQUIRE],
+			      (unsigned long long)ev.count[PVSPIN_EV_SPIN_FAIL],
+			      (unsigned long long)ev.count[PVSPIN_EV_PARK],
+			      (unsigned long long)ev.count[PVSPIN_EV_UNPARK],
+			      (unsigned long long)ev.count[PVSPIN_EV_HANDOFF],
+			      (unsigned long long)ev.count[PVSPIN_EV_STARVING]) - 1;
 	if (n > 0)
 		stats_write(buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
 }
