@@ -209,6 +209,12 @@ struct event {
 	uint32_t type, id;
 };
 
+/** The key of an overwritten stale EV_SLICE (sim_engine.c, heap_push()). */
+struct ghost {
+	sim_time_t t;
+	uint64_t seq;
+};
+
 /** Everything about the run in progress: configuration, machine, event
  *  queue, and the run-wide counters that go into the JSON. */
 struct sim {
@@ -226,6 +232,11 @@ struct sim {
 	struct event *heap;
 	size_t nheap, capheap;
 	uint64_t seq;
+	uint32_t *slotpos;           /* heap index of each timer slot's entry */
+	struct ghost *ghosts;        /* overwritten stale slices not yet counted */
+	size_t nghosts, capghosts;
+	sim_time_t pos_t;            /* the run's position in (t, seq) order: */
+	uint64_t pos_seq;            /* the last event popped or fast step */
 	gsl_rng *host_rng;           /* host noise: slice phase and jitter */
 	struct line **lines;
 	size_t nlines, caplines;
