@@ -385,8 +385,14 @@ static int setup(const struct sim_config *c)
 	memset(pvspin_qnodes, 0, sizeof(pvspin_qnodes));
 
 	for (int p = 0; p < S.np; p++) {
+		int per_node = S.np / c->nodes, cc = S.prof->ccx_cpus;
 		S.pcpus[p].id = p;
 		S.pcpus[p].node = (int)((long)p * c->nodes / S.np);
+		/* CCXs never straddle a node (a socket's last one may be
+		 * short when ccx_cpus does not divide its pCPUs) */
+		S.pcpus[p].ccx = cc ? S.pcpus[p].node * ((per_node + cc - 1) / cc) +
+					      (p - S.pcpus[p].node * per_node) / cc
+				    : S.pcpus[p].node;
 	}
 	for (int m = 0; m < c->vms; m++) {
 		struct vm *vm = &S.vms[m];
