@@ -5,7 +5,7 @@
 # taken seed by seed (the same seed in both runs), then summarised.
 # usage: sim/reproduce.sh [PATH-TO-pvspin-sim]   (default: build/dev/tools)
 #        SEEDS=N (default 5): seeds 1 .. N, run in parallel (pvspin sim --seeds)
-# Needs python3 for reading the JSON.  About 1.5 minutes of CPU (user + sys)
+# Needs python3 for reading the JSON.  About 2 minutes of CPU (user + sys)
 # for 5 seeds with a Release build, run on up to nproc CPUs at once.
 set -e
 SIM=${1:-build/dev/tools/pvspin-sim}
@@ -67,11 +67,14 @@ show "'  vanilla per-VM ops/s over 1 VM (seed 001: 0.34 / 0.13): 2 VMs %s, 3 VMs
   spread(per_seed(lambda a, b: tput(b) / tput(a), 'eb_1_0', 'eb_3_0'), '%.2f'))"
 
 echo "== spawn-dedicated (seed 000: qspinlock/virt_spin_lock 2.41x Intel 120 vCPUs, 1.09x AMD 128 vCPUs)"
-for prof in intel-xeon amd-epyc; do
+# amd-epyc: at the preset's 120 vCPUs, and at the 128 of the seed's EPYC guest
+for case in intel-xeon amd-epyc amd-epyc-128; do
+  set -- --set profile=${case%-128}
+  [ "$case" = amd-epyc-128 ] && set -- "$@" --set vcpus=128 --set pcpus=128
   for lock in qspinlock tas; do
-    run sp_${prof}_$lock --preset spawn-dedicated --set profile=$prof --set lock=$lock
+    run sp_${case}_$lock --preset spawn-dedicated "$@" --set lock=$lock
   done
-  show "'  $prof ops/s: qspinlock %s, tas %s -> %s x' % (
-    spread(per_seed(tput, 'sp_${prof}_qspinlock'), '%.0f'), spread(per_seed(tput, 'sp_${prof}_tas'), '%.0f'),
-    spread(per_seed(lambda q, t: tput(q) / tput(t), 'sp_${prof}_qspinlock', 'sp_${prof}_tas'), '%.2f'))"
+  show "'  $case ops/s: qspinlock %s, tas %s -> %s x' % (
+    spread(per_seed(tput, 'sp_${case}_qspinlock'), '%.0f'), spread(per_seed(tput, 'sp_${case}_tas'), '%.0f'),
+    spread(per_seed(lambda q, t: tput(q) / tput(t), 'sp_${case}_qspinlock', 'sp_${case}_tas'), '%.2f'))"
 done

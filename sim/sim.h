@@ -51,8 +51,15 @@ struct sim_profile {
 	sim_time_t pause_ns;         /* one spin-loop iteration (PAUSE) */
 	sim_time_t l1_ns;            /* load/store hitting the own cache */
 	sim_time_t atomic_ns;        /* locked RMW on an owned line */
-	sim_time_t xfer_local_ns;    /* cache-line transfer, same NUMA node */
+	sim_time_t xfer_local_ns;    /* cache-line transfer, same NUMA node
+					  (with a CCX level: another CCX of
+					  the node) */
 	sim_time_t xfer_remote_ns;   /* cache-line transfer, other node */
+	int ccx_cpus;                /* pCPUs per CCX (AMD core complex: the
+					  cores sharing one L3), counted from
+					  each node's first pCPU; 0: no CCX
+					  level */
+	sim_time_t xfer_ccx_ns;      /* cache-line transfer inside one CCX */
 	sim_time_t vmexit_ns;        /* VM exit + entry round trip (HLT, PLE) */
 	sim_time_t hypercall_ns;     /* KVM_HC_KICK_CPU round trip */
 	sim_time_t ipi_ns;           /* wake-up IPI to another pCPU */

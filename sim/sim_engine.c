@@ -65,48 +65,185 @@ void report_add(const char *fmt, ...)
 
 /* ---- event heap --------------------------------------------------------- */
 
+/*
+ * A binary heap ordered by (t, seq): time, then insertion order.  (t, seq)
+ * is a total order, so the events come out in one order whatever the
+ * heap's layout.
+ *
+ * Cancellation is lazy: an event whose generation is no longer its
+ * object's is stale and skipped when it comes up.  A big host re-arms its
+ * vCPUs and slices far more often than the events come due (4 x 384 vCPUs:
+ * the heap grew to ~700 000 entries, nearly all stale, and popping them
+ * was most of the run time), so each object's timers have a slot: an
+ * object has at most one live EV_RESUME / EV_POLL_END (they share the
+ * vCPU's gen), one live EV_PLE and one live EV_SLICE (the pCPU's), and
+ * every new one is pushed after its generation was bumped.  A push whose
+ * slot still holds an entry overwrites that stale entry in place (and
+ * sifts it) instead of adding one, so the heap holds at most one entry per
+ * slot plus the unslotted events (EV_TICK, EV_END, EV_TLB_ACK,
+ * EV_PARK_TIMEOUT).
+ *
+ * A stale EV_RESUME, EV_PLE or EV_POLL_END had no effect when popped.  A
+ * stale EV_SLICE did: it was counted in S.events (the generation check is
+ * the handler's).  An overwritten one is kept as a "ghost" (its key only)
+ * and counted once the run passes its key -- the last event popped, or a
+ * fast-path step of vcpu_yield() -- so "events" stays what it was.  (A
+ * stale entry left in the heap could only make vcpu_yield() take its slow
+ * path, which arms an EV_RESUME for the very time the fast path jumps to:
+ * the same step.)
+ */
+
+#define SLOT_NONE UINT32_MAX
+
 static bool ev_less(const struct event *a, const struct event *b)
 {
 	return a->t < b->t || (a->t == b->t && a->seq < b->seq);
 }
 
-void heap_push(sim_time_t t, enum ev_type type, uint32_t id, uint64_t gen)
+/* The timer slot of an event kind and object, or -1 if it has none. */
+static long ev_slot(uint32_t type, uint32_t id)
 {
-	if (S.nheap == S.capheap) {
-		S.capheap = S.capheap ? 2 * S.capheap : 1024;
-		S.heap = realloc(S.heap, S.capheap * sizeof(*S.heap));
-		if (!S.heap)
-			oom();
+	switch (type) {
+	case EV_RESUME:
+	case EV_POLL_END:
+		return id;
+	case EV_PLE:
+		return (long)S.nv + id;
+	case EV_SLICE:
+		return 2L * S.nv + id;
+	default:
+		return -1;
 	}
-	struct event e = { t, S.seq++, gen, type, id };
-	size_t i = S.nheap++;
+}
+
+/* Whether a heap entry is stale (its object's generation moved on). */
+static bool ev_stale(const struct event *e)
+{
+	switch (e->type) {
+	case EV_RESUME:
+	case EV_POLL_END:
+		return S.vcpus[e->id].gen != e->gen;
+	case EV_PLE:
+		return S.vcpus[e->id].ple_gen != e->gen;
+	case EV_SLICE:
+		return S.pcpus[e->id].slice_gen != e->gen;
+	default:
+		return false;
+	}
+}
+
+static inline void heap_set(size_t i, struct event e)
+{
+	long s = ev_slot(e.type, e.id);
+	S.heap[i] = e;
+	if (s >= 0)
+		S.slotpos[s] = (uint32_t)i;
+}
+
+/* Place e at i or above (the heap is valid elsewhere). */
+static void heap_sift_up(size_t i, struct event e)
+{
 	while (i) {
 		size_t p = (i - 1) / 2;
 		if (!ev_less(&e, &S.heap[p]))
 			break;
-		S.heap[i] = S.heap[p];
+		heap_set(i, S.heap[p]);
 		i = p;
 	}
-	S.heap[i] = e;
+	heap_set(i, e);
 }
 
-static struct event heap_pop(void)
+/* Place e at i or below (the heap is valid elsewhere). */
+static void heap_sift_down(size_t i, struct event e)
 {
-	struct event top = S.heap[0], last = S.heap[--S.nheap];
-	size_t i = 0, n = S.nheap;
+	size_t n = S.nheap;
 	for (;;) {
 		size_t c = 2 * i + 1;
 		if (c >= n)
 			break;
 		if (c + 1 < n && ev_less(&S.heap[c + 1], &S.heap[c]))
 			c++;
-		if (!ev_less(&S.heap[c], &last))
+		if (!ev_less(&S.heap[c], &e))
 			break;
-		S.heap[i] = S.heap[c];
+		heap_set(i, S.heap[c]);
 		i = c;
 	}
-	if (n)
-		S.heap[i] = last;
+	heap_set(i, e);
+}
+
+/* Whether ghost g comes before the run's position. */
+static bool ghost_passed(const struct ghost *g)
+{
+	return g->t < S.pos_t || (g->t == S.pos_t && g->seq < S.pos_seq);
+}
+
+/* Count the ghosts the run has passed as events; keep the others. */
+static void ghosts_count(void)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < S.nghosts; i++) {
+		if (ghost_passed(&S.ghosts[i]))
+			S.events++;
+		else
+			S.ghosts[k++] = S.ghosts[i];
+	}
+	S.nghosts = k;
+}
+
+static void ghost_add(const struct event *e)
+{
+	if (S.nghosts == S.capghosts) {
+		ghosts_count();
+		if (2 * S.nghosts >= S.capghosts) {
+			S.capghosts = S.capghosts ? 2 * S.capghosts : 1024;
+			S.ghosts = realloc(S.ghosts, S.capghosts * sizeof(*S.ghosts));
+			if (!S.ghosts)
+				oom();
+		}
+	}
+	S.ghosts[S.nghosts++] = (struct ghost){ e->t, e->seq };
+}
+
+void heap_push(sim_time_t t, enum ev_type type, uint32_t id, uint64_t gen)
+{
+	struct event e = { t, S.seq++, gen, type, id };
+	long s = ev_slot(type, id);
+	if (s >= 0 && S.slotpos[s] != SLOT_NONE) {
+		size_t i = S.slotpos[s];
+		struct event old = S.heap[i];
+		if (!ev_stale(&old)) {
+			/* two live timers in one slot: a bug of the caller */
+			fprintf(stderr, "pvspin-sim: event %u of object %u armed twice\n",
+				type, id);
+			abort();
+		}
+		if (old.type == EV_SLICE)
+			ghost_add(&old);
+		if (ev_less(&e, &old))
+			heap_sift_up(i, e);
+		else
+			heap_sift_down(i, e);
+		return;
+	}
+	if (S.nheap == S.capheap) {
+		S.capheap = S.capheap ? 2 * S.capheap : 1024;
+		S.heap = realloc(S.heap, S.capheap * sizeof(*S.heap));
+		if (!S.heap)
+			oom();
+	}
+	heap_sift_up(S.nheap++, e);
+}
+
+static struct event heap_pop(void)
+{
+	struct event top = S.heap[0], last = S.heap[--S.nheap];
+	long s = ev_slot(top.type, top.id);
+	if (s >= 0)
+		S.slotpos[s] = SLOT_NONE;
+	if (S.nheap)
+		heap_sift_down(0, last);
+	S.pos_t = top.t;
+	S.pos_seq = top.seq;
 	return top;
 }
 
@@ -171,6 +308,10 @@ void vcpu_yield(struct vcpu *v)
 		if (v->act == VA_EXEC && !S.stop &&
 		    v->stint_start + v->left < heap_min_t()) {
 			S.now = v->stint_start + v->left;
+			/* the run's position: where the EV_RESUME of the slow
+			 * path would have been popped (ghost counting) */
+			S.pos_t = S.now;
+			S.pos_seq = S.seq;
 			v->stint_start = S.now;
 			v->left = 0;
 			S.events++;
@@ -232,6 +373,9 @@ static int setup(const struct sim_config *c)
 	S.vcpus = xcalloc((size_t)S.nv, sizeof(*S.vcpus));
 	S.pcpus = xcalloc((size_t)S.np, sizeof(*S.pcpus));
 	S.vms = xcalloc((size_t)c->vms, sizeof(*S.vms));
+	/* timer slots: RESUME / POLL_END and PLE per vCPU, SLICE per pCPU */
+	S.slotpos = xcalloc(2 * (size_t)S.nv + (size_t)S.np, sizeof(*S.slotpos));
+	memset(S.slotpos, 0xff, (2 * (size_t)S.nv + (size_t)S.np) * sizeof(*S.slotpos));
 
 	/* the lock code's tunables are process-wide: set all of them per run */
 	pvspin_tunable_set(PVSPIN_TUNE_SPIN_THRESHOLD, c->spin_threshold);
@@ -241,8 +385,14 @@ static int setup(const struct sim_config *c)
 	memset(pvspin_qnodes, 0, sizeof(pvspin_qnodes));
 
 	for (int p = 0; p < S.np; p++) {
+		int per_node = S.np / c->nodes, cc = S.prof->ccx_cpus;
 		S.pcpus[p].id = p;
 		S.pcpus[p].node = (int)((long)p * c->nodes / S.np);
+		/* CCXs never straddle a node (a socket's last one may be
+		 * short when ccx_cpus does not divide its pCPUs) */
+		S.pcpus[p].ccx = cc ? S.pcpus[p].node * ((per_node + cc - 1) / cc) +
+					      (p - S.pcpus[p].node * per_node) / cc
+				    : S.pcpus[p].node;
 	}
 	for (int m = 0; m < c->vms; m++) {
 		struct vm *vm = &S.vms[m];
@@ -382,6 +532,8 @@ static void teardown(void)
 		free(S.pcpus[p].rq);
 	free(S.lines);
 	free(S.heap);
+	free(S.ghosts);
+	free(S.slotpos);
 	gsl_rng_free(S.host_rng);
 	free(S.vcpus);
 	free(S.pcpus);
@@ -396,11 +548,11 @@ static void run_loop(void)
 	while (!S.stop && S.nheap) {
 		struct event e = heap_pop();
 		struct vcpu *v = NULL;
-		if (e.type == EV_RESUME || e.type == EV_PLE || e.type == EV_POLL_END) {
+		/* a stale slice still counts as an event (see "event heap") */
+		if (e.type != EV_SLICE && ev_stale(&e))
+			continue;
+		if (e.type == EV_RESUME || e.type == EV_PLE || e.type == EV_POLL_END)
 			v = &S.vcpus[e.id];
-			if ((e.type == EV_PLE ? v->ple_gen : v->gen) != e.gen)
-				continue;
-		}
 		S.now = e.t;
 		S.events++;
 		switch (e.type) {
@@ -416,7 +568,7 @@ static void run_loop(void)
 			kvm_ple_exit(v);
 			break;
 		case EV_SLICE:
-			if (S.pcpus[e.id].slice_gen == e.gen)
+			if (!ev_stale(&e))
 				sched_slice_end(&S.pcpus[e.id]);
 			break;
 		case EV_POLL_END:
@@ -436,6 +588,7 @@ static void run_loop(void)
 			break;
 		}
 	}
+	ghosts_count();   /* the overwritten stale slices the run got past */
 	if (!S.stop) {
 		/* no event left at all: only possible when nothing can run */
 		S.stop = SIM_STOP_DEADLOCK;

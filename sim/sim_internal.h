@@ -125,6 +125,8 @@ struct vcpu {
 /** One host pCPU: its current vCPU, run queue and slice (times in ns). */
 struct pcpu {
 	int id, node;
+	int ccx;                     /* its CCX (host-wide number), or the
+					node's number without a CCX level */
 	struct vcpu *curr;
 	struct vcpu **rq;
 	int nrq, cap;
@@ -191,10 +193,16 @@ struct line {
 	int writer;
 	bool excl;                   /* only the writer holds it */
 	uint64_t nodes_mask;
+	int ccx;                     /* the CCX holding every copy, LINE_CCX_MANY
+					if copies are in several, LINE_CCX_NONE
+					before the first access */
 	sim_time_t busy_until;
 	struct vcpu *watchers;
 	uint32_t seen[];             /* per vCPU: version it holds (0: none) */
 };
+
+#define LINE_CCX_MANY (-1)
+#define LINE_CCX_NONE (-2)
 
 /** Event kinds of the engine's heap. */
 enum ev_type { EV_RESUME, EV_PLE, EV_SLICE, EV_POLL_END, EV_TICK, EV_END, EV_TLB_ACK,
@@ -207,6 +215,12 @@ struct event {
 	uint64_t seq;
 	uint64_t gen;
 	uint32_t type, id;
+};
+
+/** The key of an overwritten stale EV_SLICE (sim_engine.c, heap_push()). */
+struct ghost {
+	sim_time_t t;
+	uint64_t seq;
 };
 
 /** Everything about the run in progress: configuration, machine, event
@@ -226,6 +240,11 @@ struct sim {
 	struct event *heap;
 	size_t nheap, capheap;
 	uint64_t seq;
+	uint32_t *slotpos;           /* heap index of each timer slot's entry */
+	struct ghost *ghosts;        /* overwritten stale slices not yet counted */
+	size_t nghosts, capghosts;
+	sim_time_t pos_t;            /* the run's position in (t, seq) order: */
+	uint64_t pos_seq;            /* the last event popped or fast step */
 	gsl_rng *host_rng;           /* host noise: slice phase and jitter */
 	struct line **lines;
 	size_t nlines, caplines;

@@ -4,10 +4,11 @@
  * backend (sim_platform.h).
  *
  * Memory model.  Each 64-byte line has a version (bumped per write), the
- * last writer, the nodes holding copies and a "busy until" time: writes and
- * RMWs to a line serialise (each takes the line exclusively for its cost),
- * reads of a line written by another CPU pay a transfer (same node / other
- * node).  An operation takes effect when it completes, at its issuer's new
+ * last writer, the nodes (and CCXs) holding copies and a "busy until" time:
+ * writes and RMWs to a line serialise (each takes the line exclusively for
+ * its cost), reads of a line written by another CPU pay a transfer (same
+ * CCX / same node / other node; a profile without a CCX level has the last
+ * two only).  An operation takes effect when it completes, at its issuer's new
  * time.  Values are sequentially consistent (one host thread).
  *
  * Spinning.  pvspin_plat_wait32() parks the vCPU on the line; a write of
@@ -53,6 +54,7 @@ struct line *line_of(const void *p)
 	struct line *l = xcalloc(1, sizeof(*l) + (size_t)S.nv * sizeof(uint32_t));
 	l->tag = tag;
 	l->writer = -1;
+	l->ccx = LINE_CCX_NONE;
 	S.lines[j] = l;
 	S.nlines++;
 	return l;
@@ -62,12 +64,19 @@ struct line *line_of(const void *p)
 
 enum acc { ACC_READ, ACC_WRITE, ACC_RMW };
 
-static sim_time_t xfer_cost(const struct line *l, int node)
+/* Transfer cost of line l to a CPU of `node` and `ccx`: from another node
+ * if any copy is there, else (with a CCX level) from inside the CPU's CCX
+ * if every copy is there, else from another CCX or CPU of the node.  A line
+ * never written costs a same-node transfer. */
+static sim_time_t xfer_cost(const struct line *l, int node, int ccx)
 {
 	if (!l->version)
 		return S.prof->xfer_local_ns;
-	return (l->nodes_mask & ~(1ull << node)) ? S.prof->xfer_remote_ns
-						 : S.prof->xfer_local_ns;
+	if (l->nodes_mask & ~(1ull << node))
+		return S.prof->xfer_remote_ns;
+	if (S.prof->ccx_cpus && l->ccx == ccx)
+		return S.prof->xfer_ccx_ns;
+	return S.prof->xfer_local_ns;
 }
 
 /* Charge a memory access and wait until it completes. */
@@ -77,32 +86,35 @@ static struct line *mem_begin(const void *p, enum acc kind)
 	if (!v)
 		return NULL;
 	struct line *l = line_of(p);
-	int node = S.pcpus[v->pcpu].node;
+	int node = S.pcpus[v->pcpu].node, ccx = S.pcpus[v->pcpu].ccx;
 	sim_time_t start = S.now, cost;
 	if (kind == ACC_READ) {
 		cost = (l->version && l->seen[v->id] == l->version) ? S.prof->l1_ns
-								     : xfer_cost(l, node);
+								     : xfer_cost(l, node, ccx);
 	} else {
 		if (l->busy_until > start)
 			start = l->busy_until;
 		bool own = l->writer == v->id && l->excl;
 		cost = (kind == ACC_RMW ? S.prof->atomic_ns : S.prof->l1_ns) +
-		       (own ? 0 : xfer_cost(l, node));
+		       (own ? 0 : xfer_cost(l, node, ccx));
 		l->busy_until = start + cost;
 	}
 	vcpu_delay(v, start + cost - S.now);
 	/* completion: the coherence state as of now */
 	node = S.pcpus[v->pcpu].node;
+	ccx = S.pcpus[v->pcpu].ccx;
 	if (kind == ACC_READ) {
 		l->seen[v->id] = l->version;
 		if (l->writer != v->id)
 			l->excl = false;
 		l->nodes_mask |= 1ull << node;
+		l->ccx = (l->ccx == LINE_CCX_NONE || l->ccx == ccx) ? ccx : LINE_CCX_MANY;
 	} else {
 		l->version++;
 		l->writer = v->id;
 		l->excl = true;
 		l->nodes_mask = 1ull << node;
+		l->ccx = ccx;
 		l->seen[v->id] = l->version;
 	}
 	return l;
