@@ -670,29 +670,11 @@ int preload_mutex_release_for_wait(pthread_mutex_t *m)
 	return count;
 }
 
-/* Take the word back after a condition variable wait: the thread that
- * woke us probably holds it, and the wake-up may have preempted it on
- * this CPU (wake-affine placement), so spinning would only keep it from
- * running.  spinpark parks at once (pvspin_spinpark_lock_nospin); the
- * other kinds' bounded spin stops by itself when spins do not pay. */
-static inline void word_lock_after_wait(struct pmutex *pm)
-{
-	if (preload_kind() != PVSPIN_KIND_SPINPARK) {
-		word_lock(pm);
-		return;
-	}
-	bool got = pvspin_spinpark_trylock(&pm->word);
-	if (!got)
-		pvspin_spinpark_lock_nospin(&pm->word);
-	if (preload_stats_wanted())
-		preload_count_acquire(!got);
-}
-
 void preload_mutex_reacquire(pthread_mutex_t *m, int count)
 {
 	struct pmutex *pm = pm_of(m);
 	int type = type_of(pm);
-	word_lock_after_wait(pm);
+	word_lock(pm);
 	if (type == PTHREAD_MUTEX_RECURSIVE || type == PTHREAD_MUTEX_ERRORCHECK) {
 		__atomic_store_n(&pm->owner, SELF, __ATOMIC_RELAXED);
 		if (type == PTHREAD_MUTEX_RECURSIVE)

@@ -79,10 +79,6 @@ extern "C" {
  *  the lock held. */
 void pvspin_spinpark_lock_slowpath(pvspin_lock_t *lock);
 
-/** Out-of-line slow path of pvspin_spinpark_lock_nospin(): park at once
- *  on the first round (after that, as pvspin_spinpark_lock_slowpath). */
-void pvspin_spinpark_lock_slowpath_nospin(pvspin_lock_t *lock);
-
 /** Out-of-line unlock slow path: `val` is the word the fast path read,
  *  whose locked byte is not plain _SP_LOCKED or whose STARVING bit is
  *  set: hand the lock off, or report misuse (unlock of a free lock, a
@@ -112,23 +108,6 @@ static inline void pvspin_spinpark_lock(pvspin_lock_t *lock)
 						  PVSPIN_ACQUIRE), 1))
 		return;
 	pvspin_spinpark_lock_slowpath(lock);
-}
-
-/**
- * Take the lock without spinning first: if the fast path fails, sleep at
- * once, and spin only after a wake-up.  For a caller that was just woken
- * by the likely holder, such as a condition variable waiter taking its
- * mutex back: the holder has probably been preempted on this very CPU by
- * the wake-up, and spinning would only keep it from running (the
- * interposer, preload/preload_mutex.c).  Otherwise as pvspin_spinpark_lock().
- */
-static inline void pvspin_spinpark_lock_nospin(pvspin_lock_t *lock)
-{
-	uint8_t free_byte = 0;
-	if (__builtin_expect(pvspin_plat_cmpxchg8(&lock->locked, &free_byte, _SP_LOCKED,
-						  PVSPIN_ACQUIRE), 1))
-		return;
-	pvspin_spinpark_lock_slowpath_nospin(lock);
 }
 
 /** The release step, also the unlock slow path's: (*, *, 1) -> (*, *, 0)

@@ -111,7 +111,6 @@ static bool sp_word_corrupt(pvspin_lock_t *lock, uint32_t v)
 struct sp_waiter {
 	bool counted;          /* counted in `parked` */
 	bool starving_owner;   /* we set STARVING and spin for the hand-off */
-	bool no_spin;          /* park without spinning (until the first park) */
 	uint64_t t0;           /* ns of the first park (0: none yet) */
 	uint64_t timeout_ns;   /* of the next sleep */
 };
@@ -219,9 +218,8 @@ static bool sp_spin(pvspin_lock_t *lock, struct sp_waiter *w)
 			continue;
 		}
 		bool owner = starving && !(v & _SP_STARVING);
-		/* Asked not to, another's hand-off pending, or enough spinners:
-		 * do not spin. */
-		if (w->no_spin || ((v & _SP_STARVING) && !owner) || sp_spinners(v) >= cap + owner)
+		/* Another's hand-off pending, or enough spinners: do not spin. */
+		if (((v & _SP_STARVING) && !owner) || sp_spinners(v) >= cap + owner)
 			return sp_take_or_count(lock, w, v);
 		uint32_t nv = v + _SP_SPINNER_ONE;
 		if (w->counted)
@@ -304,10 +302,9 @@ static bool sp_park(pvspin_lock_t *lock, struct sp_waiter *w)
 	return false;
 }
 
-/* Both slow paths: `no_spin` parks at once on the first round. */
-static void sp_lock_slowpath(pvspin_lock_t *lock, bool no_spin)
+void pvspin_spinpark_lock_slowpath(pvspin_lock_t *lock)
 {
-	struct sp_waiter w = { .no_spin = no_spin };
+	struct sp_waiter w = { .counted = false };
 
 	if (sp_word_corrupt(lock, pvspin_plat_load32(&lock->val, PVSPIN_RELAXED)))
 		return;
@@ -322,18 +319,7 @@ static void sp_lock_slowpath(pvspin_lock_t *lock, bool no_spin)
 			return;
 		/* Awake (woken, timed out, or the word changed): spin again,
 		 * clearing WOKEN on the way (sp_spin / sp_take_or_count). */
-		w.no_spin = false;
 	}
-}
-
-void pvspin_spinpark_lock_slowpath(pvspin_lock_t *lock)
-{
-	sp_lock_slowpath(lock, false);
-}
-
-void pvspin_spinpark_lock_slowpath_nospin(pvspin_lock_t *lock)
-{
-	sp_lock_slowpath(lock, true);
 }
 
 /* ---- unlock ------------------------------------------------------------ */
