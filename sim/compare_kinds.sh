@@ -10,12 +10,7 @@
 # Needs python3 for reading the JSON.  About 40 s of wall time for 5 seeds
 # on 2 idle CPUs with a Release build.
 set -e
-SIM=${1:-build/dev/tools/pvspin-sim}
-SEEDS=${SEEDS:-5}
-if [ ! -f "$SIM" ] || [ ! -x "$SIM" ]; then
-  echo "pvspin-sim not found at $SIM (build it with make check, or pass the path)" >&2
-  exit 1
-fi
+. "$(dirname "$0")/script_args.sh"
 python3 - "$SIM" "$SEEDS" <<'PY'
 import json, statistics, subprocess, sys
 sim, seeds = sys.argv[1], sys.argv[2]

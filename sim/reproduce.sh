@@ -8,12 +8,7 @@
 # Needs python3 for reading the JSON.  About 2 minutes of CPU (user + sys)
 # for 5 seeds with a Release build, run on up to nproc CPUs at once.
 set -e
-SIM=${1:-build/dev/tools/pvspin-sim}
-SEEDS=${SEEDS:-5}
-if [ ! -f "$SIM" ] || [ ! -x "$SIM" ]; then
-  echo "pvspin-sim not found at $SIM (build it with make check, or pass the path)" >&2
-  exit 1
-fi
+. "$(dirname "$0")/script_args.sh"
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 # run NAME ARGS...: the seeds of one configuration into $T/NAME.json
