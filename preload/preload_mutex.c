@@ -98,7 +98,6 @@
 #include <limits.h>
 #include <sched.h>
 #include <stddef.h>
-#include <linux/membarrier.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -136,39 +135,6 @@ static inline struct pmutex *pm_of(pthread_mutex_t *m) { return (struct pmutex *
 static inline int type_of(struct pmutex *pm)
 {
 	return __atomic_load_n(&pm->kind, __ATOMIC_RELAXED) & TYPE_MASK;
-}
-
-/* Asymmetric fence for the sleeping waiters (see the file comment):
- * 0 not known yet, 1 membarrier(PRIVATE_EXPEDITED) registered, 2 not
- * available (or PVSPIN_PRELOAD_NO_MEMBARRIER=1): sleepers poll. */
-static int membarrier_state;
-
-static bool membarrier_ready(void)
-{
-	int st = __atomic_load_n(&membarrier_state, __ATOMIC_ACQUIRE);
-	if (__builtin_expect(st == 0, 0)) {
-		const char *off = getenv("PVSPIN_PRELOAD_NO_MEMBARRIER");
-		long q = (off && *off && strcmp(off, "0") != 0)
-				 ? -1 : syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
-		st = 2;
-		if (q > 0 && (q & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
-		    syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0)
-			st = 1;
-		__atomic_store_n(&membarrier_state, st, __ATOMIC_RELEASE);
-	}
-	return st == 1;
-}
-
-/* Run the asymmetric fence.  False if it could not be had: the
- * registration belongs to the address space, and a fork child (new mm)
- * may have to register again; if even that fails, the caller polls. */
-static bool membarrier_fence(void)
-{
-	if (syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0)
-		return true;
-	return errno == EPERM &&
-	       syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0 &&
-	       syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0;
 }
 
 static inline void word_unlock(struct pmutex *pm)
@@ -228,7 +194,8 @@ static int word_sleep(struct pmutex *pm, pvspin_kind_t k, clockid_t clock,
 	/* seq_cst RMW: the sleeper's side of the Dekker pattern; the fence
 	 * for the unlocker's side is the membarrier of the 0 -> 1 sleeper */
 	uint32_t before = __atomic_fetch_add(&pm->sleepers, 1, __ATOMIC_SEQ_CST);
-	bool fenced = membarrier_ready() && (before != 0 || membarrier_fence());
+	bool fenced = pvspin_plat_fence_heavy_available() &&
+		      (before != 0 || pvspin_plat_fence_heavy());
 	for (;;) {
 		/* seq_cst: read before the trylock, so an unlock after a
 		 * failed trylock changes it and FUTEX_WAIT returns */

@@ -126,6 +126,10 @@ static inline void pvspin_plat_fence_light(void)
  *  us; the figure and its source are in sim_kvm.c); returns true. */
 bool pvspin_plat_fence_heavy(void);
 
+/** The simulated guest always has membarrier: true, no cost. */
+static inline bool pvspin_plat_fence_heavy_available(void)
+{ return true; }
+
 /** The vCPUs of the caller's VM: the CPUs a guest thread may run on (the
  *  configured vcpus outside a vCPU). */
 uint32_t pvspin_plat_spin_cpus(void);

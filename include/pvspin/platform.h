@@ -47,6 +47,7 @@
  *     pvspin_plat_fence_heavy()  -> bool     asymmetric StoreLoad fence
  *         (compiler barrier / membarrier(2)); false: no heavy side here,
  *         the caller must not rely on the pairing
+ *     pvspin_plat_fence_heavy_available() -> bool  would it work here
  *     pvspin_plat_spin_cpus()                CPUs this process may run
  *         on now (>= 1): the bound on useful spinners
  *

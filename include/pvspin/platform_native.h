@@ -186,10 +186,16 @@ PVSPIN_PLAT_INLINE void pvspin_plat_fence_light(void)
  * returns, every other thread's accesses are ordered as if its
  * pvspin_plat_fence_light() had been a full fence.  Registers the process
  * on first use (and again in a fork child).  Returns false when membarrier
- * is not available (kernel < 4.14, seccomp): the caller must then not rely
- * on the pairing (poll instead).  Thread-safe.
+ * is not available (kernel < 4.14, seccomp, PVSPIN_PRELOAD_NO_MEMBARRIER=1):
+ * the caller must then not rely on the pairing (poll instead).
+ * Thread-safe.
  */
 bool pvspin_plat_fence_heavy(void);
+
+/** Would pvspin_plat_fence_heavy() work here (membarrier registered)?
+ *  For a caller that fences only some of the times it relies on the
+ *  pairing (the interposer's later sleepers).  Thread-safe. */
+bool pvspin_plat_fence_heavy_available(void);
 
 /** CPUs the calling thread may run on now (>= 1): its affinity mask's
  *  count, re-read every 4096 calls.  Thread-safe. */

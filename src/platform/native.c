@@ -27,6 +27,7 @@
 #include <sched.h>
 #include <time.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -127,9 +128,10 @@ int pvspin_plat_cpu(void)
 	return s;
 }
 
-static long futex(uint32_t *uaddr, int op, uint32_t val)
+/* FUTEX_WAIT / FUTEX_WAKE (private); `rel`: WAIT's relative timeout, NULL: none. */
+static long futex(uint32_t *uaddr, int op, uint32_t val, const struct timespec *rel)
 {
-	return syscall(SYS_futex, uaddr, op, val, NULL, NULL, 0);
+	return syscall(SYS_futex, uaddr, op, val, rel, NULL, 0);
 }
 
 void pvspin_plat_pv_wait(uint8_t *ptr, uint8_t val)
@@ -159,7 +161,7 @@ void pvspin_plat_pv_wait(uint8_t *ptr, uint8_t val)
 		return;
 	}
 	while (__atomic_load_n(w, __ATOMIC_ACQUIRE) == SLOT_SLEEPING)
-		futex(w, FUTEX_WAIT_PRIVATE, SLOT_SLEEPING);
+		futex(w, FUTEX_WAIT_PRIVATE, SLOT_SLEEPING, NULL);
 	__atomic_store_n(w, SLOT_IDLE, __ATOMIC_RELAXED);
 	pvspin_plat_event(PVSPIN_EV_PV_KICK_WAKE);
 }
@@ -170,7 +172,7 @@ void pvspin_plat_pv_kick(int cpu)
 		return;
 	uint32_t *w = &slots[cpu].futex;
 	if (__atomic_exchange_n(w, SLOT_KICKED, __ATOMIC_SEQ_CST) == SLOT_SLEEPING)
-		futex(w, FUTEX_WAKE_PRIVATE, 1);
+		futex(w, FUTEX_WAKE_PRIVATE, 1, NULL);
 }
 
 /* ---- parking on an address, time, CPUs ------------------------------ */
@@ -191,31 +193,38 @@ int pvspin_plat_park32(uint32_t *p, uint32_t val, uint64_t timeout_ns)
 		t = &rel;
 	}
 	/* FUTEX_WAIT takes a relative timeout (on CLOCK_MONOTONIC). */
-	long r = syscall(SYS_futex, p, FUTEX_WAIT_PRIVATE, val, t, NULL, 0);
+	long r = futex(p, FUTEX_WAIT_PRIVATE, val, t);
 	return r < 0 && errno == ETIMEDOUT ? PVSPIN_PARK_TIMEDOUT : 0;
 }
 
 uint32_t pvspin_plat_unpark32(uint32_t *p, uint32_t n)
 {
-	long r = syscall(SYS_futex, p, FUTEX_WAKE_PRIVATE, n > INT32_MAX ? INT32_MAX : (int)n,
-			 NULL, NULL, 0);
+	long r = futex(p, FUTEX_WAKE_PRIVATE, n > INT32_MAX ? INT32_MAX : n, NULL);
 	return r > 0 ? (uint32_t)r : 0;
 }
 
-/* 0 not tried, 1 registered, 2 not available in this process. */
+/* 0 not tried, 1 registered, 2 not available in this process (or
+ * PVSPIN_PRELOAD_NO_MEMBARRIER=1, the switch the interposer's tests use). */
 static int membarrier_state;
 
-bool pvspin_plat_fence_heavy(void)
+bool pvspin_plat_fence_heavy_available(void)
 {
 	int st = __atomic_load_n(&membarrier_state, __ATOMIC_ACQUIRE);
 	if (__builtin_expect(st == 0, 0)) {
-		long q = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+		const char *off = getenv("PVSPIN_PRELOAD_NO_MEMBARRIER");
+		long q = off && *off && strcmp(off, "0") != 0
+				 ? -1 : syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
 		st = q > 0 && (q & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
 		     syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0
 			     ? 1 : 2;
 		__atomic_store_n(&membarrier_state, st, __ATOMIC_RELEASE);
 	}
-	if (st != 1)
+	return st == 1;
+}
+
+bool pvspin_plat_fence_heavy(void)
+{
+	if (!pvspin_plat_fence_heavy_available())
 		return false;
 	if (syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0)
 		return true;
