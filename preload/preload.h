@@ -55,27 +55,6 @@ static inline pvspin_kind_t preload_kind(void)
 	return preload_kind_resolve();
 }
 
-/**
- * Does kind `k`'s own lock() already park, i.e. spin a bounded time and
- * then sleep until an unlock wakes it?  Then interposed mutexes run the
- * kind's lock directly.  None does today: the four kernel kinds cannot
- * (qspinlock and ticket queue and spin until served, tas spins,
- * pvqspinlock's halt follows a fixed SPIN_THRESHOLD and its queue
- * hand-off waits unbounded), and spinpark could but measured worse that
- * way through real programs (sysbench threads 0.33x glibc's events/s
- * with its own lock, 0.73-0.83x wrapped, on the development guest): its
- * every sleep costs a membarrier, and its waiters woken to a taken lock
- * sleep again.  The interposer's bounded spin and futex sleep
- * (preload_mutex.c) wrap the kind's trylock.
- */
-static inline bool preload_kind_parks(pvspin_kind_t k)
-{
-	switch (k) {
-	default:
-		return false;
-	}
-}
-
 /* ---- counters (PVSPIN_STATS=1) ------------------------------------------ */
 
 /** Non-zero when PVSPIN_STATS=1 asked for the counters (read lazily). */

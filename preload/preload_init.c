@@ -161,11 +161,23 @@ static void print_stats(void)
 	 * Halts and kicks are named so that they cannot read as lost
 	 * wake-ups: most halt calls return at once (the lock changed, or a
 	 * kick came first); each halt that slept was ended by a kick. */
-	char buf[512];
+	/* spinpark's own waiting (the halt fields are pvqspinlock's). */
+	char sp[192] = "";
+	if (__atomic_load_n(&preload_kind_fixed, __ATOMIC_ACQUIRE) == PVSPIN_KIND_SPINPARK)
+		snprintf(sp, sizeof(sp),
+			 " spin_acquire=%llu spin_fail=%llu park=%llu unpark=%llu handoff=%llu"
+			 " starving=%llu",
+			 (unsigned long long)ev.count[PVSPIN_EV_SPIN_ACQUIRE],
+			 (unsigned long long)ev.count[PVSPIN_EV_SPIN_FAIL],
+			 (unsigned long long)ev.count[PVSPIN_EV_PARK],
+			 (unsigned long long)ev.count[PVSPIN_EV_UNPARK],
+			 (unsigned long long)ev.count[PVSPIN_EV_HANDOFF],
+			 (unsigned long long)ev.count[PVSPIN_EV_STARVING]);
+	char buf[640];
 	int n = snprintf(buf, sizeof(buf),
 		"pvspin: stats pid=%ld lock=%s acquisitions=%llu contended=%llu halt_calls=%llu"
 		" (pv_wait_node=%llu pv_wait_head=%llu) halt_sleeps=%llu unlock_kicks=%llu"
-		" slots_in_use=%u slots_allocated=%llu slots_exhausted=%llu%s\n",
+		" slots_in_use=%u slots_allocated=%llu slots_exhausted=%llu%s%s\n",
 		(long)getpid(), pvspin_kind_name(__atomic_load_n(&preload_kind_fixed, __ATOMIC_ACQUIRE)),
 		(unsigned long long)acq, (unsigned long long)con,
 		(unsigned long long)(ev.count[PVSPIN_EV_PV_WAIT_NODE] +
@@ -175,20 +187,7 @@ static void print_stats(void)
 		(unsigned long long)ev.count[PVSPIN_EV_PV_KICK_WAKE],
 		(unsigned long long)ev.count[PVSPIN_EV_PV_KICK_UNLOCK],
 		sl.in_use, (unsigned long long)sl.allocated,
-		(unsigned long long)sl.exhausted, acq ? "" : " (no lock was taken)");
-	/* spinpark's own waiting: its spins, sleeps and wake-ups (the halt
-	 * fields above are pvqspinlock's). */
-	if (n > 0 && (size_t)n < sizeof(buf) &&
-	    __atomic_load_n(&preload_kind_fixed, __ATOMIC_ACQUIRE) == PVSPIN_KIND_SPINPARK)
-		n += snprintf(buf + n - 1, sizeof(buf) - (size_t)n + 1,
-			      " spin_acquire=%llu spin_fail=%llu park=%llu unpark=%llu handoff=%llu"
-			      " starving=%llu\n",
-			      (unsigned long long)ev.count[PVSPIN_EV_SPIN_ACQUIRE],
-			      (unsigned long long)ev.count[PVSPIN_EV_SPIN_FAIL],
-			      (unsigned long long)ev.count[PVSPIN_EV_PARK],
-			      (unsigned long long)ev.count[PVSPIN_EV_UNPARK],
-			      (unsigned long long)ev.count[PVSPIN_EV_HANDOFF],
-			      (unsigned long long)ev.count[PVSPIN_EV_STARVING]) - 1;
+		(unsigned long long)sl.exhausted, sp, acq ? "" : " (no lock was taken)");
 	if (n > 0)
 		stats_write(buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
 }

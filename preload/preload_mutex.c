@@ -70,8 +70,8 @@
  * by the very waiter a condvar signal woke, gains nothing by spinning,
  * only delays its holder).  PVSPIN_MUTEX_SPIN_LIMIT=N
  * (`pvspin run --spin-limit N`) overrides the budget with N PAUSE loops.
- * A kind whose own lock() already parks (preload_kind_parks()) is used
- * directly instead.
+ * Every kind waits this way, spinpark included: its own parking did
+ * worse through real programs (docs/preload.md, "Waiting").
  *
  * Sleeping: a waiter counts itself in `sleepers` and sleeps on the futex
  * `seq` (FUTEX_WAIT_BITSET, with the deadline of a timed lock on the
@@ -424,11 +424,6 @@ static int word_wait(struct pmutex *pm, clockid_t clock, const struct timespec *
 
 static inline void word_lock(struct pmutex *pm)
 {
-	pvspin_kind_t k = preload_kind();
-	if (preload_kind_parks(k)) {
-		preload_word_lock(&pm->word);
-		return;
-	}
 	if (__builtin_expect(!preload_word_trylock(&pm->word), 0))
 		(void)word_wait(pm, CLOCK_REALTIME, NULL);
 }
