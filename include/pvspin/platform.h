@@ -107,7 +107,7 @@ enum pvspin_event {
 	PVSPIN_EV_SPIN_FAIL,         /* spinpark: spins that ran out of budget */
 	PVSPIN_EV_PARK,              /* spinpark: sleeps (park32 calls) of waiters */
 	PVSPIN_EV_UNPARK,            /* spinpark: wake-ups sent by unlock */
-	PVSPIN_EV_HANDOFF,           /* spinpark: locks handed to a parked waiter */
+	PVSPIN_EV_HANDOFF,           /* spinpark: locks handed to the starving spinner */
 	PVSPIN_EV_STARVING,          /* spinpark: a parked waiter waited past the starvation bound */
 	PVSPIN_EV_COUNT
 };

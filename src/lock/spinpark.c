@@ -306,8 +306,7 @@ void pvspin_spinpark_lock_slowpath(pvspin_lock_t *lock)
 {
 	struct sp_waiter w = { .counted = false };
 
-	if (sp_word_corrupt(lock, pvspin_plat_load32(&lock->val, PVSPIN_RELAXED)))
-		return;
+	/* A corrupted word is caught in sp_park, before any sleep. */
 	for (;;) {
 		if (sp_spin(lock, &w))
 			return;
