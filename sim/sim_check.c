@@ -35,8 +35,6 @@ static bool vcpu_stuck(const struct vcpu *v)
 	}
 }
 
-void deadlock_report(void);
-void lost_wakeup_report(const struct vcpu *v, uint64_t ops);
 
 /*
  * Lost wake-up watch (per halted vCPU; a deadlock needs every vCPU stuck,

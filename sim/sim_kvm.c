@@ -294,7 +294,7 @@ int pvspin_plat_park32(uint32_t *p, uint32_t val, uint64_t timeout_ns)
 {
 	struct vcpu *v = S.cur;
 	if (!v)
-		return *p != val ? 0 : ETIMEDOUT;   /* nobody could wake it */
+		return *p != val ? 0 : PVSPIN_PARK_TIMEDOUT;   /* nobody could wake it */
 	if (pvspin_plat_load32(p, PVSPIN_ACQUIRE) != val)
 		return 0;
 	S.parks++;
@@ -322,7 +322,7 @@ int pvspin_plat_park32(uint32_t *p, uint32_t val, uint64_t timeout_ns)
 		}
 		vcpu_delay(v, S.prof->vmexit_ns);  /* still queued: HLT again */
 	}
-	int ret = v->park_woken ? 0 : ETIMEDOUT;
+	int ret = v->park_woken ? 0 : PVSPIN_PARK_TIMEDOUT;
 	v->parked = false;
 	v->park_gen++;                             /* its timeout event is stale */
 	return ret;
@@ -330,30 +330,33 @@ int pvspin_plat_park32(uint32_t *p, uint32_t val, uint64_t timeout_ns)
 
 /*
  * futex_wake(): up to n vCPUs queued on p, first parked first, are taken
- * off the queue at once (under the bucket lock), then each gets a
- * reschedule IPI: the sender pays the profile's kick cost (hypercall_ns,
- * as KVM_HC_KICK_CPU) per woken vCPU, the woken one the host's wake path
- * (ipi_ns) as a kick's target does.  Nobody queued: no cost.
+ * off the queue one by one, each followed by its reschedule IPI: the
+ * sender pays the profile's kick cost (hypercall_ns, as KVM_HC_KICK_CPU)
+ * per woken vCPU, the woken one the host's wake path (ipi_ns) as a kick's
+ * target does.  Nobody queued: no cost.  As after pv_kick, a sender that a
+ * wake-up preempted on its own pCPU stops here until it runs again.
  */
 uint32_t pvspin_plat_unpark32(uint32_t *p, uint32_t n)
 {
-	struct vcpu *y = S.cur, *woken[PVSPIN_MAX_CPUS];
+	struct vcpu *y = S.cur;
 	uint32_t k = 0;
-	for (struct vcpu *t = S.park_head, *next; t && k < n; t = next) {
-		next = t->park_next;
-		if (t->park_addr != p)
-			continue;
+	while (k < n) {
+		struct vcpu *t = S.park_head;
+		while (t && t->park_addr != p)
+			t = t->park_next;
+		if (!t)
+			break;
 		park_dequeue(t);
 		t->park_woken = true;
-		woken[k++] = t;
-	}
-	for (uint32_t i = 0; i < k; i++) {
+		k++;
 		if (y)
 			vcpu_delay(y, S.prof->hypercall_ns);
 		S.unpark_wakes++;
-		if (woken[i]->act == VA_HALT)
-			vcpu_kick_wake(woken[i]);
+		if (t->act == VA_HALT)
+			vcpu_kick_wake(t);
 	}
+	if (y && k)
+		vcpu_delay(y, 0);
 	return k;
 }
 

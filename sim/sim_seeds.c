@@ -252,12 +252,12 @@ int sim_run_seeds(const struct sim_config *c, unsigned n, unsigned jobs, json_t 
 	}
 
 	json_t **runs = calloc(n, sizeof(*runs));
-	json_t *seeds = json_array(), *arr = json_array();
 	if (!runs) {
 		fprintf(err, "pvspin sim: --seeds: out of memory\n");
 		ret = -1;
 		goto out;
 	}
+	json_t *seeds = json_array(), *arr = json_array();
 	for (unsigned i = 0; i < n && ret >= 0; i++) {
 		uint64_t s = c->seed + i;
 		int st = status[i];
