@@ -96,11 +96,9 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
-#include <sched.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "preload.h"
@@ -137,9 +135,9 @@ static inline int type_of(struct pmutex *pm)
 	return __atomic_load_n(&pm->kind, __ATOMIC_RELAXED) & TYPE_MASK;
 }
 
-static inline void word_unlock(struct pmutex *pm)
+static inline void word_unlock_kind(struct pmutex *pm, pvspin_kind_t k)
 {
-	pvspin_kind_unlock(preload_kind(), &pm->word);
+	pvspin_kind_unlock(k, &pm->word);
 	/* No CPU fence here: the first sleeper's membarrier() supplies it.
 	 * Only the compiler must keep the store before the load (relaxed:
 	 * the count is only a hint to wake; the wake's seq RMW orders). */
@@ -152,12 +150,18 @@ static inline void word_unlock(struct pmutex *pm)
 	}
 }
 
+static inline void word_unlock(struct pmutex *pm)
+{
+	word_unlock_kind(pm, preload_kind());
+}
+
 /* Unlock the word if it is locked: as glibc, unlocking an unlocked normal
- * mutex is harmless. */
+ * mutex is harmless.  One read of the kind for both steps. */
 static inline void word_unlock_if_locked(struct pmutex *pm)
 {
-	if (__builtin_expect(pvspin_kind_is_locked(preload_kind(), &pm->word), 1))
-		word_unlock(pm);
+	pvspin_kind_t k = preload_kind();
+	if (__builtin_expect(pvspin_kind_is_locked(k, &pm->word), 1))
+		word_unlock_kind(pm, k);
 }
 
 /* Without membarrier a sleeper may miss a wake: it sleeps at most this
@@ -252,26 +256,17 @@ static uint32_t spin_limit(void)
 }
 
 /* How many waiters of one mutex may spin at once: one fewer than the
- * CPUs this process may run on (at least 1, at most SPIN_CAP_MAX), so
+ * CPUs this thread may run on (0 on one CPU, at most SPIN_CAP_MAX), so
  * that spinners never take every CPU from a holder that needs one (the
  * kernel's mutex lets one spinner at a time spin on the owner, through
  * its OSQ).  The others sleep at once. */
-static uint32_t spin_cap_value;
-
 static uint32_t spin_cap(void)
 {
-	uint32_t c = __atomic_load_n(&spin_cap_value, __ATOMIC_RELAXED);
-	if (__builtin_expect(c == 0, 0)) {
-		cpu_set_t set;
-		long n = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set)
-								      : sysconf(_SC_NPROCESSORS_ONLN);
-		c = n > 1 ? (uint32_t)(n - 1) : 1u;
-		if (c > SPIN_CAP_MAX)
-			c = SPIN_CAP_MAX;
-		/* relaxed: a heuristic, the same for every thread */
-		__atomic_store_n(&spin_cap_value, c, __ATOMIC_RELAXED);
-	}
-	return c;
+	/* the platform's count, as spinpark's own cap: 0 on one CPU, where
+	 * a spinner can only keep the holder off it */
+	uint32_t n = pvspin_plat_spin_cpus();
+	n = n > 1 ? n - 1 : 0;
+	return n < SPIN_CAP_MAX ? n : SPIN_CAP_MAX;
 }
 
 /* The time budget of one spin, in ns: 2 x the moving average of what a
@@ -375,13 +370,6 @@ static inline bool kind_spins_fifo(pvspin_kind_t k)
 	return k == PVSPIN_KIND_QSPINLOCK || k == PVSPIN_KIND_TICKET;
 }
 
-static inline uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* The bounded spin: if admitted as a spinner, retry the word (in ticket
  * order for the FIFO kinds) for the budget, or for `limit` PAUSE loops
  * when PVSPIN_MUTEX_SPIN_LIMIT set one.  True if the word is ours. */
@@ -393,7 +381,7 @@ static bool word_spin(struct pmutex *pm, pvspin_kind_t k, uint32_t limit)
 	if (!spinq_enter(pm, spin_cap(), &ticket))
 		return false;
 	bool fifo = kind_spins_fifo(k), taken = false;
-	uint64_t start = limit ? 0 : now_ns(), budget = limit ? 0 : spin_budget_ns(pm);
+	uint64_t start = limit ? 0 : pvspin_plat_now_ns(), budget = limit ? 0 : spin_budget_ns(pm);
 	for (uint32_t i = 1;; i++) {
 		if ((!fifo || SQ_SERVING(__atomic_load_n(&pm->spinq, __ATOMIC_RELAXED)) == ticket) &&
 		    !pvspin_kind_is_locked(k, &pm->word) && pvspin_kind_trylock(k, &pm->word)) {
@@ -402,12 +390,12 @@ static bool word_spin(struct pmutex *pm, pvspin_kind_t k, uint32_t limit)
 		}
 		pvspin_plat_cpu_relax();
 		if (limit ? i >= limit
-			  : i % SPIN_CLOCK_EVERY == 0 && now_ns() - start >= budget)
+			  : i % SPIN_CLOCK_EVERY == 0 && pvspin_plat_now_ns() - start >= budget)
 			break;
 	}
 	spinq_leave(pm, ticket);
 	if (!limit)
-		spin_learn(pm, taken, taken ? now_ns() - start : 0);
+		spin_learn(pm, taken, taken ? pvspin_plat_now_ns() - start : 0);
 	return taken;
 }
 
