@@ -75,8 +75,8 @@ static inline bool preload_stats_wanted(void)
 void preload_count_acquire(bool contended);
 
 /** Take `l` with the process's kind and count the acquisition
- *  (contended: the first try failed) when the counters are on.  The one
- *  lock path of private mutexes and spinlocks. */
+ *  (contended: the first try failed) when the counters are on.  The
+ *  lock path of private spinlocks (mutexes wait in preload_mutex.c). */
 static inline void preload_word_lock(pvspin_lock_t *l)
 {
 	pvspin_kind_t k = preload_kind();

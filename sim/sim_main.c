@@ -329,11 +329,15 @@ static int write_json(json_t *j, const char *path)
 	return 0;
 }
 
+/* A lock kind drawn uniformly, by name. */
+static const char *random_kind(gsl_rng *r)
+{
+	return pvspin_kind_name((pvspin_kind_t)(1 + gsl_rng_uniform_int(r, PVSPIN_KIND_COUNT - 1)));
+}
+
 /* One random small configuration for --fuzz. */
 static void fuzz_config(struct sim_config *c, gsl_rng *r, char *cmd, size_t n)
 {
-	static const char *const locks[] = { "qspinlock", "pvqspinlock", "tas", "ticket",
-					     "spinpark" };
 	static const char *const wls[] = { "kcbench", "ebizzy", "ebizzy-mm", "spawn", "messaging" };
 	static const char *const profs[] = { "intel-xeon", "amd-epyc", "loongarch-3c5000" };
 	char set[24][48];
@@ -349,12 +353,12 @@ static void fuzz_config(struct sim_config *c, gsl_rng *r, char *cmd, size_t n)
 	 * made either way, so the runs of a fuzz seed keep their other keys */
 	int nodes = pcpus > 1 ? 1 + (int)gsl_rng_uniform_int(r, 2) : 1;
 	snprintf(set[k++], 48, "nodes=%d", pcpus % nodes ? 1 : nodes);
-	snprintf(set[k++], 48, "lock=%s", locks[gsl_rng_uniform_int(r, sizeof(locks) / sizeof(locks[0]))]);
+	snprintf(set[k++], 48, "lock=%s", random_kind(r));
 	snprintf(set[k++], 48, "workload=%s", wls[gsl_rng_uniform_int(r, sizeof(wls) / sizeof(wls[0]))]);
 	snprintf(set[k++], 48, "profile=%s", profs[gsl_rng_uniform_int(r, 3)]);
 	snprintf(set[k++], 48, "ple=%s", gsl_rng_uniform(r) < 0.5 ? "0" : "default");
 	if (gsl_rng_uniform(r) < 0.3)   /* mixed VMs: another lock in VM 0 */
-		snprintf(set[k++], 48, "vm0.lock=%s", locks[gsl_rng_uniform_int(r, sizeof(locks) / sizeof(locks[0]))]);
+		snprintf(set[k++], 48, "vm0.lock=%s", random_kind(r));
 	snprintf(set[k++], 48, "kick_yield=%d", (int)gsl_rng_uniform_int(r, 2));
 	snprintf(set[k++], 48, "pv_unhalt=%d", gsl_rng_uniform(r) < 0.8);
 	snprintf(set[k++], 48, "dedicated=%d", dedicated);

@@ -337,14 +337,12 @@ static void test_misuse_stops_run(void **state)
 static void test_all_kinds_clean(void **state)
 {
 	(void)state;
-	static const char *const kinds[] = { "qspinlock", "pvqspinlock", "tas", "ticket",
-					     "spinpark" };
-	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+	for (int k = PVSPIN_KIND_NONE + 1; k < PVSPIN_KIND_COUNT; k++) {
 		struct sim_config c;
 		struct sim_result r;
 		sim_config_defaults(&c);
 		set_all(&c, "vms=2 vcpus=4 pcpus=3");
-		set(&c, "lock", kinds[i]);
+		set(&c, "lock", pvspin_kind_name((pvspin_kind_t)k));
 		set_all(&c, "workload=spawn spin_threshold=128 seconds=0.01");
 		assert_int_equal(sim_run(&c, &r), 0);
 		json_t *vm0 = json_array_get(json_object_get(r.json, "vms"), 0);
