@@ -38,6 +38,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "test_barrier.h"
+
 #define FAIL(...) do { fprintf(stderr, "helper: FAIL: " __VA_ARGS__); fputc('\n', stderr); exit(1); } while (0)
 
 /* ---- count ------------------------------------------------------------ */
@@ -312,27 +314,14 @@ static int cmd_spinshared(int k, long n)
 
 /* ---- barrier, pingpong ------------------------------------------------ */
 
-static pthread_mutex_t bar_m = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t bar_c = PTHREAD_COND_INITIALIZER;
-static int bar_threads, bar_arrived;
-static long bar_rounds, bar_gen;
+static struct test_barrier bar = TEST_BARRIER_INIT(0);
+static long bar_rounds;
 
 static void *bar_thread(void *arg)
 {
 	(void)arg;
-	for (long r = 0; r < bar_rounds; r++) {
-		pthread_mutex_lock(&bar_m);
-		long gen = bar_gen;
-		if (++bar_arrived == bar_threads) {
-			bar_arrived = 0;
-			bar_gen++;
-			pthread_cond_broadcast(&bar_c);
-		} else {
-			while (gen == bar_gen)
-				pthread_cond_wait(&bar_c, &bar_m);
-		}
-		pthread_mutex_unlock(&bar_m);
-	}
+	for (long r = 0; r < bar_rounds; r++)
+		test_barrier_wait(&bar);
 	return NULL;
 }
 
@@ -341,14 +330,14 @@ static int cmd_barrier(int t, long r)
 	pthread_t th[64];
 	if (t < 1 || t > 64)
 		FAIL("barrier: 1..64 threads");
-	bar_threads = t;
+	bar.n = t;
 	bar_rounds = r;
 	for (int i = 0; i < t; i++)
 		pthread_create(&th[i], NULL, bar_thread, NULL);
 	for (int i = 0; i < t; i++)
 		pthread_join(th[i], NULL);
-	if (bar_gen != r)
-		FAIL("barrier: %ld generations, want %ld", bar_gen, r);
+	if (bar.gen != (unsigned long)r)
+		FAIL("barrier: %lu generations, want %ld", bar.gen, r);
 	return 0;
 }
 
@@ -357,15 +346,15 @@ static long pp_rounds, pp_turn;
 static void *pp_thread(void *arg)
 {
 	long me = (long)(size_t)arg;
-	pthread_mutex_lock(&bar_m);
+	pthread_mutex_lock(&bar.m);
 	while (pp_turn < 2 * pp_rounds) {
 		while (pp_turn % 2 != me && pp_turn < 2 * pp_rounds)
-			pthread_cond_wait(&bar_c, &bar_m);
+			pthread_cond_wait(&bar.c, &bar.m);
 		if (pp_turn < 2 * pp_rounds)
 			pp_turn++;
-		pthread_cond_signal(&bar_c);
+		pthread_cond_signal(&bar.c);
 	}
-	pthread_mutex_unlock(&bar_m);
+	pthread_mutex_unlock(&bar.m);
 	return NULL;
 }
 

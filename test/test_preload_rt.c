@@ -30,6 +30,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "test_barrier.h"
+
 #define NTHREADS 9
 
 static const struct { int policy, prio; } spec[NTHREADS] = {
@@ -39,11 +41,8 @@ static const struct { int policy, prio; } spec[NTHREADS] = {
 };
 
 static pthread_mutex_t ma = PTHREAD_MUTEX_INITIALIZER;
-static pthread_mutex_t mb = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+static struct test_barrier bar = TEST_BARRIER_INIT(NTHREADS);
 static long counter, rounds;
-static int arrived;
-static unsigned long generation;
 
 static void *worker(void *arg)
 {
@@ -55,17 +54,7 @@ static void *worker(void *arg)
 			sched_yield();
 		pthread_mutex_unlock(&ma);
 
-		pthread_mutex_lock(&mb);
-		unsigned long gen = generation;
-		if (++arrived == NTHREADS) {
-			arrived = 0;
-			generation++;
-			pthread_cond_broadcast(&cv);
-		} else {
-			while (gen == generation)
-				pthread_cond_wait(&cv, &mb);
-		}
-		pthread_mutex_unlock(&mb);
+		test_barrier_wait(&bar);
 	}
 	return NULL;
 }
@@ -119,9 +108,9 @@ int main(int argc, char **argv)
 	}
 	for (int i = 0; i < NTHREADS; i++)
 		pthread_join(t[i], NULL);
-	if (counter != rounds * NTHREADS || generation != (unsigned long)rounds) {
+	if (counter != rounds * NTHREADS || bar.gen != (unsigned long)rounds) {
 		fprintf(stderr, "test_preload_rt: FAIL: counter %ld (want %ld), generation %lu\n",
-			counter, rounds * NTHREADS, generation);
+			counter, rounds * NTHREADS, bar.gen);
 		return 1;
 	}
 	printf("test_preload_rt: ok: %d threads x %ld rounds\n", NTHREADS, rounds);
