@@ -23,6 +23,13 @@
 #endif
 #include "pvspin/spinlock.h"
 
+/* Free what sim_run() left in *r. */
+static void result_free(struct sim_result *r)
+{
+	json_decref(r->json);
+	free(r->report);
+}
+
 static void set(struct sim_config *c, const char *k, const char *v)
 {
 	assert_int_equal(sim_config_set(c, k, v, stderr), 0);
@@ -50,8 +57,7 @@ static char *run_json(const struct sim_config *c, int *rc, enum sim_stop *stop)
 	char *s = json_dumps(r.json, JSON_INDENT(1) | JSON_REAL_PRECISION(17));
 	if (stop)
 		*stop = r.stop;
-	json_decref(r.json);
-	free(r.report);
+	result_free(&r);
 	return s;
 }
 
@@ -109,8 +115,7 @@ static void test_engine_events_unchanged(void **state)
 	assert_int_equal(json_integer_value(json_object_get(json_array_get(vms, 2), "ops")), 2023);
 	assert_int_equal(json_integer_value(json_object_get(host, "ple_exits")), 1029);
 	assert_int_equal(json_integer_value(json_object_get(host, "directed_yields")), 637);
-	json_decref(r.json);
-	free(r.report);
+	result_free(&r);
 }
 
 /* host counter `name` of a run's JSON */
@@ -119,8 +124,7 @@ static json_int_t host_counter(const struct sim_config *c, const char *name)
 	struct sim_result r;
 	assert_int_equal(sim_run(c, &r), 0);
 	json_int_t v = json_integer_value(json_object_get(json_object_get(r.json, "host"), name));
-	json_decref(r.json);
-	free(r.report);
+	result_free(&r);
 	return v;
 }
 
@@ -167,8 +171,7 @@ static void test_ebizzy_mm_small_host_progresses(void **state)
 		json_array_get(json_object_get(r.json, "vms"), 0), "ops"));
 	print_message("records in 0.05 s: %lld\n", (long long)ops);
 	assert_true(ops > 100);
-	json_decref(r.json);
-	free(r.report);
+	result_free(&r);
 }
 
 /* Two always-runnable vCPUs on one pCPU each get half the time (1%). */
@@ -189,8 +192,7 @@ static void test_scheduler_fair_share(void **state)
 	print_message("run ns: %.0f %.0f\n", a, b);
 	assert_true(a + b > 0.99 * 0.5e9);
 	assert_true(a / (a + b) > 0.49 && a / (a + b) < 0.51);
-	json_decref(r.json);
-	free(r.report);
+	result_free(&r);
 }
 
 /* ---- a kick sent before the halt is not lost ---------------------------- */
@@ -256,14 +258,12 @@ static void test_deadlock_report_lost_kicks(void **state)
 	assert_non_null(strstr(r.report, "vCPU 0 (vm0 #0)"));
 	assert_non_null(strstr(r.report, "halted"));
 	assert_string_equal(json_string_value(json_object_get(r.json, "stop")), "deadlock");
-	json_decref(r.json);
-	free(r.report);
+	result_free(&r);
 
 	/* the same lock with working kicks completes */
 	set(&c, "lose_kicks", "0");
 	assert_int_equal(sim_run(&c, &r), 0);
-	json_decref(r.json);
-	free(r.report);
+	result_free(&r);
 
 	/* Throughput (the other vCPUs never finish): the first vCPU left
 	 * halted with nobody to kick it stops the run (lost wake-up). */
@@ -273,13 +273,11 @@ static void test_deadlock_report_lost_kicks(void **state)
 	assert_non_null(strstr(r.report, "DEADLOCK (lost wake-up)"));
 	assert_non_null(strstr(r.report, "no kick pending"));
 	assert_non_null(strstr(r.report, "word 0x"));
-	json_decref(r.json);
-	free(r.report);
+	result_free(&r);
 	/* and with working kicks the same throughput run is clean */
 	set(&c, "lose_kicks", "0");
 	assert_int_equal(sim_run(&c, &r), 0);
-	json_decref(r.json);
-	free(r.report);
+	result_free(&r);
 }
 
 /* A lock that lets a second vCPU in: the two-holders check fires. */
@@ -293,16 +291,14 @@ static void test_two_holders(void **state)
 	assert_int_equal(sim_run(&c, &r), 1);
 	assert_int_equal(r.stop, SIM_STOP_TWO_HOLDERS);
 	assert_non_null(strstr(r.report, "two holders"));
-	json_decref(r.json);
-	free(r.report);
+	result_free(&r);
 
 	/* the ebizzy-mm workload takes its spinlocks through its own path:
 	 * the broken lock must be caught there too */
 	set_all(&c, "workload=ebizzy-mm vcpus=8");
 	assert_int_equal(sim_run(&c, &r), 1);
 	assert_int_equal(r.stop, SIM_STOP_TWO_HOLDERS);
-	json_decref(r.json);
-	free(r.report);
+	result_free(&r);
 }
 
 /* Lock misuse reported by the lock code stops the run with a report. */
@@ -329,8 +325,7 @@ static void test_misuse_stops_run(void **state)
 	assert_int_equal(rc, 1);
 	assert_int_equal(r.stop, SIM_STOP_MISUSE);
 	assert_non_null(strstr(r.report, "unlock of a lock that is not locked"));
-	json_decref(r.json);
-	free(r.report);
+	result_free(&r);
 }
 
 /* Every lock kind runs a contended small configuration cleanly. */
@@ -347,8 +342,7 @@ static void test_all_kinds_clean(void **state)
 		assert_int_equal(sim_run(&c, &r), 0);
 		json_t *vm0 = json_array_get(json_object_get(r.json, "vms"), 0);
 		assert_true(json_integer_value(json_object_get(vm0, "ops")) > 0);
-		json_decref(r.json);
-		free(r.report);
+		result_free(&r);
 	}
 }
 
@@ -368,8 +362,7 @@ static void test_finish_after_waking_onto_own_pcpu(void **state)
 	json_t *vms = json_object_get(r.json, "vms");
 	for (size_t i = 0; i < json_array_size(vms); i++)
 		assert_true(json_is_number(json_object_get(json_array_get(vms, i), "completion_s")));
-	json_decref(r.json);
-	free(r.report);
+	result_free(&r);
 }
 
 static void test_config_errors(void **state)
@@ -672,21 +665,18 @@ static void test_ebizzy_mm(void **state)
 	double mean_on = (double)(ack_ns - irqoff_ns) / (double)(ipis - irqoff);
 	assert_true(mean_off > mean_on + 1000.0);
 	assert_true(mm_counter(r.json, "idle_halts") > 0);
-	json_decref(r.json);
-	free(r.report);
+	result_free(&r);
 
 	/* two overcommitted VMs without steal time: nothing skipped as
 	 * preempted, every lock kind still runs clean */
 	set_all(&c, "vms=2 vcpus=16 pcpus=8 seconds=0.01 steal_time=0");
 	assert_int_equal(sim_run(&c, &r), 0);
 	assert_int_equal(mm_counter(r.json, "tlb_skip_preempted"), 0);
-	json_decref(r.json);
-	free(r.report);
+	result_free(&r);
 	for (int k = PVSPIN_KIND_QSPINLOCK; k <= PVSPIN_KIND_TICKET; k++) {
 		set(&c, "lock", pvspin_kind_name((pvspin_kind_t)k));
 		assert_int_equal(sim_run(&c, &r), 0);
-		json_decref(r.json);
-		free(r.report);
+		result_free(&r);
 	}
 }
 
@@ -889,8 +879,7 @@ static void test_park_fifo(void **state)
 		json_t *host = json_object_get(r.json, "host");
 		assert_int_equal(json_integer_value(json_object_get(host, "parks")), 3);
 		assert_int_equal(json_integer_value(json_object_get(host, "unpark_wakes")), 3);
-		json_decref(r.json);
-		free(r.report);
+		result_free(&r);
 	}
 }
 
@@ -930,8 +919,7 @@ static void test_park_timeout(void **state)
 	json_t *host = json_object_get(r.json, "host");
 	assert_int_equal(json_integer_value(json_object_get(host, "parks")), 1);
 	assert_int_equal(json_integer_value(json_object_get(host, "park_timeouts")), 1);
-	json_decref(r.json);
-	free(r.report);
+	result_free(&r);
 	/* outside a vCPU nothing sleeps */
 	park_other = 7;
 	assert_int_equal(pvspin_plat_park32(&park_other, 0, 0), 0);
@@ -981,16 +969,14 @@ static void test_park_lost_wakeup(void **state)
 	assert_non_null(strstr(r.report, "which no longer reads 0x00000000 (0x00000001)"));
 	assert_non_null(strstr(r.report, "vCPU 1 (vm0 #1)"));
 	assert_true(json_real_value(json_object_get(r.json, "sim_seconds")) < 0.005);
-	json_decref(r.json);
-	free(r.report);
+	result_free(&r);
 	park_word = 0;
 	park_forget = 0;
 	park_ret[1] = -1;
 	assert_int_equal(run_guest(&c, guest_park_lost, &r), 0);
 	assert_int_equal(r.stop, SIM_STOP_END);
 	assert_int_equal(park_ret[1], 0);
-	json_decref(r.json);
-	free(r.report);
+	result_free(&r);
 }
 
 static uint64_t clock_d, fence_d, fence_alone_d;
@@ -1035,8 +1021,7 @@ static void test_clock_and_fences(void **state)
 	/* the syscall alone when nobody else runs; more with a target to IPI */
 	assert_true(fence_alone_d >= 450 && fence_alone_d < 1000);
 	assert_true(fence_d > fence_alone_d + 1000);
-	json_decref(r.json);
-	free(r.report);
+	result_free(&r);
 }
 
 /* ---- coherence costs: the CCX level (sim_memory.c) ----------------------- */
@@ -1088,8 +1073,7 @@ static void test_ccx_transfer_costs(void **state)
 		assert_int_equal(ccx_cost[0], i == 0 ? pr->xfer_ccx_ns : pr->xfer_local_ns);
 		assert_int_equal(ccx_cost[1], pr->xfer_local_ns);
 		assert_int_equal(ccx_cost[2], pr->xfer_remote_ns);
-		json_decref(r.json);
-		free(r.report);
+		result_free(&r);
 	}
 	/* the AMD profile has the level, 8 cores per CCX, and it is cheaper */
 	const struct sim_profile *amd = sim_profile_find("amd-epyc");
