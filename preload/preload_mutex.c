@@ -17,6 +17,7 @@
  *   offset 16  int kind              glibc's type bits: never written
  *                                    except by init and destroy
  *   offset 20  uint32_t sleepers     waiters counted to sleep on seq
+ *                                    (bits 0-30), SL_WOKEN (bit 31)
  *   offset 24  uint32_t seq          futex word the sleepers sleep on
  *   offset 28  uint16_t spin_avg_ns  moving average of what a successful
  *                                    spin waited, in ns (the budget)
@@ -75,8 +76,9 @@
  *
  * Sleeping: a waiter counts itself in `sleepers` and sleeps on the futex
  * `seq` (FUTEX_WAIT_BITSET, with the deadline of a timed lock on the
- * requested clock); every unlock that sees sleepers != 0 bumps seq and
- * wakes one, which retries trylock (and sleeps again if it lost).  This is
+ * requested clock); an unlock that sees sleepers != 0 bumps seq and
+ * wakes one, which retries trylock (and sleeps again if it lost), unless
+ * one it woke has not yet retried (SL_WOKEN, wake_one_sleeper()).  This is
  * a Dekker pattern (unlocker: release the word, read sleepers; sleeper:
  * increment sleepers, read seq, trylock) and needs a StoreLoad fence on
  * both sides.  The unlock fast path must stay cheap, so the fence is
@@ -135,19 +137,60 @@ static inline int type_of(struct pmutex *pm)
 	return __atomic_load_n(&pm->kind, __ATOMIC_RELAXED) & TYPE_MASK;
 }
 
+/* `sleepers`: bits 0-30 count the waiters that sleep (or are about to);
+ * bit 31, SL_WOKEN, says that an unlock has woken one of them and none has
+ * since gone back to sleep: the woken one is on its way to retry, so
+ * later unlocks need not wake another (after glibc's lowlevellock, whose
+ * woken waiter's retry turns "locked, waiters" (2) into "locked" (1) until
+ * one of them contends again, and spinpark's WOKEN bit).  Without it every
+ * unlock while anyone sleeps pays a FUTEX_WAKE: 8 threads on one mutex
+ * ran 2-2.5x slower than on glibc. */
+#define SL_WOKEN 0x80000000u
+#define SL_COUNT(v) ((v) & ~SL_WOKEN)
+
+/* An unlock found sleepers != 0 in `v`: wake one unless a woken one is on
+ * its way.  Who sets SL_WOKEN wakes; every sleeper clears SL_WOKEN before
+ * its trylock, so while the bit is set some thread has yet to retry.
+ * The bit is trusted only after a full fence: the unlocker's release and
+ * its read of SL_WOKEN against the sleeper's clear (a seq_cst RMW) and its
+ * trylock are a Dekker pair, and the release must be visible before the
+ * bit is read, or a sleeper that cleared the bit and then failed its
+ * trylock (the release not yet visible) would sleep with nobody to wake
+ * it.  The fence is paid only here, while a woken sleeper is on its way;
+ * the plain unlock stays fence-free. */
+static void wake_one_sleeper(struct pmutex *pm, uint32_t v)
+{
+	for (;;) {
+		if (v & SL_WOKEN) {
+			/* seq_cst fence: the release above before the re-read */
+			__atomic_thread_fence(__ATOMIC_SEQ_CST);
+			v = __atomic_load_n(&pm->sleepers, __ATOMIC_SEQ_CST);
+			if (v & SL_WOKEN)
+				return;
+		}
+		if (SL_COUNT(v) == 0)
+			return;
+		/* seq_cst RMW: also the fence before the wake's decision */
+		if (__atomic_compare_exchange_n(&pm->sleepers, &v, v | SL_WOKEN, false,
+						__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+			break;
+	}
+	/* seq_cst RMW: a sleeper that read the old seq is woken or sees the
+	 * new one in FUTEX_WAIT */
+	__atomic_fetch_add(&pm->seq, 1, __ATOMIC_SEQ_CST);
+	preload_futex_wake(&pm->seq, 1);
+}
+
 static inline void word_unlock_kind(struct pmutex *pm, pvspin_kind_t k)
 {
 	pvspin_kind_unlock(k, &pm->word);
 	/* No CPU fence here: the first sleeper's membarrier() supplies it.
 	 * Only the compiler must keep the store before the load (relaxed:
-	 * the count is only a hint to wake; the wake's seq RMW orders). */
+	 * the count is only a hint to wake; wake_one_sleeper() orders). */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (__builtin_expect(__atomic_load_n(&pm->sleepers, __ATOMIC_RELAXED) != 0, 0)) {
-		/* seq_cst RMW: a sleeper that read the old seq is woken or
-		 * sees the new one in FUTEX_WAIT */
-		__atomic_fetch_add(&pm->seq, 1, __ATOMIC_SEQ_CST);
-		preload_futex_wake(&pm->seq, 1);
-	}
+	uint32_t v = __atomic_load_n(&pm->sleepers, __ATOMIC_RELAXED);
+	if (__builtin_expect(v != 0, 0))
+		wake_one_sleeper(pm, v);
 }
 
 static inline void word_unlock(struct pmutex *pm)
@@ -199,11 +242,15 @@ static int word_sleep(struct pmutex *pm, pvspin_kind_t k, clockid_t clock,
 	 * for the unlocker's side is the membarrier of the 0 -> 1 sleeper */
 	uint32_t before = __atomic_fetch_add(&pm->sleepers, 1, __ATOMIC_SEQ_CST);
 	bool fenced = pvspin_plat_fence_heavy_available() &&
-		      (before != 0 || pvspin_plat_fence_heavy());
+		      (SL_COUNT(before) != 0 || pvspin_plat_fence_heavy());
 	for (;;) {
 		/* seq_cst: read before the trylock, so an unlock after a
 		 * failed trylock changes it and FUTEX_WAIT returns */
 		uint32_t s = __atomic_load_n(&pm->seq, __ATOMIC_SEQ_CST);
+		/* seq_cst RMW: about to retry and perhaps sleep, so the next
+		 * unlock must wake again; pairs with wake_one_sleeper()'s
+		 * fence (this clear before the trylock's read of the word) */
+		__atomic_fetch_and(&pm->sleepers, ~SL_WOKEN, __ATOMIC_SEQ_CST);
 		if (pvspin_kind_trylock(k, &pm->word)) {
 			ret = 0;
 			break;
