@@ -17,7 +17,8 @@
  *   offset 16  int kind              glibc's type bits: never written
  *                                    except by init and destroy
  *   offset 20  uint32_t sleepers     waiters counted to sleep on seq
- *                                    (bits 0-30), SL_WOKEN (bit 31)
+ *                                    (bits 0-29), SL_ARMED (bit 30),
+ *                                    SL_WOKEN (bit 31)
  *   offset 24  uint32_t seq          futex word the sleepers sleep on
  *   offset 28  uint16_t spin_avg_ns  moving average of what a successful
  *                                    spin waited, in ns (the budget)
@@ -90,8 +91,10 @@
  * and the sleeper's trylock sees the free lock, or the unlocker's load of
  * sleepers comes after the fence and sees the increment; it keeps seeing
  * a non-zero count while any sleeper is counted, so a later sleeper (whose
- * increment found sleepers >= 1) needs no fence of its own.  No lost
- * wakeup.  Where membarrier is not available (old kernel, seccomp; or
+ * increment found sleepers >= 1) needs no fence of its own.  After the
+ * first membarrier the mutex is ARMED: its unlocks fence before they
+ * trust a zero count, and no later sleeper needs a membarrier (SL_ARMED,
+ * below).  No lost wakeup.  Where membarrier is not available (old kernel, seccomp; or
  * PVSPIN_PRELOAD_NO_MEMBARRIER=1), sleepers wake every 1 ms to retry: a
  * missed wakeup then costs at most 1 ms.
  */
@@ -146,7 +149,17 @@ static inline int type_of(struct pmutex *pm)
  * unlock while anyone sleeps pays a FUTEX_WAKE: 8 threads on one mutex
  * ran 2-2.5x slower than on glibc. */
 #define SL_WOKEN 0x80000000u
-#define SL_COUNT(v) ((v) & ~SL_WOKEN)
+/* Bit 30, SL_ARMED: a sleeper's membarrier() has run on this mutex, and
+ * from then on an unlock that reads a zero count with SL_ARMED fences and
+ * reads again before it trusts the zero (wake_one_sleeper()), so later
+ * sleepers need no membarrier of their own even when the count was 0.
+ * Without it every 0 -> 1 sleeper paid one: sysbench threads (holders
+ * yield) made 877 k membarrier calls for 2 M lock/unlock pairs.  Sticky:
+ * a mutex that has had a sleeper pays a fence in every unlock (glibc's
+ * unlock is an atomic exchange, the same price); one that never had a
+ * sleeper stays fence-free. */
+#define SL_ARMED 0x40000000u
+#define SL_COUNT(v) ((v) & ~(SL_WOKEN | SL_ARMED))
 
 /* An unlock found sleepers != 0 in `v`: wake one unless a woken one is on
  * its way.  Who sets SL_WOKEN wakes; every sleeper clears SL_WOKEN before
@@ -161,15 +174,15 @@ static inline int type_of(struct pmutex *pm)
 static void wake_one_sleeper(struct pmutex *pm, uint32_t v)
 {
 	for (;;) {
-		if (v & SL_WOKEN) {
-			/* seq_cst fence: the release above before the re-read */
+		if ((v & SL_WOKEN) || SL_COUNT(v) == 0) {
+			/* WOKEN, or only ARMED: trust neither before our
+			 * release is visible.  seq_cst fence: the release
+			 * above before the re-read */
 			__atomic_thread_fence(__ATOMIC_SEQ_CST);
 			v = __atomic_load_n(&pm->sleepers, __ATOMIC_SEQ_CST);
-			if (v & SL_WOKEN)
+			if ((v & SL_WOKEN) || SL_COUNT(v) == 0)
 				return;
 		}
-		if (SL_COUNT(v) == 0)
-			return;
 		/* seq_cst RMW: also the fence before the wake's decision */
 		if (__atomic_compare_exchange_n(&pm->sleepers, &v, v | SL_WOKEN, false,
 						__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
@@ -184,9 +197,10 @@ static void wake_one_sleeper(struct pmutex *pm, uint32_t v)
 static inline void word_unlock_kind(struct pmutex *pm, pvspin_kind_t k)
 {
 	pvspin_kind_unlock(k, &pm->word);
-	/* No CPU fence here: the first sleeper's membarrier() supplies it.
-	 * Only the compiler must keep the store before the load (relaxed:
-	 * the count is only a hint to wake; wake_one_sleeper() orders). */
+	/* No CPU fence here: the first sleeper's membarrier() supplies it,
+	 * and after it wake_one_sleeper()'s fence (SL_ARMED).  Only the
+	 * compiler must keep the store before the load (relaxed: the count
+	 * is only a hint to wake; wake_one_sleeper() orders). */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	uint32_t v = __atomic_load_n(&pm->sleepers, __ATOMIC_RELAXED);
 	if (__builtin_expect(v != 0, 0))
@@ -241,8 +255,12 @@ static int word_sleep(struct pmutex *pm, pvspin_kind_t k, clockid_t clock,
 	/* seq_cst RMW: the sleeper's side of the Dekker pattern; the fence
 	 * for the unlocker's side is the membarrier of the 0 -> 1 sleeper */
 	uint32_t before = __atomic_fetch_add(&pm->sleepers, 1, __ATOMIC_SEQ_CST);
-	bool fenced = pvspin_plat_fence_heavy_available() &&
-		      (SL_COUNT(before) != 0 || pvspin_plat_fence_heavy());
+	bool first = !(before & SL_ARMED) && SL_COUNT(before) == 0;
+	bool fenced = pvspin_plat_fence_heavy_available() && (!first || pvspin_plat_fence_heavy());
+	/* relaxed: set after our membarrier, while we are still counted, so
+	 * an unlock that reads a zero count afterwards also reads ARMED */
+	if (first && fenced)
+		__atomic_fetch_or(&pm->sleepers, SL_ARMED, __ATOMIC_RELAXED);
 	for (;;) {
 		/* seq_cst: read before the trylock, so an unlock after a
 		 * failed trylock changes it and FUTEX_WAIT returns */
