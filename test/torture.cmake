@@ -96,7 +96,29 @@ if(PVSPIN_SPIN)
     "spinpark_take_keeps_woken_mutant_safety|spinpark_take_keeps_woken_mutant.pml|safety|fail|"
     "spinpark_giveup_no_fence_mutant_safety|spinpark_giveup_no_fence_mutant.pml|safety|fail|"
     "spinpark_giveup_no_fence_mutant_liveness|spinpark_giveup_no_fence_mutant.pml|liveness|fail|"
-    "spinpark_stale_spinners_mutant_safety|spinpark_stale_spinners_mutant.pml|safety|fail|")
+    "spinpark_stale_spinners_mutant_safety|spinpark_stale_spinners_mutant.pml|safety|fail|"
+    # preload_mutex (test/model/README.md): the interposer's mutex sleep/
+    # wake protocol as coded (ec86039) passes safety and liveness for
+    # 3 threads x 2 rounds and 2 threads x 3 rounds, with a timed locker,
+    # with spurious wake-ups; the controls pass; mutants (1)-(4) are rejected
+    "preload_mutex_safety|preload_mutex.pml|safety|pass|"
+    "preload_mutex_liveness|preload_mutex.pml|liveness|pass|"
+    "preload_mutex_2thr_3rounds_safety|preload_mutex.pml|safety|pass|-DNTHR=2,-DROUNDS=3"
+    "preload_mutex_2thr_3rounds_liveness|preload_mutex.pml|liveness|pass|-DNTHR=2,-DROUNDS=3"
+    "preload_mutex_timed_safety|preload_mutex.pml|safety|pass|-DTIMED"
+    "preload_mutex_timed_liveness|preload_mutex.pml|liveness|pass|-DTIMED"
+    "preload_mutex_spurious_safety|preload_mutex.pml|safety|pass|-DSPURIOUS"
+    "preload_mutex_wake_always_safety|preload_mutex_wake_always.pml|safety|pass|"
+    "preload_mutex_wake_always_liveness|preload_mutex_wake_always.pml|liveness|pass|"
+    "preload_mutex_sc_no_membarrier_safety|preload_mutex_sc_no_membarrier.pml|safety|pass|"
+    "preload_mutex_woken_no_fence_mutant_safety|preload_mutex_woken_no_fence_mutant.pml|safety|fail|"
+    "preload_mutex_woken_no_fence_mutant_liveness|preload_mutex_woken_no_fence_mutant.pml|liveness|fail|"
+    "preload_mutex_clear_after_trylock_mutant_safety|preload_mutex_clear_after_trylock_mutant.pml|safety|fail|"
+    "preload_mutex_clear_after_trylock_mutant_liveness|preload_mutex_clear_after_trylock_mutant.pml|liveness|fail|"
+    "preload_mutex_no_membarrier_mutant_safety|preload_mutex_no_membarrier_mutant.pml|safety|fail|"
+    "preload_mutex_no_membarrier_mutant_liveness|preload_mutex_no_membarrier_mutant.pml|liveness|fail|"
+    "preload_mutex_seq_after_trylock_mutant_safety|preload_mutex_seq_after_trylock_mutant.pml|safety|fail|"
+    "preload_mutex_seq_after_trylock_mutant_liveness|preload_mutex_seq_after_trylock_mutant.pml|liveness|fail|")
   foreach(check ${model_checks})
     string(REPLACE "|" ";" f "${check}")
     list(GET f 0 name)

@@ -1,0 +1,347 @@
+/*
+ * preload_mutex.pml - Promela model of the sleep/wake protocol of the
+ * LD_PRELOAD interposer's pthread mutex (preload/preload_mutex.c:
+ * word_unlock_kind, wake_one_sleeper, word_sleep, sleep_on_seq and the
+ * file comment; docs/preload.md, "Waiting" and "Sleeping without a fence
+ * in unlock"), with the unlocker's StoreLoad reordering of x86-TSO and the
+ * membarrier(2) that the first sleeper runs against it.
+ *
+ * Design sources (what the code says it follows; nothing copied): the
+ * Dekker pairs of preload_mutex.c; glibc's lowlevellock (a woken waiter's
+ * retry turns "locked, waiters" back into "locked", after which unlocks
+ * stop waking: here SL_WOKEN); liburcu's asymmetric fence, a
+ * membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) on the slow side so the
+ * fast side needs only a compiler barrier.  The style (store buffer,
+ * membarrier as one draining step, futex steps, properties) is that of
+ * spinpark.pml; README.md says how the model stands for the code.
+ *
+ * NTHR threads (2 or 3, default 3) each take and release the one mutex
+ * ROUNDS times (default 2).  Every statement is one atomic step of the
+ * code: a load, a store, or one read-modify-write.  Between any two steps
+ * a thread may be preempted for any time (interleaving).
+ *
+ * State (struct pmutex):
+ *   word      the lock word of a tas-like kind: 0 free, 1 locked; trylock
+ *             is a cmpxchg 0 -> 1, unlock a plain release store of 0
+ *   sleepers  the count of sleepers (bits 0-1 here, 30 bits in the code)
+ *             and SL_WOKEN (bit 2 here, bit 31 in the code)
+ *   seq       the futex word the sleepers sleep on
+ *
+ * Memory: every write of the protocol but one is a locked instruction
+ * (cmpxchg, xadd, lock and; the seq_cst fence is an mfence): it drains
+ * the thread's store buffer, then is atomic.  The one plain store is the
+ * unlock's store of 0 into the word: it goes into the unlocker's store
+ * buffer sb[] and reaches memory at any later time (process `drainer`),
+ * or at the unlocker's next locked instruction or fence.  The unlocker's
+ * load of `sleepers` after it (relaxed, behind a compiler barrier only)
+ * reads memory: another location, so it may be satisfied while the store
+ * still sits in the buffer, the StoreLoad reordering of x86-TSO (and of
+ * C11 for a release store and a later relaxed load).  Every other load
+ * reads memory.  pvspin_plat_fence_heavy() (membarrier PRIVATE_EXPEDITED)
+ * is one step of the first sleeper that drains every store buffer: the
+ * point during the call at which every other running thread runs a full
+ * barrier (one point stands for every CPU's: at most one store is ever
+ * buffered, asserted; README.md).
+ *
+ * futex: FUTEX_WAIT(seq, s) is one step - if seq != s, return at once
+ * (EAGAIN), else sleep (compare-and-sleep under the kernel's bucket lock);
+ * a sleeper runs again only when a FUTEX_WAKE picks it.  FUTEX_WAKE(seq, 1)
+ * is one step that wakes one sleeper, any one, if there is one.  No
+ * timeout and no spurious return unless TIMED or SPURIOUS is defined.
+ *
+ * Properties:
+ *   mutual exclusion    assert(incs == 1) in the critical section, and the
+ *                       protocol's own claims (asserts below);
+ *   no lost wake-up     safety mode (pan -DSAFETY): an end state where a
+ *                       thread sleeps for ever (every other thread done or
+ *                       asleep, the lock free) is an invalid end state;
+ *                       liveness (pan -a -f): ltl live, every thread
+ *                       finishes all its rounds under weak fairness.
+ *
+ * Without switches this is the code as it is (commit ec86039) and it
+ * PASSES.  Switches (each file test/model/preload_mutex_*.pml sets some;
+ * README.md):
+ *   WOKEN_NO_FENCE     MUTATION (1): wake_one_sleeper re-reads `sleepers`
+ *                      on SL_WOKEN without the seq_cst fence before, so
+ *                      it trusts a WOKEN that its still buffered release
+ *                      does not order
+ *   CLEAR_AFTER_TRYLOCK MUTATION (2): the sleeper clears SL_WOKEN after
+ *                      its trylock instead of before
+ *   NO_MEMBARRIER      MUTATION (3): the first sleeper (count 0 -> 1)
+ *                      skips pvspin_plat_fence_heavy()
+ *   SEQ_AFTER_TRYLOCK  MUTATION (4): the sleeper reads seq after its
+ *                      failed trylock instead of before the clear
+ *   WAKE_ALWAYS        control: no SL_WOKEN at all; an unlock that sees
+ *                      a sleeper counted always bumps seq and wakes one
+ *                      (the code before ec86039)
+ *   SC_UNLOCK          the unlock's store goes straight to memory (no
+ *                      store buffer): with NO_MEMBARRIER shows that the
+ *                      heavy fence is needed only for the StoreLoad
+ *                      reordering
+ *   FENCE_ON_RAW       the first sleeper fences only if the whole word it
+ *                      read was 0 (`before == 0`, WOKEN included) instead
+ *                      of `SL_COUNT(before) == 0`
+ *   TIMED              thread 0 locks with a deadline (pthread_mutex_
+ *                      timedlock): its FUTEX_WAIT may return ETIMEDOUT
+ *                      instead of sleeping, or while asleep unless a wake
+ *                      picked it first; it then tries once more and gives
+ *                      up the round without the lock if that fails
+ *   SPURIOUS           a sleeper may return from FUTEX_WAIT by itself
+ *                      (EINTR, a spurious wake-up): safety checks only
+ */
+#ifndef NTHR
+#define NTHR 3
+#endif
+#ifndef ROUNDS
+#define ROUNDS 2
+#endif
+
+#define SL_WOKEN    4
+#define SL_COUNT(x) ((x) & 3)
+
+bit word;            /* the lock word in memory: 0 free, 1 locked */
+byte sleepers;       /* count (bits 0-1) | SL_WOKEN (bit 2) */
+byte seq;            /* the futex word of the sleepers */
+bit sb[3];           /* thread i's store buffer holds "word = 0" */
+bit asleep[3];       /* thread i sleeps in FUTEX_WAIT on seq */
+byte incs;           /* threads in the critical section */
+byte ndone;          /* threads that finished all rounds */
+
+/* A locked instruction or a full fence first drains this thread's store
+ * buffer. */
+inline drain_me()
+{
+	if
+	:: sb[me] -> word = 0; sb[me] = 0
+	:: else -> skip
+	fi
+}
+
+/* membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED): every store buffer is
+ * drained at one point of the call.  With one lock at most one store is
+ * ever buffered (asserted), so one point stands for every CPU's. */
+inline membarrier()
+{
+	d_step {
+		assert(sb[0] + sb[1] + sb[2] <= 1);
+		if :: sb[0] -> word = 0; sb[0] = 0 :: else -> skip fi;
+		if :: sb[1] -> word = 0; sb[1] = 0 :: else -> skip fi;
+		if :: sb[2] -> word = 0; sb[2] = 0 :: else -> skip fi
+	}
+}
+
+/* pvspin_kind_trylock (tas: cmpxchg 0 -> 1), a locked instruction. */
+inline trylock()
+{
+	d_step {
+		drain_me();
+		if
+		:: word == 0 -> word = 1; ok = 1
+		:: else -> ok = 0
+		fi
+	}
+}
+
+/* preload_futex_wake(&seq, 1): wake one sleeper, any one, if there is one. */
+inline futex_wake1()
+{
+	atomic {
+		if
+		:: asleep[0] -> asleep[0] = 0
+		:: asleep[1] -> asleep[1] = 0
+		:: asleep[2] -> asleep[2] = 0
+		:: else -> skip
+		fi
+	}
+}
+
+active [NTHR] proctype thr()
+{
+	byte me = _pid;
+	byte round;
+	byte v;        /* word_unlock_kind / wake_one_sleeper: sleepers read */
+	byte before;   /* word_sleep: fetch_add's old value */
+	byte s;        /* word_sleep: seq read before the trylock */
+	bit ok;
+#ifdef TIMED
+	bit timedout;  /* sleep_on_seq returned ETIMEDOUT */
+#endif
+
+	assert(me < NTHR && NTHR <= 3);
+	do
+	:: round == ROUNDS -> break
+	:: else ->
+		/* ---- word_lock: preload_word_trylock ---- */
+		trylock();
+		if
+		:: ok -> ok = 0; goto cs
+		:: else -> skip
+		fi;
+		assert(sb[me] == 0);
+		/* ---- word_wait: word_spin fails (a spin that takes the
+		 * lock is a later fast path: README.md); word_sleep ---- */
+		d_step {
+			before = sleepers;                      /* fetch_add, seq_cst */
+			sleepers++;
+			assert(SL_COUNT(sleepers) <= NTHR)
+		}
+#ifdef FENCE_ON_RAW
+		if
+		:: before == 0 -> membarrier()
+		:: else -> skip
+		fi;
+#elif defined(NO_MEMBARRIER)
+		skip;                                           /* MUTATION (3) */
+#else
+		if
+		:: SL_COUNT(before) == 0 -> membarrier()        /* pvspin_plat_fence_heavy */
+		:: else -> skip
+		fi;
+#endif
+		before = 0;
+sloop:
+#ifndef SEQ_AFTER_TRYLOCK
+		s = seq;                                        /* load seq, seq_cst */
+#endif
+#ifndef CLEAR_AFTER_TRYLOCK
+		sleepers = sleepers & ~SL_WOKEN;                /* fetch_and, seq_cst */
+#endif
+		trylock();
+#ifdef CLEAR_AFTER_TRYLOCK
+		sleepers = sleepers & ~SL_WOKEN;                /* MUTATION (2) */
+#endif
+		if
+		:: ok -> ok = 0; goto got
+		:: else -> skip
+		fi;
+#ifdef SEQ_AFTER_TRYLOCK
+		s = seq;                                        /* MUTATION (4) */
+#endif
+		/* sleep_on_seq: FUTEX_WAIT(seq, s), no timeout (fenced) */
+#ifdef TIMED
+		if
+		:: me == 0 ->
+			atomic {
+				if
+				:: seq == s -> asleep[me] = 1
+				:: seq == s -> timedout = 1     /* deadline passed */
+				:: else -> skip                 /* seq changed: EAGAIN */
+				fi;
+				s = 0
+			};
+			if
+			:: (asleep[me] == 0)                    /* woken, or EAGAIN */
+			:: atomic { asleep[me] -> asleep[me] = 0; timedout = 1 }
+			fi;
+			if
+			:: timedout ->
+				/* ETIMEDOUT: one more trylock, then give up */
+				timedout = 0;
+				trylock();
+				if
+				:: ok -> ok = 0; goto got
+				:: else ->              /* give up the round, no lock */
+					d_step {
+						assert(SL_COUNT(sleepers) > 0);
+						sleepers--      /* fetch_sub */
+					};
+					goto unlocked
+				fi
+			:: else -> goto sloop
+			fi
+		:: else -> skip
+		fi;
+#endif
+		atomic {
+			if
+			:: seq == s -> asleep[me] = 1
+			:: else -> skip                         /* seq changed: EAGAIN */
+			fi;
+			s = 0
+		}
+#ifdef SPURIOUS
+		if
+		:: (asleep[me] == 0)                            /* woken */
+		:: atomic { asleep[me] -> asleep[me] = 0 }      /* EINTR, spurious */
+		fi;
+#else
+		(asleep[me] == 0);                              /* until FUTEX_WAKE picks us */
+#endif
+		goto sloop;
+got:
+		atomic {
+			s = 0;
+			assert(SL_COUNT(sleepers) > 0);
+			sleepers--                              /* fetch_sub, relaxed (lock xadd) */
+		}
+
+cs:		/* ---- critical section ---- */
+		incs++;
+		assert(incs == 1);
+		incs--;
+
+		/* ---- word_unlock_kind ---- */
+		assert(word == 1 && sb[0] + sb[1] + sb[2] == 0);   /* one buffered store at most */
+#ifdef SC_UNLOCK
+		word = 0;                                       /* release store, visible at once */
+#else
+		sb[me] = 1;                                     /* release store, into the store buffer */
+#endif
+		/* compiler barrier only; load sleepers, relaxed (memory) */
+		v = sleepers;
+		if
+		:: v == 0 -> goto unlocked
+		:: else -> skip
+		fi;
+wake:		/* ---- wake_one_sleeper(v) ---- */
+#ifndef WAKE_ALWAYS
+		if
+		:: v & SL_WOKEN ->
+#ifndef WOKEN_NO_FENCE
+			d_step { drain_me() };                  /* seq_cst fence */
+#endif
+			v = sleepers;                           /* re-read, seq_cst */
+			if
+			:: v & SL_WOKEN -> goto unlocked
+			:: else -> skip
+			fi
+		:: else -> skip
+		fi;
+#endif
+		if
+		:: SL_COUNT(v) == 0 -> goto unlocked
+		:: else -> skip
+		fi;
+#ifndef WAKE_ALWAYS
+		d_step {                                        /* cmpxchg v -> v | SL_WOKEN */
+			drain_me();
+			if
+			:: sleepers == v -> sleepers = v | SL_WOKEN; ok = 1
+			:: else -> v = sleepers; ok = 0
+			fi
+		}
+		if
+		:: ok -> ok = 0
+		:: else -> goto wake
+		fi;
+#endif
+		d_step { drain_me(); seq++ }                    /* fetch_add seq, seq_cst */
+		futex_wake1();
+unlocked:
+		atomic { v = 0; round++ }
+	od;
+	ndone++
+}
+
+/* The store buffers drain at any time. */
+active proctype drainer()
+{
+end:	do
+	:: atomic { sb[0] -> word = 0; sb[0] = 0 }
+	:: atomic { sb[1] -> word = 0; sb[1] = 0 }
+	:: atomic { sb[2] -> word = 0; sb[2] = 0 }
+	od
+}
+
+/* No lost wake-up: every thread eventually completes all its rounds. */
+ltl live { <> (ndone == NTHR) }
