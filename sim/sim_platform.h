@@ -115,6 +115,12 @@ int pvspin_plat_park32(uint32_t *p, uint32_t val, uint64_t timeout_ns);
  *  kick's target (ipi_ns if it had left its pCPU).  No cost if none. */
 uint32_t pvspin_plat_unpark32(uint32_t *p, uint32_t n);
 
+/** A full fence: a compiler barrier, no simulated cost (memory is
+ *  sequentially consistent in the simulator, and the cost model charges
+ *  line transfers, not a fence's few cycles). */
+static inline void pvspin_plat_fence_full(void)
+{ __atomic_signal_fence(__ATOMIC_SEQ_CST); }
+
 /** A light fence for the asymmetric pair with pvspin_plat_fence_heavy():
  *  a compiler barrier, no simulated cost (memory is sequentially
  *  consistent in the simulator). */

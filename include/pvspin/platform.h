@@ -43,6 +43,7 @@
  *         sleep while *p == val (a futex wait), at most timeout_ns
  *         (0: no timeout); may return spuriously
  *     pvspin_plat_unpark32(p, n)             -> threads woken (<= n)
+ *     pvspin_plat_fence_full()               a full (StoreLoad) fence
  *     pvspin_plat_fence_light()              the cheap side of an
  *     pvspin_plat_fence_heavy()  -> bool     asymmetric StoreLoad fence
  *         (compiler barrier / membarrier(2)); false: no heavy side here,

@@ -172,6 +172,13 @@ int pvspin_plat_park32(uint32_t *p, uint32_t val, uint64_t timeout_ns);
  *  among equals).  Returns the number woken.  Thread-safe. */
 uint32_t pvspin_plat_unpark32(uint32_t *p, uint32_t n);
 
+/** A full memory fence (StoreLoad included: `mfence`, or a locked RMW,
+ *  on x86; some 10-40 cycles): the stores before it are visible to every
+ *  CPU before any load after it.  For a slow path that must order a
+ *  release against a later read without the asymmetric pair below. */
+PVSPIN_PLAT_INLINE void pvspin_plat_fence_full(void)
+{ __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+
 /** The cheap side of an asymmetric StoreLoad fence: a compiler barrier
  *  only.  Correct only against a pvspin_plat_fence_heavy() on the other
  *  side that returned true (see there). */

@@ -29,18 +29,24 @@
  *   bits 14-15  reserved     0
  *   bits 16-18  budget       spin budget exponent e: a spinner spins at
  *                            most 16 << e PAUSE loops (16-512)
- *   bits 19-31  parked       threads counted as parked (0-4095: bit 31
+ *   bit  19     ARMED        a parker's membarrier has run on this lock:
+ *                            from now on every unlock fences before it
+ *                            decides not to wake, and parkers skip the
+ *                            membarrier (sticky)
+ *   bits 20-31  parked       threads counted as parked (0-2047: bit 31
  *                            stays clear; more waiters poll uncounted)
  *
  * Transitions are written (parked, spinners, locked) in src/lock/spinpark.c.
  *
  * Uncontended lock: cmpxchg of the locked byte 0 -> 1 (acquire).
  * Unlock: a plain store-release of 0 into the locked byte, a compiler
- * barrier, one load of the upper half; only if waiters are parked is a
- * wake-up sent.  The
- * StoreLoad ordering that a sleeping waiter needs is supplied from its
- * side by pvspin_plat_fence_heavy() (membarrier), so the unlock carries no
- * fence (pvspin/platform.h).
+ * barrier, one load of the upper half; only if waiters are parked (or
+ * the lock is ARMED) is the slow side entered.  The StoreLoad ordering
+ * that a sleeping waiter needs is supplied from its side by the first
+ * parker's pvspin_plat_fence_heavy() (membarrier), so the unlock of a lock
+ * that has never had a parker carries no fence (pvspin/platform.h); once
+ * a lock is ARMED its unlock pays one full fence instead, and no parker
+ * pays a membarrier any more.
  *
  * Functions: pvspin_spinpark_{lock,trylock,unlock,is_locked,is_contended}.
  * Fast paths inline, slow paths in src/lock/spinpark.c.  Thread-safe and
@@ -71,9 +77,10 @@ extern "C" {
 #define _SP_RESERVED_MASK   0x0000c000u
 #define _SP_BUDGET_OFFSET   16
 #define _SP_BUDGET_MASK     0x00070000u
-#define _SP_PARKED_OFFSET   19
+#define _SP_ARMED           0x00080000u
+#define _SP_PARKED_OFFSET   20
 #define _SP_PARKED_ONE      (1u << _SP_PARKED_OFFSET)
-#define _SP_PARKED_MASK     0xfff80000u
+#define _SP_PARKED_MASK     0xfff00000u
 
 /** Out-of-line lock slow path: spin (bounded), then park; returns with
  *  the lock held. */
@@ -85,8 +92,9 @@ void pvspin_spinpark_lock_slowpath(pvspin_lock_t *lock);
  *  corrupted word). */
 void pvspin_spinpark_unlock_slowpath(pvspin_lock_t *lock, uint32_t val);
 
-/** After a release that saw parked waiters (`val`: the word read after
- *  the release): wake one unless a woken one has not run yet. */
+/** After a release that saw parked waiters or ARMED (`val`: the word
+ *  read after the release): a full fence, then wake one unless nobody is
+ *  parked, a spinner will take the lock, or a woken one has not run yet. */
 void pvspin_spinpark_unlock_wake(pvspin_lock_t *lock, uint32_t val);
 
 /** Try once: locked byte 0 -> 1 (acquire).  True if taken.  A relaxed
@@ -112,18 +120,19 @@ static inline void pvspin_spinpark_lock(pvspin_lock_t *lock)
 
 /** The release step, also the unlock slow path's: (*, *, 1) -> (*, *, 0)
  *  by a store-release of the locked byte, a compiler barrier (the
- *  parker's pvspin_plat_fence_heavy() supplies the StoreLoad ordering
- *  against it), one load; if threads are parked, wake one (out of line). */
+ *  first parker's pvspin_plat_fence_heavy() supplies the StoreLoad
+ *  ordering against it), one load; if threads are parked or the lock is
+ *  ARMED, the wake side (out of line, which fences). */
 static inline void pvspin_spinpark_release(pvspin_lock_t *lock)
 {
 	pvspin_plat_store8(&lock->locked, 0, PVSPIN_RELEASE);
 	pvspin_plat_fence_light();
-	/* Only the upper half (budget, parked): a load that overlaps the
+	/* Only the upper half (budget, ARMED, parked): a load that overlaps the
 	 * byte just stored would wait for that store to reach the cache
 	 * (no store-to-load forwarding from a narrower store), which costs
 	 * the line's transfer from a spinning waiter. */
 	uint16_t hi = pvspin_plat_load16(&lock->tail, PVSPIN_RELAXED);
-	if (__builtin_expect((hi & (_SP_PARKED_MASK >> 16)) != 0, 0))
+	if (__builtin_expect((hi & ((_SP_PARKED_MASK | _SP_ARMED) >> 16)) != 0, 0))
 		pvspin_spinpark_unlock_wake(lock, pvspin_plat_load32(&lock->val, PVSPIN_RELAXED));
 }
 

@@ -18,11 +18,13 @@
  *     rule to spin only while the owner runs, which a thread cannot
  *     observe);
  *  2. park: count itself in `parked`, run the heavy side of the
- *     asymmetric fence, re-check, FUTEX_WAIT on the word (with a timeout,
- *     see below).  The unlocker stores 0, reads the word with only a
- *     compiler barrier, and if `parked` is non-zero, nobody spins (a
- *     spinner will take the lock) and no woken waiter is still on its
- *     way (WOKEN, after Go's mutexWoken), wakes one.
+ *     asymmetric fence unless the lock is ARMED, re-check, FUTEX_WAIT on
+ *     the word (with a timeout, see below).  The unlocker stores 0, reads
+ *     the upper half with only a compiler barrier, and if `parked` is
+ *     non-zero or the lock ARMED, fences, reads the word again, and if
+ *     `parked` is non-zero, nobody spins (a spinner will take the lock)
+ *     and no woken waiter is still on its way (WOKEN, after Go's
+ *     mutexWoken), wakes one.
  *
  * Lost wake-ups: a parker's count RMW is followed by
  * pvspin_plat_fence_heavy() (membarrier), then its re-check load.  For an
@@ -32,7 +34,22 @@
  * so U wakes (or a WOKEN waiter is on its way, and it re-parks only after
  * clearing WOKEN, fencing and re-checking in turn).  A futex wait on a
  * changed word returns at once, so a wake-up between P's re-check and its
- * sleep is not lost either.  The Promela model test/model/spinpark.pml
+ * sleep is not lost either.
+ *
+ * ARMED (sticky): the first parker, after its membarrier and while still
+ * counted, sets ARMED (sp_arm).  From then on every unlock goes to
+ * pvspin_spinpark_unlock_wake(), which runs a full fence before it reads
+ * the word and decides, so the pair is a plain Dekker (the parker's RMW,
+ * then its re-check; the unlocker's store, fence, read) and later parkers
+ * skip the membarrier.  An unlock whose read of the upper half missed
+ * ARMED and saw nobody parked read it before the first parker's
+ * membarrier reached its CPU (so its release was visible before ARMED
+ * was), or it would have seen that parker counted.  Before ARMED, every
+ * park cost a membarrier (IPIs to every CPU running a thread of the
+ * process, and a kernel mutex among concurrent callers): a pthread
+ * spinlock holder sleeping 2 ms left its 8 waiters burning 0.33 CPU per
+ * wall second, 0.16-0.20 after.  The price: a lock that has had a parker
+ * pays one fence per unlock.  The Promela model test/model/spinpark.pml
  * checks this protocol.
  *
  * Starvation (after Go's starvation mode and the kernel mutex's HANDOFF):
@@ -77,7 +94,7 @@
  * spawn-dedicated (120 vCPUs, one hot lock): 1.24 M ops/s with 14
  * spinners, 1.38 M with 2 to 4. */
 #define SP_SPINNERS_CAP 4u
-/* Bit 31 stays clear (parked <= 4095): the interposer's process-shared
+/* Bit 31 stays clear (parked <= 2047): the interposer's process-shared
  * spinlocks use 0x8000000x, which no private word may hold
  * (preload/preload_spin.c). */
 #define SP_PARKED_MAX ((_SP_PARKED_MASK >> _SP_PARKED_OFFSET) >> 1)
@@ -273,14 +290,34 @@ static bool sp_spin(pvspin_lock_t *lock, struct sp_waiter *w)
 }
 
 /*
+ * The first parker of a lock: membarrier (the heavy side of the
+ * asymmetric fence), then set ARMED (relaxed RMW, while we are still
+ * counted in `parked`): from then on every unlock that sees ARMED fences
+ * in pvspin_spinpark_unlock_wake(), so no later parker needs a
+ * membarrier.  An unlock whose read of the upper half missed ARMED either
+ * read it before our membarrier's barrier on its CPU (which made its
+ * release visible first) or after it, and then saw us counted.  False:
+ * no membarrier here (the caller polls).
+ */
+static bool sp_arm(pvspin_lock_t *lock)
+{
+	if (!pvspin_plat_fence_heavy())
+		return false;
+	pvspin_plat_fetch_or32(&lock->val, _SP_ARMED, PVSPIN_RELAXED);
+	return true;
+}
+
+/*
  * Phase 2: sleep once.  We are counted (our last RMW on the word counted
  * us or cleared WOKEN); the heavy fence orders it before the re-check
  * (file comment).  True: lock taken during the re-check.
  */
 static bool sp_park(pvspin_lock_t *lock, struct sp_waiter *w)
 {
-	bool fenced = w->counted && pvspin_plat_fence_heavy();
 	uint32_t v = pvspin_plat_load32(&lock->val, PVSPIN_ACQUIRE);
+	bool fenced = w->counted && ((v & _SP_ARMED) || sp_arm(lock));
+	if (fenced)
+		v = pvspin_plat_load32(&lock->val, PVSPIN_ACQUIRE);
 
 	while (sp_locked(v) == 0) {
 		if (sp_take(lock, w, &v, false, false))
@@ -325,6 +362,14 @@ void pvspin_spinpark_lock_slowpath(pvspin_lock_t *lock)
 
 void pvspin_spinpark_unlock_wake(pvspin_lock_t *lock, uint32_t v)
 {
+	/* Full fence, then read again: our release is visible to every CPU
+	 * before we trust "nobody parked", a spinner or WOKEN in the word,
+	 * which is what lets a parker skip its membarrier once the lock is
+	 * ARMED (file comment).  Only here: the release of a lock that has
+	 * never had a parker enters no slow side at all. */
+	(void)v;
+	pvspin_plat_fence_full();
+	v = pvspin_plat_load32(&lock->val, PVSPIN_RELAXED);
 	/* (p, 0, *) with p > 0 and no WOKEN: set WOKEN, wake one.  A spinner
 	 * will take the lock: waking a sleeper then only adds a thread to
 	 * the run queues and a system call to this unlock (concurrency
