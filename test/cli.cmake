@@ -28,6 +28,16 @@ add_test(NAME cli_help_command COMMAND sh -c
   ${_pvspin} ${CMAKE_CURRENT_BINARY_DIR}/cli_help_detect.txt)
 set_tests_properties(cli_help_command PROPERTIES PASS_REGULAR_EXPRESSION "help-command-ok"
                      LABELS sanitize)
+# pvspin help help is the command list; extra arguments after --version,
+# --help or help COMMAND are usage errors, not silently ignored
+add_test(NAME cli_help_help COMMAND sh -c "\"$0\" help help | head -1" ${_pvspin})
+set_tests_properties(cli_help_help PROPERTIES
+  PASS_REGULAR_EXPRESSION "^usage: pvspin COMMAND" LABELS sanitize)
+add_test(NAME cli_extra_args COMMAND sh -c
+  "for a in '--version x' '--help x' 'help bench x'; do \"$0\" $a > /dev/null 2>&1; echo \"exit=$?\"; done"
+  ${_pvspin})
+set_tests_properties(cli_extra_args PROPERTIES
+  PASS_REGULAR_EXPRESSION "^exit=2\nexit=2\nexit=2\n$" LABELS sanitize)
 add_test(NAME cli_help_unknown COMMAND sh -c "\"$0\" help nosuch 2>&1; echo \"exit=$?\"" ${_pvspin})
 set_tests_properties(cli_help_unknown PROPERTIES
   PASS_REGULAR_EXPRESSION "^pvspin: unknown command 'nosuch'.*exit=2" LABELS sanitize)

@@ -8,6 +8,7 @@
  * --help`, `pvspin --version` prints the version.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -62,6 +63,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (!strcmp(argv[1], "--version")) {
+		if (argc > 2) {
+			fprintf(stderr, "pvspin: --version takes no argument (got '%s')\n", argv[2]);
+			return 2;
+		}
 		printf("pvspin " PVSPIN_VERSION "\n");
 		return exit_status(0);
 	}
@@ -70,7 +75,15 @@ int main(int argc, char **argv)
 	char **cargv = argv + 1;
 	char *help_argv[] = { NULL, (char *)"--help", NULL };
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
-		if (argc < 3 || strcmp(argv[1], "help")) {
+		bool is_help = !strcmp(argv[1], "help");
+		if (argc > (is_help ? 3 : 2)) {
+			fprintf(stderr, "pvspin: %s takes %s (got '%s')\n", argv[1],
+				is_help ? "at most one command name" : "no argument",
+				argv[is_help ? 3 : 2]);
+			return 2;
+		}
+		/* pvspin help, pvspin help help: the command list */
+		if (argc < 3 || !is_help || !strcmp(argv[2], "help")) {
 			usage(stdout);
 			return exit_status(0);
 		}
