@@ -20,7 +20,10 @@
  * NTHR threads (2 or 3, default 3) each take and release the one mutex
  * ROUNDS times (default 2).  Every statement is one atomic step of the
  * code: a load, a store, or one read-modify-write.  Between any two steps
- * a thread may be preempted for any time (interleaving).
+ * a thread may be preempted for any time (interleaving).  A test of what
+ * a load or RMW returned is done in the same step (one guarded d_step per
+ * outcome): it reads only the thread's own registers, so no other thread
+ * can tell, and the model stores fewer states.
  *
  * State (struct pmutex):
  *   word      the lock word of a tas-like kind: 0 free, 1 locked; trylock
@@ -118,6 +121,16 @@
 #define SL_WOKEN    8
 #define SL_COUNT(x) ((x) & 3)
 
+/* word_sleep's `first`, from the word its fetch_add read: the sleeper
+ * that runs membarrier (and then sets SL_ARMED) */
+#ifdef FENCE_ON_RAW
+#define FIRST(x)    ((x) == 0)
+#elif defined(NO_ARMED)
+#define FIRST(x)    (SL_COUNT(x) == 0)
+#else
+#define FIRST(x)    (!((x) & SL_ARMED) && SL_COUNT(x) == 0)
+#endif
+
 bit word;            /* the lock word in memory: 0 free, 1 locked */
 byte sleepers;       /* count (bits 0-1) | SL_ARMED (bit 2) | SL_WOKEN (bit 3) */
 byte seq;            /* the futex word of the sleepers */
@@ -148,16 +161,34 @@ inline membarrier()
 	if :: sb[2] -> word = 0; sb[2] = 0 :: else -> skip fi
 }
 
-/* pvspin_kind_trylock (tas: cmpxchg 0 -> 1), a locked instruction. */
-inline trylock()
+/* word_sleep's count: the increment of fetch_add(sleepers, 1), inside
+ * the d_step that also reads the old value.  Used inside a d_step. */
+inline fetch_add_sleeper()
 {
-	d_step {
-		drain_me();
-		if
-		:: word == 0 -> word = 1; ok = 1
-		:: else -> ok = 0
-		fi
-	}
+	assert(SL_COUNT(sleepers) < NTHR);
+#ifndef NO_ARMED
+	/* WOKEN with a zero count is never read before the mutex is ARMED:
+	 * the sleeper that took the count from 0 sets ARMED before it
+	 * leaves (README.md, FENCE_ON_RAW) */
+	assert(!((sleepers & SL_WOKEN) && SL_COUNT(sleepers) == 0) ||
+	       (sleepers & SL_ARMED));
+#endif
+	sleepers++
+}
+
+/* pvspin_kind_trylock (tas: cmpxchg 0 -> 1), a locked instruction, as
+ * one step together with the (local) test of its result: two branches,
+ * `:: d_step { TRYLOCK_FREE -> take_word() }` (taken) and
+ * `:: d_step { !TRYLOCK_FREE -> skip }` (failed).  The drain comes first:
+ * a store in this thread's buffer is its own release of the word, which
+ * then reads 0 (with it nothing is buffered: the failed branch drains
+ * nothing). */
+#define TRYLOCK_FREE (word == 0 || sb[me])
+inline take_word()
+{
+	drain_me();
+	assert(word == 0);
+	word = 1
 }
 
 /* preload_futex_wake(&seq, 1): wake one sleeper, any one, if there is one. */
@@ -178,10 +209,7 @@ active [NTHR] proctype thr()
 	byte me = _pid;
 	byte round;
 	byte v;        /* word_unlock_kind / wake_one_sleeper: sleepers read */
-	byte before;   /* word_sleep: fetch_add's old value */
-	bit first;     /* word_sleep: not ARMED, count 0: membarrier */
 	byte s;        /* word_sleep: seq read before the trylock */
-	bit ok;
 #ifdef TIMED
 	bit timedout;  /* sleep_on_seq returned ETIMEDOUT */
 #endif
@@ -191,49 +219,30 @@ active [NTHR] proctype thr()
 	:: round == ROUNDS -> break
 	:: else ->
 		/* ---- word_lock: preload_word_trylock ---- */
-		trylock();
 		if
-		:: ok -> ok = 0; goto cs
-		:: else -> skip
+		:: d_step { TRYLOCK_FREE -> take_word() } -> goto cs
+		:: d_step { !TRYLOCK_FREE -> skip }     /* so nothing is buffered */
 		fi;
-		assert(sb[me] == 0);
 		/* ---- word_wait: word_spin fails (a spin that takes the
 		 * lock is a later fast path: README.md); word_sleep ---- */
-		d_step {
-			before = sleepers;                      /* fetch_add, seq_cst */
-			assert(SL_COUNT(before) < NTHR);
-			sleepers++;
-#ifndef NO_ARMED
-			/* WOKEN with a zero count is never seen before the
-			 * mutex is ARMED: the sleeper that took the count
-			 * from 0 sets ARMED before it leaves (README.md,
-			 * FENCE_ON_RAW) */
-			assert(!((before & SL_WOKEN) && SL_COUNT(before) == 0) ||
-			       (before & SL_ARMED));
-#endif
-#ifdef FENCE_ON_RAW
-			first = (before == 0);
-#elif defined(NO_ARMED)
-			first = (SL_COUNT(before) == 0);
-#else
-			first = (!(before & SL_ARMED) && SL_COUNT(before) == 0);
-#endif
-			before = 0
-		}
+		/* fetch_add(sleepers, 1), seq_cst: one step, whose branch
+		 * is `first` of the value it read (FIRST) */
 		if
-		:: first ->
+		:: d_step { FIRST(sleepers) -> fetch_add_sleeper() } ->
 #ifdef ARMED_BEFORE_MEMBARRIER
 			sleepers = sleepers | SL_ARMED;         /* fetch_or, first (control) */
 #endif
 #ifdef NO_MEMBARRIER
-			first = 0;                              /* MUTATION (3) */
+			skip;                                   /* MUTATION (3) */
 #else
-			d_step { first = 0; membarrier() };     /* pvspin_plat_fence_heavy */
+			d_step { membarrier() };                /* pvspin_plat_fence_heavy */
 #endif
 #if !defined(NO_ARMED) && !defined(ARMED_BEFORE_MEMBARRIER)
-			sleepers = sleepers | SL_ARMED;         /* fetch_or, relaxed (lock or) */
+			sleepers = sleepers | SL_ARMED          /* fetch_or, relaxed (lock or) */
+#else
+			skip
 #endif
-		:: else -> skip
+		:: d_step { !FIRST(sleepers) -> fetch_add_sleeper() }
 		fi;
 sloop:
 #ifndef SEQ_AFTER_TRYLOCK
@@ -242,13 +251,16 @@ sloop:
 #ifndef CLEAR_AFTER_TRYLOCK
 		sleepers = sleepers & ~SL_WOKEN;                /* fetch_and, seq_cst */
 #endif
-		trylock();
+		if                                              /* trylock */
+		:: d_step { TRYLOCK_FREE -> take_word() } ->
 #ifdef CLEAR_AFTER_TRYLOCK
-		sleepers = sleepers & ~SL_WOKEN;                /* MUTATION (2) */
+			sleepers = sleepers & ~SL_WOKEN;        /* MUTATION (2) */
 #endif
-		if
-		:: ok -> ok = 0; goto got
-		:: else -> skip
+			goto got
+		:: d_step { !TRYLOCK_FREE -> skip }
+#ifdef CLEAR_AFTER_TRYLOCK
+			; sleepers = sleepers & ~SL_WOKEN         /* MUTATION (2) */
+#endif
 		fi;
 #ifdef SEQ_AFTER_TRYLOCK
 		s = seq;                                        /* MUTATION (4) */
@@ -273,10 +285,10 @@ sloop:
 			:: timedout ->
 				/* ETIMEDOUT: one more trylock, then give up */
 				timedout = 0;
-				trylock();
-				if
-				:: ok -> ok = 0; goto got
-				:: else ->              /* give up the round, no lock */
+				if                      /* trylock */
+				:: d_step { TRYLOCK_FREE -> take_word() } -> goto got
+				:: d_step { !TRYLOCK_FREE -> skip } ->
+					/* give up the round, no lock */
 					d_step {
 						assert(SL_COUNT(sleepers) > 0);
 						sleepers--      /* fetch_sub */
@@ -317,17 +329,19 @@ cs:		/* ---- critical section ---- */
 		incs--;
 
 		/* ---- word_unlock_kind ---- */
-		assert(word == 1 && sb[0] + sb[1] + sb[2] == 0);   /* one buffered store at most */
+		d_step {
+			assert(word == 1 && sb[0] + sb[1] + sb[2] == 0);   /* one buffered store at most */
 #ifdef SC_UNLOCK
-		word = 0;                                       /* release store, visible at once */
+			word = 0                                /* release store, visible at once */
 #else
-		sb[me] = 1;                                     /* release store, into the store buffer */
+			sb[me] = 1                              /* release store, into the store buffer */
 #endif
-		/* compiler barrier only; load sleepers, relaxed (memory) */
-		v = sleepers;
+		}
+		/* compiler barrier only; load sleepers, relaxed (memory):
+		 * one step, with the (local) test of the value read */
 		if
-		:: v == 0 -> goto unlocked
-		:: else -> skip
+		:: d_step { sleepers == 0 -> skip } -> goto unlocked
+		:: d_step { sleepers != 0 -> v = sleepers }
 		fi;
 wake:		/* ---- wake_one_sleeper(v) ---- */
 #ifdef ARMED_NO_FENCE
@@ -339,7 +353,9 @@ wake:		/* ---- wake_one_sleeper(v) ---- */
 #ifdef UNLOCK_EC86039
 		if
 		:: v & SL_WOKEN ->
+#ifndef WOKEN_NO_FENCE
 			d_step { drain_me() };                  /* seq_cst fence */
+#endif
 			v = sleepers;                           /* re-read, seq_cst */
 			if
 			:: v & SL_WOKEN -> goto unlocked
@@ -364,25 +380,18 @@ wake:		/* ---- wake_one_sleeper(v) ---- */
 #else
 			d_step { drain_me() };                  /* seq_cst fence */
 #endif
-			v = sleepers;                           /* re-read, seq_cst */
-			if
-			:: (v & SL_WOKEN) || SL_COUNT(v) == 0 -> goto unlocked
-			:: else -> skip
+			if                                      /* re-read, seq_cst */
+			:: d_step { (sleepers & SL_WOKEN) || SL_COUNT(sleepers) == 0 -> skip } ->
+				goto unlocked
+			:: d_step { !(sleepers & SL_WOKEN) && SL_COUNT(sleepers) != 0 -> v = sleepers }
 			fi
 		:: else -> skip
 		fi;
 #endif
 #ifndef WAKE_ALWAYS
-		d_step {                                        /* cmpxchg v -> v | SL_WOKEN */
-			drain_me();
-			if
-			:: sleepers == v -> sleepers = v | SL_WOKEN; ok = 1
-			:: else -> v = sleepers; ok = 0
-			fi
-		}
-		if
-		:: ok -> ok = 0
-		:: else -> goto wake
+		if                                              /* cmpxchg v -> v | SL_WOKEN */
+		:: d_step { sleepers == v -> drain_me(); sleepers = v | SL_WOKEN }
+		:: d_step { sleepers != v -> drain_me(); v = sleepers } -> goto wake
 		fi;
 #endif
 		d_step { drain_me(); seq++ }                    /* fetch_add seq, seq_cst */
