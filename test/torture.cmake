@@ -113,7 +113,6 @@ if(PVSPIN_SPIN)
     "preload_mutex_wake_always_liveness|preload_mutex_wake_always.pml|liveness|pass|"
     "preload_mutex_sc_no_membarrier_safety|preload_mutex_sc_no_membarrier.pml|safety|pass|"
     "preload_mutex_armed_before_membarrier_safety|preload_mutex_armed_before_membarrier.pml|safety|pass|"
-    "preload_mutex_armed_before_membarrier_liveness|preload_mutex_armed_before_membarrier.pml|liveness|pass|"
     "preload_mutex_woken_no_fence_mutant_safety|preload_mutex_woken_no_fence_mutant.pml|safety|fail|"
     "preload_mutex_woken_no_fence_mutant_liveness|preload_mutex_woken_no_fence_mutant.pml|liveness|fail|"
     "preload_mutex_clear_after_trylock_mutant_safety|preload_mutex_clear_after_trylock_mutant.pml|safety|fail|"
