@@ -100,8 +100,10 @@
  *                      heavy fence is needed only for the StoreLoad
  *                      reordering
  *   FENCE_ON_RAW       the first sleeper is the one whose increment read
- *                      a word of 0 (`before == 0`: WOKEN included)
- *                      instead of `!ARMED && SL_COUNT(before) == 0`
+ *                      a word of 0 (word_sleep's `before == 0`: WOKEN
+ *                      included) instead of `!ARMED && SL_COUNT(before)
+ *                      == 0`; with ARMED the same sleepers (asserted in
+ *                      fetch_add_sleeper; README.md)
  *   TIMED              thread 0 locks with a deadline (pthread_mutex_
  *                      timedlock): its FUTEX_WAIT may return ETIMEDOUT
  *                      instead of sleeping, or while asleep unless a wake
