@@ -98,9 +98,10 @@ if(PVSPIN_SPIN)
     "spinpark_giveup_no_fence_mutant_liveness|spinpark_giveup_no_fence_mutant.pml|liveness|fail|"
     "spinpark_stale_spinners_mutant_safety|spinpark_stale_spinners_mutant.pml|safety|fail|"
     # preload_mutex (test/model/README.md): the interposer's mutex sleep/
-    # wake protocol as coded (ec86039) passes safety and liveness for
-    # 3 threads x 2 rounds and 2 threads x 3 rounds, with a timed locker,
-    # with spurious wake-ups; the controls pass; mutants (1)-(4) are rejected
+    # wake protocol as coded (fbbd466, SL_ARMED) passes safety and liveness
+    # for 3 threads x 2 rounds and 2 threads x 3 rounds, with a timed
+    # locker, with spurious wake-ups; the controls pass (ARMED set before
+    # the membarrier too); mutants (1)-(5) are rejected
     "preload_mutex_safety|preload_mutex.pml|safety|pass|"
     "preload_mutex_liveness|preload_mutex.pml|liveness|pass|"
     "preload_mutex_2thr_3rounds_safety|preload_mutex.pml|safety|pass|-DNTHR=2,-DROUNDS=3"
@@ -111,6 +112,7 @@ if(PVSPIN_SPIN)
     "preload_mutex_wake_always_safety|preload_mutex_wake_always.pml|safety|pass|"
     "preload_mutex_wake_always_liveness|preload_mutex_wake_always.pml|liveness|pass|"
     "preload_mutex_sc_no_membarrier_safety|preload_mutex_sc_no_membarrier.pml|safety|pass|"
+    "preload_mutex_armed_before_membarrier_safety|preload_mutex_armed_before_membarrier.pml|safety|pass|"
     "preload_mutex_woken_no_fence_mutant_safety|preload_mutex_woken_no_fence_mutant.pml|safety|fail|"
     "preload_mutex_woken_no_fence_mutant_liveness|preload_mutex_woken_no_fence_mutant.pml|liveness|fail|"
     "preload_mutex_clear_after_trylock_mutant_safety|preload_mutex_clear_after_trylock_mutant.pml|safety|fail|"
@@ -118,7 +120,9 @@ if(PVSPIN_SPIN)
     "preload_mutex_no_membarrier_mutant_safety|preload_mutex_no_membarrier_mutant.pml|safety|fail|"
     "preload_mutex_no_membarrier_mutant_liveness|preload_mutex_no_membarrier_mutant.pml|liveness|fail|"
     "preload_mutex_seq_after_trylock_mutant_safety|preload_mutex_seq_after_trylock_mutant.pml|safety|fail|"
-    "preload_mutex_seq_after_trylock_mutant_liveness|preload_mutex_seq_after_trylock_mutant.pml|liveness|fail|")
+    "preload_mutex_seq_after_trylock_mutant_liveness|preload_mutex_seq_after_trylock_mutant.pml|liveness|fail|"
+    "preload_mutex_armed_no_fence_mutant_safety|preload_mutex_armed_no_fence_mutant.pml|safety|fail|"
+    "preload_mutex_armed_no_fence_mutant_liveness|preload_mutex_armed_no_fence_mutant.pml|liveness|fail|")
   foreach(check ${model_checks})
     string(REPLACE "|" ";" f "${check}")
     list(GET f 0 name)

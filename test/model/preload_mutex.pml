@@ -3,8 +3,10 @@
  * LD_PRELOAD interposer's pthread mutex (preload/preload_mutex.c:
  * word_unlock_kind, wake_one_sleeper, word_sleep, sleep_on_seq and the
  * file comment; docs/preload.md, "Waiting" and "Sleeping without a fence
- * in unlock"), with the unlocker's StoreLoad reordering of x86-TSO and the
- * membarrier(2) that the first sleeper runs against it.
+ * in unlock"), with the unlocker's StoreLoad reordering of x86-TSO, the
+ * membarrier(2) that the first sleeper runs against it, and the sticky
+ * SL_ARMED bit that makes every later unlock fence before it trusts a
+ * zero count instead (commit fbbd466).
  *
  * Design sources (what the code says it follows; nothing copied): the
  * Dekker pairs of preload_mutex.c; glibc's lowlevellock (a woken waiter's
@@ -18,13 +20,17 @@
  * NTHR threads (2 or 3, default 3) each take and release the one mutex
  * ROUNDS times (default 2).  Every statement is one atomic step of the
  * code: a load, a store, or one read-modify-write.  Between any two steps
- * a thread may be preempted for any time (interleaving).
+ * a thread may be preempted for any time (interleaving).  A test of what
+ * a load or RMW returned is done in the same step (one guarded d_step per
+ * outcome): it reads only the thread's own registers, so no other thread
+ * can tell, and the model stores fewer states.
  *
  * State (struct pmutex):
  *   word      the lock word of a tas-like kind: 0 free, 1 locked; trylock
  *             is a cmpxchg 0 -> 1, unlock a plain release store of 0
- *   sleepers  the count of sleepers (bits 0-1 here, 30 bits in the code)
- *             and SL_WOKEN (bit 2 here, bit 31 in the code)
+ *   sleepers  the count of sleepers (bits 0-1 here, bits 0-29 in the
+ *             code), SL_ARMED (bit 2 here, bit 30 in the code) and
+ *             SL_WOKEN (bit 3 here, bit 31 in the code)
  *   seq       the futex word the sleepers sleep on
  *
  * Memory: every write of the protocol but one is a locked instruction
@@ -38,7 +44,7 @@
  * still sits in the buffer, the StoreLoad reordering of x86-TSO (and of
  * C11 for a release store and a later relaxed load).  Every other load
  * reads memory.  pvspin_plat_fence_heavy() (membarrier PRIVATE_EXPEDITED)
- * is one step of the first sleeper that drains every store buffer: the
+ * is one step of a first sleeper that drains every store buffer: the
  * point during the call at which every other running thread runs a full
  * barrier (one point stands for every CPU's: at most one store is ever
  * buffered, asserted; README.md).
@@ -58,29 +64,46 @@
  *                       liveness (pan -a -f): ltl live, every thread
  *                       finishes all its rounds under weak fairness.
  *
- * Without switches this is the code as it is (commit ec86039) and it
- * PASSES.  Switches (each file test/model/preload_mutex_*.pml sets some;
- * README.md):
+ * Without switches this is the code as it is (commit fbbd466: SL_ARMED)
+ * and it PASSES.  Switches (each file test/model/preload_mutex_*.pml sets
+ * some; README.md):
  *   WOKEN_NO_FENCE     MUTATION (1): wake_one_sleeper re-reads `sleepers`
  *                      on SL_WOKEN without the seq_cst fence before, so
  *                      it trusts a WOKEN that its still buffered release
- *                      does not order
+ *                      does not order (the fence stays for a zero count)
  *   CLEAR_AFTER_TRYLOCK MUTATION (2): the sleeper clears SL_WOKEN after
  *                      its trylock instead of before
- *   NO_MEMBARRIER      MUTATION (3): the first sleeper (count 0 -> 1)
- *                      skips pvspin_plat_fence_heavy()
+ *   NO_MEMBARRIER      MUTATION (3): the first sleeper (not ARMED, count
+ *                      0 -> 1) skips pvspin_plat_fence_heavy() (and sets
+ *                      SL_ARMED all the same, as if it had run)
  *   SEQ_AFTER_TRYLOCK  MUTATION (4): the sleeper reads seq after its
  *                      failed trylock instead of before the clear
+ *   ARMED_NO_FENCE     MUTATION (5): wake_one_sleeper trusts a zero count
+ *                      at once, without the fence and re-read (while
+ *                      sleepers still skip membarrier on SL_ARMED)
+ *   UNLOCK_EC86039     wake_one_sleeper as of ec86039: fence and re-read
+ *                      on SL_WOKEN only, then a zero count returns at
+ *                      once.  With the ARMED sleeper a mutant (ARMED
+ *                      without the unlock's fence); with NO_ARMED the
+ *                      code of ec86039
+ *   NO_ARMED           the sleeper neither reads nor sets SL_ARMED: every
+ *                      sleeper whose increment found a count of 0 runs
+ *                      membarrier (the sleeper of ec86039)
+ *   ARMED_BEFORE_MEMBARRIER  the first sleeper sets SL_ARMED before its
+ *                      membarrier instead of after (a control: passes)
  *   WAKE_ALWAYS        control: no SL_WOKEN at all; an unlock that sees
  *                      a sleeper counted always bumps seq and wakes one
- *                      (the code before ec86039)
+ *                      (the WOKEN rule before ec86039; SL_ARMED and the
+ *                      fence before a zero count are kept)
  *   SC_UNLOCK          the unlock's store goes straight to memory (no
  *                      store buffer): with NO_MEMBARRIER shows that the
  *                      heavy fence is needed only for the StoreLoad
  *                      reordering
- *   FENCE_ON_RAW       the first sleeper fences only if the whole word it
- *                      read was 0 (`before == 0`, WOKEN included) instead
- *                      of `SL_COUNT(before) == 0`
+ *   FENCE_ON_RAW       the first sleeper is the one whose increment read
+ *                      a word of 0 (word_sleep's `before == 0`: WOKEN
+ *                      included) instead of `!ARMED && SL_COUNT(before)
+ *                      == 0`; with ARMED the same sleepers (asserted in
+ *                      fetch_add_sleeper; README.md)
  *   TIMED              thread 0 locks with a deadline (pthread_mutex_
  *                      timedlock): its FUTEX_WAIT may return ETIMEDOUT
  *                      instead of sleeping, or while asleep unless a wake
@@ -96,11 +119,22 @@
 #define ROUNDS 2
 #endif
 
-#define SL_WOKEN    4
+#define SL_ARMED    4
+#define SL_WOKEN    8
 #define SL_COUNT(x) ((x) & 3)
 
+/* word_sleep's `first`, from the word its fetch_add read: the sleeper
+ * that runs membarrier (and then sets SL_ARMED) */
+#ifdef FENCE_ON_RAW
+#define FIRST(x)    ((x) == 0)
+#elif defined(NO_ARMED)
+#define FIRST(x)    (SL_COUNT(x) == 0)
+#else
+#define FIRST(x)    (!((x) & SL_ARMED) && SL_COUNT(x) == 0)
+#endif
+
 bit word;            /* the lock word in memory: 0 free, 1 locked */
-byte sleepers;       /* count (bits 0-1) | SL_WOKEN (bit 2) */
+byte sleepers;       /* count (bits 0-1) | SL_ARMED (bit 2) | SL_WOKEN (bit 3) */
 byte seq;            /* the futex word of the sleepers */
 bit sb[3];           /* thread i's store buffer holds "word = 0" */
 bit asleep[3];       /* thread i sleeps in FUTEX_WAIT on seq */
@@ -119,27 +153,44 @@ inline drain_me()
 
 /* membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED): every store buffer is
  * drained at one point of the call.  With one lock at most one store is
- * ever buffered (asserted), so one point stands for every CPU's. */
+ * ever buffered (asserted), so one point stands for every CPU's.  Used
+ * inside a d_step (one step). */
 inline membarrier()
 {
-	d_step {
-		assert(sb[0] + sb[1] + sb[2] <= 1);
-		if :: sb[0] -> word = 0; sb[0] = 0 :: else -> skip fi;
-		if :: sb[1] -> word = 0; sb[1] = 0 :: else -> skip fi;
-		if :: sb[2] -> word = 0; sb[2] = 0 :: else -> skip fi
-	}
+	assert(sb[0] + sb[1] + sb[2] <= 1);
+	if :: sb[0] -> word = 0; sb[0] = 0 :: else -> skip fi;
+	if :: sb[1] -> word = 0; sb[1] = 0 :: else -> skip fi;
+	if :: sb[2] -> word = 0; sb[2] = 0 :: else -> skip fi
 }
 
-/* pvspin_kind_trylock (tas: cmpxchg 0 -> 1), a locked instruction. */
-inline trylock()
+/* word_sleep's count: the increment of fetch_add(sleepers, 1), inside
+ * the d_step that also reads the old value.  Used inside a d_step. */
+inline fetch_add_sleeper()
 {
-	d_step {
-		drain_me();
-		if
-		:: word == 0 -> word = 1; ok = 1
-		:: else -> ok = 0
-		fi
-	}
+	assert(SL_COUNT(sleepers) < NTHR);
+#ifndef NO_ARMED
+	/* WOKEN with a zero count is never read before the mutex is ARMED:
+	 * the sleeper that took the count from 0 sets ARMED before it
+	 * leaves (README.md, FENCE_ON_RAW) */
+	assert(!((sleepers & SL_WOKEN) && SL_COUNT(sleepers) == 0) ||
+	       (sleepers & SL_ARMED));
+#endif
+	sleepers++
+}
+
+/* pvspin_kind_trylock (tas: cmpxchg 0 -> 1), a locked instruction, as
+ * one step together with the (local) test of its result: two branches,
+ * `:: d_step { TRYLOCK_FREE -> take_word() }` (taken) and
+ * `:: d_step { !TRYLOCK_FREE -> skip }` (failed).  The drain comes first:
+ * a store in this thread's buffer is its own release of the word, which
+ * then reads 0 (with it nothing is buffered: the failed branch drains
+ * nothing). */
+#define TRYLOCK_FREE (word == 0 || sb[me])
+inline take_word()
+{
+	drain_me();
+	assert(word == 0);
+	word = 1
 }
 
 /* preload_futex_wake(&seq, 1): wake one sleeper, any one, if there is one. */
@@ -160,9 +211,7 @@ active [NTHR] proctype thr()
 	byte me = _pid;
 	byte round;
 	byte v;        /* word_unlock_kind / wake_one_sleeper: sleepers read */
-	byte before;   /* word_sleep: fetch_add's old value */
 	byte s;        /* word_sleep: seq read before the trylock */
-	bit ok;
 #ifdef TIMED
 	bit timedout;  /* sleep_on_seq returned ETIMEDOUT */
 #endif
@@ -172,33 +221,31 @@ active [NTHR] proctype thr()
 	:: round == ROUNDS -> break
 	:: else ->
 		/* ---- word_lock: preload_word_trylock ---- */
-		trylock();
 		if
-		:: ok -> ok = 0; goto cs
-		:: else -> skip
+		:: d_step { TRYLOCK_FREE -> take_word() } -> goto cs
+		:: d_step { !TRYLOCK_FREE -> skip }     /* so nothing is buffered */
 		fi;
-		assert(sb[me] == 0);
 		/* ---- word_wait: word_spin fails (a spin that takes the
 		 * lock is a later fast path: README.md); word_sleep ---- */
-		d_step {
-			before = sleepers;                      /* fetch_add, seq_cst */
-			sleepers++;
-			assert(SL_COUNT(sleepers) <= NTHR)
-		}
-#ifdef FENCE_ON_RAW
+		/* fetch_add(sleepers, 1), seq_cst: one step, whose branch
+		 * is `first` of the value it read (FIRST) */
 		if
-		:: before == 0 -> membarrier()
-		:: else -> skip
-		fi;
-#elif defined(NO_MEMBARRIER)
-		skip;                                           /* MUTATION (3) */
-#else
-		if
-		:: SL_COUNT(before) == 0 -> membarrier()        /* pvspin_plat_fence_heavy */
-		:: else -> skip
-		fi;
+		:: d_step { FIRST(sleepers) -> fetch_add_sleeper() } ->
+#ifdef ARMED_BEFORE_MEMBARRIER
+			sleepers = sleepers | SL_ARMED;         /* fetch_or, first (control) */
 #endif
-		before = 0;
+#ifdef NO_MEMBARRIER
+			skip;                                   /* MUTATION (3) */
+#else
+			d_step { membarrier() };                /* pvspin_plat_fence_heavy */
+#endif
+#if !defined(NO_ARMED) && !defined(ARMED_BEFORE_MEMBARRIER)
+			sleepers = sleepers | SL_ARMED          /* fetch_or, relaxed (lock or) */
+#else
+			skip
+#endif
+		:: d_step { !FIRST(sleepers) -> fetch_add_sleeper() }
+		fi;
 sloop:
 #ifndef SEQ_AFTER_TRYLOCK
 		s = seq;                                        /* load seq, seq_cst */
@@ -206,13 +253,16 @@ sloop:
 #ifndef CLEAR_AFTER_TRYLOCK
 		sleepers = sleepers & ~SL_WOKEN;                /* fetch_and, seq_cst */
 #endif
-		trylock();
+		if                                              /* trylock */
+		:: d_step { TRYLOCK_FREE -> take_word() } ->
 #ifdef CLEAR_AFTER_TRYLOCK
-		sleepers = sleepers & ~SL_WOKEN;                /* MUTATION (2) */
+			sleepers = sleepers & ~SL_WOKEN;        /* MUTATION (2) */
 #endif
-		if
-		:: ok -> ok = 0; goto got
-		:: else -> skip
+			goto got
+		:: d_step { !TRYLOCK_FREE -> skip }
+#ifdef CLEAR_AFTER_TRYLOCK
+			; sleepers = sleepers & ~SL_WOKEN         /* MUTATION (2) */
+#endif
 		fi;
 #ifdef SEQ_AFTER_TRYLOCK
 		s = seq;                                        /* MUTATION (4) */
@@ -237,10 +287,10 @@ sloop:
 			:: timedout ->
 				/* ETIMEDOUT: one more trylock, then give up */
 				timedout = 0;
-				trylock();
-				if
-				:: ok -> ok = 0; goto got
-				:: else ->              /* give up the round, no lock */
+				if                      /* trylock */
+				:: d_step { TRYLOCK_FREE -> take_word() } -> goto got
+				:: d_step { !TRYLOCK_FREE -> skip } ->
+					/* give up the round, no lock */
 					d_step {
 						assert(SL_COUNT(sleepers) > 0);
 						sleepers--      /* fetch_sub */
@@ -281,20 +331,28 @@ cs:		/* ---- critical section ---- */
 		incs--;
 
 		/* ---- word_unlock_kind ---- */
-		assert(word == 1 && sb[0] + sb[1] + sb[2] == 0);   /* one buffered store at most */
+		d_step {
+			assert(word == 1 && sb[0] + sb[1] + sb[2] == 0);   /* one buffered store at most */
 #ifdef SC_UNLOCK
-		word = 0;                                       /* release store, visible at once */
+			word = 0                                /* release store, visible at once */
 #else
-		sb[me] = 1;                                     /* release store, into the store buffer */
+			sb[me] = 1                              /* release store, into the store buffer */
 #endif
-		/* compiler barrier only; load sleepers, relaxed (memory) */
-		v = sleepers;
+		}
+		/* compiler barrier only; load sleepers, relaxed (memory):
+		 * one step, with the (local) test of the value read */
 		if
-		:: v == 0 -> goto unlocked
-		:: else -> skip
+		:: d_step { sleepers == 0 -> skip } -> goto unlocked
+		:: d_step { sleepers != 0 -> v = sleepers }
 		fi;
 wake:		/* ---- wake_one_sleeper(v) ---- */
-#ifndef WAKE_ALWAYS
+#ifdef ARMED_NO_FENCE
+		if
+		:: SL_COUNT(v) == 0 -> goto unlocked            /* MUTATION (5) */
+		:: else -> skip
+		fi;
+#endif
+#ifdef UNLOCK_EC86039
 		if
 		:: v & SL_WOKEN ->
 #ifndef WOKEN_NO_FENCE
@@ -307,22 +365,35 @@ wake:		/* ---- wake_one_sleeper(v) ---- */
 			fi
 		:: else -> skip
 		fi;
-#endif
 		if
-		:: SL_COUNT(v) == 0 -> goto unlocked
+		:: SL_COUNT(v) == 0 -> goto unlocked            /* no fence */
 		:: else -> skip
 		fi;
-#ifndef WAKE_ALWAYS
-		d_step {                                        /* cmpxchg v -> v | SL_WOKEN */
-			drain_me();
-			if
-			:: sleepers == v -> sleepers = v | SL_WOKEN; ok = 1
-			:: else -> v = sleepers; ok = 0
-			fi
-		}
+#else
+		/* WOKEN, or only ARMED: trust neither before the release is
+		 * visible (WAKE_ALWAYS: WOKEN is never set) */
 		if
-		:: ok -> ok = 0
-		:: else -> goto wake
+		:: (v & SL_WOKEN) || SL_COUNT(v) == 0 ->
+#ifdef WOKEN_NO_FENCE
+			if
+			:: v & SL_WOKEN -> skip                 /* MUTATION (1) */
+			:: else -> d_step { drain_me() }        /* seq_cst fence */
+			fi;
+#else
+			d_step { drain_me() };                  /* seq_cst fence */
+#endif
+			if                                      /* re-read, seq_cst */
+			:: d_step { (sleepers & SL_WOKEN) || SL_COUNT(sleepers) == 0 -> skip } ->
+				goto unlocked
+			:: d_step { !(sleepers & SL_WOKEN) && SL_COUNT(sleepers) != 0 -> v = sleepers }
+			fi
+		:: else -> skip
+		fi;
+#endif
+#ifndef WAKE_ALWAYS
+		if                                              /* cmpxchg v -> v | SL_WOKEN */
+		:: d_step { sleepers == v -> drain_me(); sleepers = v | SL_WOKEN }
+		:: d_step { sleepers != v -> drain_me(); v = sleepers } -> goto wake
 		fi;
 #endif
 		d_step { drain_me(); seq++ }                    /* fetch_add seq, seq_cst */
