@@ -140,7 +140,7 @@ static inline int type_of(struct pmutex *pm)
 	return __atomic_load_n(&pm->kind, __ATOMIC_RELAXED) & TYPE_MASK;
 }
 
-/* `sleepers`: bits 0-30 count the waiters that sleep (or are about to);
+/* `sleepers`: bits 0-29 count the waiters that sleep (or are about to);
  * bit 31, SL_WOKEN, says that an unlock has woken one of them and none has
  * since gone back to sleep: the woken one is on its way to retry, so
  * later unlocks need not wake another (after glibc's lowlevellock, whose
@@ -257,7 +257,8 @@ static int word_sleep(struct pmutex *pm, pvspin_kind_t k, clockid_t clock,
 	uint32_t before = __atomic_fetch_add(&pm->sleepers, 1, __ATOMIC_SEQ_CST);
 	bool first = !(before & SL_ARMED) && SL_COUNT(before) == 0;
 	bool fenced = pvspin_plat_fence_heavy_available() && (!first || pvspin_plat_fence_heavy());
-	/* relaxed: set after our membarrier, while we are still counted, so
+	/* relaxed: set while we are still counted (what matters, the Promela
+	 * model shows: also before our membarrier), so
 	 * an unlock that reads a zero count afterwards also reads ARMED */
 	if (first && fenced)
 		__atomic_fetch_or(&pm->sleepers, SL_ARMED, __ATOMIC_RELAXED);
