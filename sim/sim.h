@@ -6,7 +6,8 @@
  *   sim_profile.c   cost profiles (one per machine type), each number sourced
  *   sim_workload.c  guest workload models (kcbench, ebizzy, ebizzy-mm, spawn,
  *                   messaging)
- *   sim_config.c    configuration keys, --set / INI / presets, validation
+ *   sim_config.c    configuration keys, --set / INI, validation
+ *   sim_preset.c    the presets
  *   sim_engine.c    the discrete-event engine: event heap, vCPU coroutines,
  *                   time, set-up, the main loop
  *   sim_memory.c    cache lines, coherence costs, memory / spin platform ops

@@ -1,0 +1,296 @@
+/*
+ * twin_costs.c - measure, on the machine it runs on, the costs that the
+ * `linux-threads` profile of the simulator (sim_profile.c) models for
+ * "threads on this Linux machine" (sim/README.md, "The machine twin"):
+ *
+ *   pause_ns        one PAUSE (cpu_relax), a run of 10 000
+ *   l1_ns           a dependent load hitting L1 (pointer chase in 4 KiB)
+ *   atomic_ns       a LOCK XADD on a line the CPU owns (back to back)
+ *   xfer_ns         a cache-line transfer between CPU 0 and CPU 1: two
+ *                   pinned threads hand a counter back and forth on one
+ *                   line; one hand-off (a read miss and a write)
+ *   futex_wait_ns   FUTEX_WAIT that finds the value changed (EAGAIN): the
+ *                   entry, hash-bucket lookup and exit a waiter pays before
+ *                   it can sleep
+ *   futex_wake_ns   FUTEX_WAKE of one thread sleeping on the other CPU:
+ *                   the syscall as the waker sees it
+ *   wake_lat_ns     from just before that FUTEX_WAKE to the woken thread
+ *                   running again on the other (idle) CPU
+ *   ctx_switch_ns   a switch between two threads pinned on one CPU that
+ *                   hand a turn back and forth with futexes: one hand-off
+ *                   less its wake and wait syscalls
+ *   slice_ns        the run length of a CPU-bound thread sharing a CPU
+ *                   with another CPU-bound thread (both pinned; a run ends
+ *                   when the thread sees a gap of > 20 us in the clock)
+ *
+ * Each figure is measured in BATCHES batches; a batch's figure is its
+ * median (the slice: its median run), and the smallest batch figure is
+ * reported: the batch least disturbed by other work on the machine, as
+ * `pvspin bench` calibrates its busy loop (tools/pvspin/bench/workload.c).
+ * Every batch's figure is printed too (-v).  Needs 2 CPUs; takes ~2 s.
+ * Not installed: a tool for re-measuring the profile (sim/twin.sh prints
+ * its figures beside the table).
+ */
+#define _GNU_SOURCE
+#include <linux/futex.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define BATCHES 9
+#define ROUNDS 2000
+
+static int verbose;
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static long futex(uint32_t *w, int op, uint32_t val)
+{
+	return syscall(SYS_futex, w, op, val, NULL, NULL, 0);
+}
+
+static void pin(int cpu)
+{
+	cpu_set_t s;
+	CPU_ZERO(&s);
+	CPU_SET(cpu, &s);
+	if (pthread_setaffinity_np(pthread_self(), sizeof(s), &s)) {
+		fprintf(stderr, "twin_costs: cannot pin to CPU %d\n", cpu);
+		exit(1);
+	}
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *x, int n)
+{
+	qsort(x, (size_t)n, sizeof(*x), cmp_d);
+	return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+}
+
+/* The smallest of the batch figures; prints them all with -v. */
+static double best_of(const char *name, double *batch)
+{
+	double best = batch[0];
+	for (int b = 1; b < BATCHES; b++)
+		if (batch[b] < best)
+			best = batch[b];
+	if (verbose) {
+		fprintf(stderr, "%-14s", name);
+		for (int b = 0; b < BATCHES; b++)
+			fprintf(stderr, " %.1f", batch[b]);
+		fprintf(stderr, "\n");
+	}
+	return best;
+}
+
+/* ---- one CPU: PAUSE, L1, atomic ---------------------------------------- */
+
+static double per_op(void (*fn)(long), long n)
+{
+	double x[15];
+	for (int i = 0; i < 15; i++) {
+		uint64_t t0 = now_ns();
+		fn(n);
+		x[i] = (double)(now_ns() - t0) / (double)n;
+	}
+	return median(x, 15);
+}
+
+static void do_pause(long n)
+{
+	for (long i = 0; i < n; i++)
+		__builtin_ia32_pause();
+}
+
+static void *chase[512];
+static void do_chase(long n)
+{
+	void **p = chase;
+	for (long i = 0; i < n; i++)
+		p = *p;
+	__asm__ __volatile__("" : : "r"(p));
+}
+
+static uint64_t owned;
+static void do_atomic(long n)
+{
+	for (long i = 0; i < n; i++)
+		__atomic_fetch_add(&owned, 1, __ATOMIC_SEQ_CST);
+}
+
+/* ---- two threads: hand-offs -------------------------------------------- */
+
+struct pp {
+	uint32_t turn __attribute__((aligned(64)));   /* spin or futex word */
+	uint64_t t_wake __attribute__((aligned(64))); /* just before FUTEX_WAKE */
+	int mode, rounds, cpu;
+	double lat[ROUNDS], wake[ROUNDS];
+};
+enum { PP_SPIN, PP_FUTEX };
+
+/* Thread `me` (0 or 1) waits for turn == its parity, then passes it on. */
+static void pp_side(struct pp *p, uint32_t me)
+{
+	for (uint32_t r = 0; r < (uint32_t)p->rounds; r++) {
+		uint32_t mine = 2 * r + me, next = mine + 1;
+		if (p->mode == PP_SPIN) {
+			while (__atomic_load_n(&p->turn, __ATOMIC_ACQUIRE) != mine)
+				__builtin_ia32_pause();
+			__atomic_store_n(&p->turn, next, __ATOMIC_RELEASE);
+			continue;
+		}
+		uint32_t v;
+		while ((v = __atomic_load_n(&p->turn, __ATOMIC_ACQUIRE)) != mine)
+			futex(&p->turn, FUTEX_WAIT_PRIVATE, v);
+		if (me == 1 && r > 0)
+			p->lat[r] = (double)(now_ns() - __atomic_load_n(&p->t_wake, __ATOMIC_ACQUIRE));
+		__atomic_store_n(&p->turn, next, __ATOMIC_RELEASE);
+		uint64_t t0 = now_ns();
+		if (me == 0)
+			__atomic_store_n(&p->t_wake, t0, __ATOMIC_RELEASE);
+		futex(&p->turn, FUTEX_WAKE_PRIVATE, 1);
+		p->wake[r] = (double)(now_ns() - t0);
+	}
+}
+
+static void *pp_thread(void *arg)
+{
+	struct pp *p = arg;
+	pin(p->cpu);
+	pp_side(p, 1);
+	return NULL;
+}
+
+/* One batch of hand-offs, thread 0 on CPU 0, thread 1 on `cpu1`; the
+ * time of one hand-off, ns. */
+static double pp_batch(struct pp *p, int mode, int cpu1)
+{
+	pthread_t t;
+	memset(p, 0, sizeof(*p));
+	p->mode = mode;
+	p->rounds = ROUNDS;
+	p->cpu = cpu1;
+	pin(0);
+	pthread_create(&t, NULL, pp_thread, p);
+	uint64_t t0 = now_ns();
+	pp_side(p, 0);
+	pthread_join(t, NULL);
+	return (double)(now_ns() - t0) / (2.0 * ROUNDS);
+}
+
+/* ---- the slice ---------------------------------------------------------- */
+
+#define GAP_NS 20000
+#define RUNS 64
+
+struct sl {
+	int cpu;
+	uint64_t until;
+	double runs[RUNS];
+	int nruns;
+};
+
+static void *slice_thread(void *arg)
+{
+	struct sl *s = arg;
+	pin(s->cpu);
+	uint64_t last = now_ns(), start = last;
+	while (last < s->until && s->nruns < RUNS) {
+		uint64_t t = now_ns();
+		if (t - last > GAP_NS) {    /* descheduled between the reads */
+			if (start != 0)
+				s->runs[s->nruns++] = (double)(last - start);
+			start = t;
+		}
+		last = t;
+	}
+	return NULL;
+}
+
+/* Two CPU-bound threads on CPU 1 for up to 0.3 s: the median run. */
+static double slice_batch(void)
+{
+	struct sl s[2];
+	pthread_t t[2];
+	uint64_t until = now_ns() + 300000000u;
+	for (int i = 0; i < 2; i++) {
+		memset(&s[i], 0, sizeof(s[i]));
+		s[i].cpu = 1;
+		s[i].until = until;
+		pthread_create(&t[i], NULL, slice_thread, &s[i]);
+	}
+	double all[2 * RUNS];
+	int n = 0;
+	for (int i = 0; i < 2; i++) {
+		pthread_join(t[i], NULL);
+		/* the first run started with the thread, not with a slice */
+		for (int k = 1; k < s[i].nruns; k++)
+			all[n++] = s[i].runs[k];
+	}
+	return n ? median(all, n) : 0;
+}
+
+int main(int argc, char **argv)
+{
+	verbose = argc > 1 && !strcmp(argv[1], "-v");
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+		fprintf(stderr, "twin_costs: needs 2 CPUs\n");
+		return 1;
+	}
+	for (int i = 0; i < 512; i++)       /* a cycle through 8 lines of 4 KiB */
+		chase[i] = &chase[(i + 8) % 512];
+	static struct pp p;
+	double pause[BATCHES], l1[BATCHES], atom[BATCHES], xfer[BATCHES], fwait[BATCHES];
+	double fwake[BATCHES], lat[BATCHES], ctx[BATCHES], slice[BATCHES];
+	for (int b = 0; b < BATCHES; b++) {
+		pin(0);
+		pause[b] = per_op(do_pause, 10000);
+		l1[b] = per_op(do_chase, 100000);
+		atom[b] = per_op(do_atomic, 100000);
+		uint32_t w = 1;
+		fwait[b] = 0;
+		for (int i = 0; i < 15; i++) {
+			uint64_t t0 = now_ns();
+			for (int k = 0; k < 1000; k++)
+				futex(&w, FUTEX_WAIT_PRIVATE, 0);   /* EAGAIN */
+			double x = (double)(now_ns() - t0) / 1000.0;
+			fwait[b] = i && fwait[b] < x ? fwait[b] : x;
+		}
+		xfer[b] = pp_batch(&p, PP_SPIN, 1);
+		pp_batch(&p, PP_FUTEX, 1);
+		fwake[b] = median(p.wake, ROUNDS);
+		lat[b] = median(p.lat + 1, ROUNDS - 1);
+		double hand = pp_batch(&p, PP_FUTEX, 0);
+		double same_wake = median(p.wake, ROUNDS);
+		/* a hand-off on one CPU: the wake, the waiter's FUTEX_WAIT
+		 * (enter, sleep), the switch, and the return to user */
+		ctx[b] = hand - same_wake - fwait[b];
+		slice[b] = slice_batch();
+	}
+	printf("pause_ns %.1f\n", best_of("pause_ns", pause));
+	printf("l1_ns %.2f\n", best_of("l1_ns", l1));
+	printf("atomic_ns %.1f\n", best_of("atomic_ns", atom));
+	printf("xfer_ns %.1f\n", best_of("xfer_ns", xfer));
+	printf("futex_wait_ns %.0f\n", best_of("futex_wait_ns", fwait));
+	printf("futex_wake_ns %.0f\n", best_of("futex_wake_ns", fwake));
+	printf("wake_lat_ns %.0f\n", best_of("wake_lat_ns", lat));
+	printf("ctx_switch_ns %.0f\n", best_of("ctx_switch_ns", ctx));
+	printf("slice_ns %.0f\n", best_of("slice_ns", slice));
+	return 0;
+}
