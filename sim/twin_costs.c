@@ -8,28 +8,35 @@
  *   atomic_ns       a LOCK XADD on a line the CPU owns (back to back)
  *   xfer_ns         a cache-line transfer between CPU 0 and CPU 1: two
  *                   pinned threads hand a counter back and forth on one
- *                   line; one hand-off (a read miss and a write)
+ *                   line (spinning); one hand-off (a read miss and a
+ *                   write), the median of blocks of 200
  *   futex_wait_ns   FUTEX_WAIT that finds the value changed (EAGAIN): the
  *                   entry, hash-bucket lookup and exit a waiter pays before
  *                   it can sleep
+ *   futex_wake0_ns  FUTEX_WAKE with nobody waiting
  *   futex_wake_ns   FUTEX_WAKE of one thread sleeping on the other CPU:
- *                   the syscall as the waker sees it
+ *                   the syscall as the waker sees it (the median)
  *   wake_lat_ns     from just before that FUTEX_WAKE to the woken thread
- *                   running again on the other (idle) CPU
+ *                   running again on the other (idle) CPU (the median)
  *   ctx_switch_ns   a switch between two threads pinned on one CPU that
- *                   hand a turn back and forth with futexes: one hand-off
- *                   less its wake and wait syscalls
+ *                   hand a turn back and forth with futexes: the median
+ *                   hand-off less futex_wait_ns and futex_wake0_ns (an
+ *                   upper estimate: a wake that finds a waiter does more
+ *                   than one that finds none)
  *   slice_ns        the run length of a CPU-bound thread sharing a CPU
- *                   with another CPU-bound thread (both pinned; a run ends
- *                   when the thread sees a gap of > 20 us in the clock)
+ *                   with another CPU-bound thread (both pinned on CPU 1; a
+ *                   run ends when the thread sees a gap of > 300 us in the
+ *                   clock: the other thread's turn; shorter gaps, the
+ *                   hypervisor's or an interrupt's, stay inside the run)
  *
  * Each figure is measured in BATCHES batches; a batch's figure is its
- * median (the slice: its median run), and the smallest batch figure is
- * reported: the batch least disturbed by other work on the machine, as
- * `pvspin bench` calibrates its busy loop (tools/pvspin/bench/workload.c).
- * Every batch's figure is printed too (-v).  Needs 2 CPUs; takes ~2 s.
- * Not installed: a tool for re-measuring the profile (sim/twin.sh prints
- * its figures beside the table).
+ * median (the slice: its median run), and the median of the batch figures
+ * is reported: other work on the machine disturbs a few batches (a
+ * FUTEX_WAIT of 4 us, a wake that finds its waiter not yet asleep), not
+ * the middle one.  Every batch's figure is printed too (-v, on stderr).
+ * Needs 2 CPUs; takes ~5 s.
+ * Built as build/sim/twin_costs, not installed: a tool for re-measuring
+ * the profile (sim/twin.sh prints its figures beside the table).
  */
 #define _GNU_SOURCE
 #include <linux/futex.h>
@@ -42,6 +49,15 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+
+/* cpu_relax(): PAUSE on x86, as pvspin's native backend (platform_native.h) */
+#if defined(__x86_64__) || defined(__i386__)
+#define RELAX() __builtin_ia32_pause()
+#elif defined(__aarch64__)
+#define RELAX() __asm__ __volatile__("yield" ::: "memory")
+#else
+#define RELAX() __asm__ __volatile__("" ::: "memory")
+#endif
 
 #define BATCHES 9
 #define ROUNDS 2000
@@ -83,20 +99,16 @@ static double median(double *x, int n)
 	return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
 }
 
-/* The smallest of the batch figures; prints them all with -v. */
-static double best_of(const char *name, double *batch)
+/* The median of the batch figures; prints them all with -v. */
+static double figure(const char *name, double *batch)
 {
-	double best = batch[0];
-	for (int b = 1; b < BATCHES; b++)
-		if (batch[b] < best)
-			best = batch[b];
 	if (verbose) {
 		fprintf(stderr, "%-14s", name);
 		for (int b = 0; b < BATCHES; b++)
 			fprintf(stderr, " %.1f", batch[b]);
 		fprintf(stderr, "\n");
 	}
-	return best;
+	return median(batch, BATCHES);
 }
 
 /* ---- one CPU: PAUSE, L1, atomic ---------------------------------------- */
@@ -115,7 +127,7 @@ static double per_op(void (*fn)(long), long n)
 static void do_pause(long n)
 {
 	for (long i = 0; i < n; i++)
-		__builtin_ia32_pause();
+		RELAX();
 }
 
 static void *chase[512];
@@ -127,6 +139,19 @@ static void do_chase(long n)
 	__asm__ __volatile__("" : : "r"(p));
 }
 
+static uint32_t fword = 1;
+static void do_futex_wait(long n)
+{
+	for (long i = 0; i < n; i++)
+		futex(&fword, FUTEX_WAIT_PRIVATE, 0);   /* EAGAIN: *fword is 1 */
+}
+
+static void do_futex_wake0(long n)
+{
+	for (long i = 0; i < n; i++)
+		futex(&fword, FUTEX_WAKE_PRIVATE, 1);   /* nobody waits */
+}
+
 static uint64_t owned;
 static void do_atomic(long n)
 {
@@ -136,11 +161,14 @@ static void do_atomic(long n)
 
 /* ---- two threads: hand-offs -------------------------------------------- */
 
+#define BLOCK 100
+
 struct pp {
 	uint32_t turn __attribute__((aligned(64)));   /* spin or futex word */
 	uint64_t t_wake __attribute__((aligned(64))); /* just before FUTEX_WAKE */
 	int mode, rounds, cpu;
 	double lat[ROUNDS], wake[ROUNDS];
+	double block[ROUNDS / BLOCK];                 /* spin: ns per hand-off */
 };
 enum { PP_SPIN, PP_FUTEX };
 
@@ -150,8 +178,15 @@ static void pp_side(struct pp *p, uint32_t me)
 	for (uint32_t r = 0; r < (uint32_t)p->rounds; r++) {
 		uint32_t mine = 2 * r + me, next = mine + 1;
 		if (p->mode == PP_SPIN) {
+			static uint64_t t_block;
+			if (me == 0 && r % BLOCK == 0) {
+				uint64_t t = now_ns();
+				if (r)
+					p->block[r / BLOCK - 1] = (double)(t - t_block) / (2.0 * BLOCK);
+				t_block = t;
+			}
 			while (__atomic_load_n(&p->turn, __ATOMIC_ACQUIRE) != mine)
-				__builtin_ia32_pause();
+				RELAX();
 			__atomic_store_n(&p->turn, next, __ATOMIC_RELEASE);
 			continue;
 		}
@@ -196,7 +231,7 @@ static double pp_batch(struct pp *p, int mode, int cpu1)
 
 /* ---- the slice ---------------------------------------------------------- */
 
-#define GAP_NS 20000
+#define GAP_NS 300000
 #define RUNS 64
 
 struct sl {
@@ -257,40 +292,35 @@ int main(int argc, char **argv)
 		chase[i] = &chase[(i + 8) % 512];
 	static struct pp p;
 	double pause[BATCHES], l1[BATCHES], atom[BATCHES], xfer[BATCHES], fwait[BATCHES];
-	double fwake[BATCHES], lat[BATCHES], ctx[BATCHES], slice[BATCHES];
+	double fwake0[BATCHES], fwake[BATCHES], lat[BATCHES], ctx[BATCHES], slice[BATCHES];
 	for (int b = 0; b < BATCHES; b++) {
 		pin(0);
 		pause[b] = per_op(do_pause, 10000);
 		l1[b] = per_op(do_chase, 100000);
 		atom[b] = per_op(do_atomic, 100000);
-		uint32_t w = 1;
-		fwait[b] = 0;
-		for (int i = 0; i < 15; i++) {
-			uint64_t t0 = now_ns();
-			for (int k = 0; k < 1000; k++)
-				futex(&w, FUTEX_WAIT_PRIVATE, 0);   /* EAGAIN */
-			double x = (double)(now_ns() - t0) / 1000.0;
-			fwait[b] = i && fwait[b] < x ? fwait[b] : x;
-		}
-		xfer[b] = pp_batch(&p, PP_SPIN, 1);
+		fwait[b] = per_op(do_futex_wait, 1000);
+		fwake0[b] = per_op(do_futex_wake0, 1000);
+		pp_batch(&p, PP_SPIN, 1);
+		xfer[b] = median(p.block, ROUNDS / BLOCK - 1);
 		pp_batch(&p, PP_FUTEX, 1);
 		fwake[b] = median(p.wake, ROUNDS);
 		lat[b] = median(p.lat + 1, ROUNDS - 1);
-		double hand = pp_batch(&p, PP_FUTEX, 0);
-		double same_wake = median(p.wake, ROUNDS);
+		pp_batch(&p, PP_FUTEX, 0);
 		/* a hand-off on one CPU: the wake, the waiter's FUTEX_WAIT
-		 * (enter, sleep), the switch, and the return to user */
-		ctx[b] = hand - same_wake - fwait[b];
+		 * (enter, sleep), the switch, and the return to user; the
+		 * median of the hand-offs thread 1 timed from thread 0's wake */
+		ctx[b] = median(p.lat + 1, ROUNDS - 1) - fwait[b] - fwake0[b];
 		slice[b] = slice_batch();
 	}
-	printf("pause_ns %.1f\n", best_of("pause_ns", pause));
-	printf("l1_ns %.2f\n", best_of("l1_ns", l1));
-	printf("atomic_ns %.1f\n", best_of("atomic_ns", atom));
-	printf("xfer_ns %.1f\n", best_of("xfer_ns", xfer));
-	printf("futex_wait_ns %.0f\n", best_of("futex_wait_ns", fwait));
-	printf("futex_wake_ns %.0f\n", best_of("futex_wake_ns", fwake));
-	printf("wake_lat_ns %.0f\n", best_of("wake_lat_ns", lat));
-	printf("ctx_switch_ns %.0f\n", best_of("ctx_switch_ns", ctx));
-	printf("slice_ns %.0f\n", best_of("slice_ns", slice));
+	printf("pause_ns %.1f\n", figure("pause_ns", pause));
+	printf("l1_ns %.2f\n", figure("l1_ns", l1));
+	printf("atomic_ns %.1f\n", figure("atomic_ns", atom));
+	printf("xfer_ns %.1f\n", figure("xfer_ns", xfer));
+	printf("futex_wait_ns %.0f\n", figure("futex_wait_ns", fwait));
+	printf("futex_wake0_ns %.0f\n", figure("futex_wake0_ns", fwake0));
+	printf("futex_wake_ns %.0f\n", figure("futex_wake_ns", fwake));
+	printf("wake_lat_ns %.0f\n", figure("wake_lat_ns", lat));
+	printf("ctx_switch_ns %.0f\n", figure("ctx_switch_ns", ctx));
+	printf("slice_ns %.0f\n", figure("slice_ns", slice));
 	return 0;
 }
