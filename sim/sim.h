@@ -70,6 +70,14 @@ struct sim_profile {
 	sim_time_t sched_latency_ns; /* CFS period shared by the runnable
 					  tasks of a CPU (0: EEVDF, fixed slice) */
 	sim_time_t wakeup_gran_ns;   /* wake-up preemption granularity */
+	sim_time_t tick_ns;          /* host scheduler tick (1 / CONFIG_HZ):
+					a slice ends at the first tick of its
+					pCPU at least slice_ns after it began
+					(EEVDF without HRTICK); 0: the slice
+					is slice_ns +- half a 1 ms tick */
+	bool eevdf_wakeup;           /* wake-up preemption by EEVDF's pick
+					(sim_sched.c) instead of
+					wakeup_gran_ns; needs tick_ns */
 	bool has_ple;                /* Pause-Loop Exiting hardware */
 	sim_time_t ple_window_ns;    /* initial PLE window (converted) */
 	sim_time_t ple_window_max_ns;/* cap of the growing window */

@@ -462,11 +462,20 @@ static int setup(const struct sim_config *c)
 	if (!S.host_rng)
 		oom();
 	gsl_rng_set(S.host_rng, (unsigned long)mix64(c->seed ^ 0x5EED0F1057ull));
+	/* a profile with a periodic tick: its phase is random; Linux fires
+	 * every CPU's tick at the same jiffy boundary (tick_sched.c: no
+	 * offset unless the skew_tick boot option is given) */
+	if (S.prof->tick_ns) {
+		sim_time_t ph = (sim_time_t)gsl_rng_uniform_int(
+			S.host_rng, (unsigned long)S.prof->tick_ns);
+		for (int p = 0; p < S.np; p++)
+			S.pcpus[p].tick_phase = ph;
+	}
 	for (int p = 0; p < S.np; p++) {
 		reschedule(&S.pcpus[p], 0);
 		/* the VMs did not start in lock-step: a random phase of the
-		 * first slice on every pCPU */
-		if (S.pcpus[p].curr)
+		 * first slice on every pCPU (with a tick: the tick's phase) */
+		if (S.pcpus[p].curr && !S.prof->tick_ns)
 			S.pcpus[p].slice_len = (sim_time_t)gsl_rng_uniform_int(
 				S.host_rng, (unsigned long)S.slice) + 1;
 		S.pcpus[p].slice_armed = false;

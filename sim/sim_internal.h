@@ -138,6 +138,7 @@ struct pcpu {
 	sim_time_t slice_from;       /* start of the current slice */
 	sim_time_t slice_jit;        /* its tick-phase draw (see slice_len) */
 	sim_time_t slice_at;         /* when the armed EV_SLICE fires */
+	sim_time_t tick_phase;       /* its first tick (profile tick_ns) */
 	sim_time_t busy_ns;
 };
 

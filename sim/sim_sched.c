@@ -99,8 +99,52 @@ static sim_time_t slice_compose(sim_time_t base, sim_time_t j)
 	return base > SIM_TICK_NS / 2 ? base - SIM_TICK_NS / 2 + j : base + j / 8;
 }
 
+/* ---- a periodic tick (profiles with tick_ns: EEVDF, Linux >= 6.6) -------
+ *
+ * Without HRTICK (a scheduler feature, off by default:
+ * kernel/sched/features.h) the fair class notices that the running task
+ * used its slice only when update_curr() runs: at the tick of its CPU
+ * (task_tick_fair) and when a task is enqueued there (a wake-up).  A slice
+ * of the base length therefore lasts until the first tick after it ran
+ * out; with CONFIG_HZ=250 and the 1.5 ms base slice of 2 CPUs, a slice
+ * that starts at a tick lasts one whole 4 ms tick (sim/twin_costs.c
+ * measures the run length on the machine twin).  A task alone on its CPU
+ * is not preempted, but its deadline is renewed at the first tick after it
+ * passes (update_deadline()): windows of the base slice rounded up to
+ * whole ticks follow one another from there. */
+static bool tick_mode(void)
+{
+	return S.prof->tick_ns != 0;
+}
+
+/* The first tick of p at or after t. */
+static sim_time_t next_tick(const struct pcpu *p, sim_time_t t)
+{
+	sim_time_t T = S.prof->tick_ns;
+	if (t <= p->tick_phase)
+		return p->tick_phase;
+	return p->tick_phase + (t - p->tick_phase + T - 1) / T * T;
+}
+
+/* The slice window of p's current vCPU at time t: returns the tick it
+ * ends at, *from its start (slice_from, or the tick that renewed the
+ * deadline of a vCPU that ran alone past its slice). */
+static sim_time_t tick_window(const struct pcpu *p, sim_time_t t, sim_time_t *from)
+{
+	sim_time_t end = p->slice_from + p->slice_len;
+	*from = p->slice_from;
+	if (end < t) {
+		sim_time_t T = S.prof->tick_ns, per = (S.slice + T - 1) / T * T;
+		end += (t - end + per - 1) / per * per;
+		*from = end - per;
+	}
+	return end;
+}
+
 static sim_time_t slice_len(struct pcpu *p)
 {
+	if (tick_mode())
+		return next_tick(p, p->slice_from + S.slice) - p->slice_from;
 	sim_time_t j = (sim_time_t)gsl_rng_uniform_int(S.host_rng, SIM_TICK_NS);
 	p->slice_jit = j;
 	return slice_compose(slice_base(p->nrq + 1), j);
@@ -118,7 +162,8 @@ void slice_arm(struct pcpu *p, sim_time_t t)
 	if (!slice_is_cfs_share()) {
 		if (p->slice_armed)
 			return;
-		sim_time_t at = p->curr_since + p->slice_len;
+		sim_time_t from, at = tick_mode() ? tick_window(p, t, &from)
+						  : p->curr_since + p->slice_len;
 		if (at < t)
 			at = t;
 		p->slice_gen++;
@@ -255,6 +300,43 @@ void reschedule(struct pcpu *p, sim_time_t t)
 		sched_in(p, n, t);
 }
 
+/* A vCPU just joined p's run queue at time t (a wake-up) on a profile with
+ * eevdf_wakeup: what check_preempt_wakeup_fair() and the update_curr()
+ * before it decide (kernel/sched/fair.c, Linux 6.6 to 6.18).  The current
+ * vCPU keeps p while it is eligible (its vruntime not above the average of
+ * p's runnable vCPUs) and protected (RUN_TO_PARITY: inside the base slice
+ * of its window; every vCPU has the same slice).  Otherwise the pick is
+ * made now, as at a slice end: the vCPU with the smallest vruntime (the
+ * eligible one with the earliest deadline, equal slices) takes p if it is
+ * behind the current one; if not, a current vCPU whose slice ran out starts
+ * a new one (update_deadline()). */
+static void eevdf_wakeup(struct pcpu *p, sim_time_t t)
+{
+	int64_t cvr = curr_vr(p, t), sum = cvr;
+	for (int i = 0; i < p->nrq; i++)
+		sum += p->rq[i]->vruntime;
+	bool eligible = cvr * (int64_t)(p->nrq + 1) <= sum;
+	sim_time_t from;
+	tick_window(p, t, &from);
+	bool protect = t < from + S.slice;
+	if (eligible && protect) {
+		slice_arm(p, t);
+		return;
+	}
+	struct vcpu *n = rq_pick(p, NULL);
+	if (n->vruntime < cvr) {
+		sched_out(p, t, VS_READY);
+		sched_in(p, n, t);
+		return;
+	}
+	if (!protect) {
+		p->slice_from = t;
+		p->slice_len = slice_len(p);
+		p->slice_armed = false;
+	}
+	slice_arm(p, t);
+}
+
 /* Wake a HALTED vCPU at time t; `extra` ns of wake-up latency (IPI). */
 void vcpu_wake(struct vcpu *v, sim_time_t t, sim_time_t extra)
 {
@@ -299,7 +381,9 @@ void vcpu_wake(struct vcpu *v, sim_time_t t, sim_time_t extra)
 	v->sched = VS_READY;
 	v->ready_since = t;
 	rq_add(p, v);
-	if (v->vruntime + (int64_t)S.prof->wakeup_gran_ns < curr_vr(p, t)) {
+	if (S.prof->eevdf_wakeup) {
+		eevdf_wakeup(p, t);
+	} else if (v->vruntime + (int64_t)S.prof->wakeup_gran_ns < curr_vr(p, t)) {
 		sched_out(p, t, VS_READY);
 		sched_in(p, v, t);
 	} else {
@@ -352,10 +436,10 @@ void sched_slice_end(struct pcpu *p)
 	} else {
 		p->slice_gen++;
 		p->slice_armed = true;
-		sim_time_t len = slice_len(p);
-		if (slice_is_cfs_share())
-			p->slice_len = len;
 		p->slice_from = S.now;
+		sim_time_t len = slice_len(p);
+		if (slice_is_cfs_share() || tick_mode())
+			p->slice_len = len;
 		p->slice_at = S.now + len;
 		heap_push(p->slice_at, EV_SLICE, (uint32_t)p->id, p->slice_gen);
 	}
