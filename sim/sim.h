@@ -106,6 +106,8 @@ struct sim_workload {
 	int locks;                  /* locks per VM */
 	double hot;                 /* probability of taking lock 0 */
 	long work;                  /* acquisitions per vCPU, 0 = throughput */
+	int cs_lines;               /* shared 64-byte lines of its lock that a
+				       critical section writes (0: none) */
 };
 
 /** Fixed costs of the `ebizzy-mm` model (mmap_sem, page faults, TLB

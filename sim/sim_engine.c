@@ -412,6 +412,13 @@ static int setup(const struct sim_config *c)
 		memset(vm->locks, 0, (size_t)c->locks * sizeof(struct sim_lock));
 		for (int k = 0; k < c->locks; k++)
 			vm->locks[k].holder = -1;
+		if (S.wl->cs_lines) {
+			size_t sz = (size_t)c->locks * (size_t)S.wl->cs_lines * 64;
+			vm->cs_data = aligned_alloc(64, sz);
+			if (!vm->cs_data)
+				oom();
+			memset(vm->cs_data, 0, sz);
+		}
 		if (S.mm) {
 			vm->mm = aligned_alloc(64, sizeof(struct sim_mm));
 			if (!vm->mm)
@@ -530,6 +537,7 @@ static void teardown(void)
 	for (int m = 0; m < S.cfg->vms; m++) {
 		free(S.vms[m].lat);
 		retire_locks(S.vms[m].locks);
+		free(S.vms[m].cs_data);
 		if (S.vms[m].mm) {
 			free(S.vms[m].mm->q);
 			free(S.vms[m].mm);

@@ -126,6 +126,20 @@ void vcpu_op_done(struct vcpu *v)
 
 /* ---- the spinlock loop (kcbench, ebizzy, spawn, messaging) -------------- */
 
+/* The critical section of lock li writes the workload's cs_lines shared
+ * lines of that lock, one plain increment each (`pvspin bench`'s
+ * lines[i].word++, tools/pvspin/bench/worker_loop.h): a store that pays a
+ * transfer when another vCPU wrote the line last. */
+static void cs_write_lines(struct vcpu *v, int li)
+{
+	int n = S.wl->cs_lines;
+	uint32_t *base = S.vms[v->vm].cs_data;
+	for (int i = 0; i < n; i++) {
+		uint32_t *w = base + ((size_t)li * (size_t)n + (size_t)i) * 16;
+		pvspin_plat_store32(w, *w + 1, PVSPIN_RELAXED);
+	}
+}
+
 /* Non-critical section, one of the VM's locks (lock 0 with probability
  * `hot`), critical section, unlock; until the quota (or the end). */
 static void vcpu_main(int id)
@@ -142,6 +156,7 @@ static void vcpu_main(int id)
 		if (vm->nlocks > 1 && gsl_rng_uniform(v->rng) >= c->hot)
 			li = 1 + (int)gsl_rng_uniform_int(v->rng, (unsigned long)vm->nlocks - 1);
 		bool got = guest_lock_enter(v, li);
+		cs_write_lines(v, li);
 		vcpu_compute(v, us_to_ns(draw_us(v->rng, c->cs_dist, c->cs_us)));
 		guest_lock_exit(v, li, got);
 		vcpu_op_done(v);

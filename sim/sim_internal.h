@@ -185,6 +185,8 @@ struct vm {
 	sim_time_t done_at;
 	int ndone;
 	struct sim_mm *mm;           /* ebizzy-mm only, else NULL */
+	uint32_t *cs_data;           /* the workload's cs_lines lines per lock
+					(64-byte lines), else NULL */
 };
 
 /** Coherence state of one 64-byte cache line (sim_memory.c). */
