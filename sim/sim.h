@@ -75,6 +75,12 @@ struct sim_profile {
 					pCPU at least slice_ns after it began
 					(EEVDF without HRTICK); 0: the slice
 					is slice_ns +- half a 1 ms tick */
+	sim_time_t tick_jitter_ns;   /* a slice that ends at a tick ends a
+					uniform draw of [0, this) after it
+					(the timer interrupt's entry) */
+	sim_time_t tick_switch_ns;   /* a switch at a tick costs this instead
+					of ctx_switch_ns (the timer
+					interrupt and schedule()); 0: as any */
 	bool eevdf_wakeup;           /* wake-up preemption by EEVDF's pick
 					(sim_sched.c) instead of
 					wakeup_gran_ns; needs tick_ns */

@@ -141,6 +141,13 @@ static sim_time_t tick_window(const struct pcpu *p, sim_time_t t, sim_time_t *fr
 	return end;
 }
 
+/* How long after its tick a slice that ends there ends (a draw). */
+static sim_time_t tick_jitter(void)
+{
+	sim_time_t j = S.prof->tick_jitter_ns;
+	return j ? (sim_time_t)gsl_rng_uniform_int(S.host_rng, (unsigned long)j) : 0;
+}
+
 static sim_time_t slice_len(struct pcpu *p)
 {
 	if (tick_mode())
@@ -162,7 +169,7 @@ void slice_arm(struct pcpu *p, sim_time_t t)
 	if (!slice_is_cfs_share()) {
 		if (p->slice_armed)
 			return;
-		sim_time_t from, at = tick_mode() ? tick_window(p, t, &from)
+		sim_time_t from, at = tick_mode() ? tick_window(p, t, &from) + tick_jitter()
 						  : p->curr_since + p->slice_len;
 		if (at < t)
 			at = t;
@@ -432,6 +439,8 @@ void sched_slice_end(struct pcpu *p)
 	    p->curr->sched == VS_POLLING) {
 		sched_out(p, S.now, p->curr->sched == VS_POLLING ? VS_HALTED
 								: VS_READY);
+		if (tick_mode() && S.prof->tick_switch_ns > S.prof->ctx_switch_ns)
+			n->wake_extra = S.prof->tick_switch_ns - S.prof->ctx_switch_ns;
 		sched_in(p, n, S.now);
 	} else {
 		p->slice_gen++;
@@ -440,7 +449,7 @@ void sched_slice_end(struct pcpu *p)
 		sim_time_t len = slice_len(p);
 		if (slice_is_cfs_share() || tick_mode())
 			p->slice_len = len;
-		p->slice_at = S.now + len;
+		p->slice_at = S.now + len + (tick_mode() ? tick_jitter() : 0);
 		heap_push(p->slice_at, EV_SLICE, (uint32_t)p->id, p->slice_gen);
 	}
 }
