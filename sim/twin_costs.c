@@ -28,6 +28,14 @@
  *                   run ends when the thread sees a gap of > 300 us in the
  *                   clock: the other thread's turn; shorter gaps, the
  *                   hypervisor's or an interrupt's, stay inside the run)
+ *   tick_ns         1 / CONFIG_HZ (the kernel's configuration), when known;
+ *                   then, from the same runs:
+ *   tick_jitter_ns  the spread (5th-95th percentile) of the instants the
+ *                   threads are switched out at, modulo the tick, of the
+ *                   switches within 20 us of a tick: how far from the
+ *                   tick the switch happens
+ *   tick_switch_ns  the time from a switch-out at a tick to the other
+ *                   thread running (the median gap less one tick)
  *
  * Each figure is measured in BATCHES batches; a batch's figure is its
  * median (the slice: its median run), and the median of the batch figures
@@ -229,7 +237,7 @@ static double pp_batch(struct pp *p, int mode, int cpu1)
 	return (double)(now_ns() - t0) / (2.0 * ROUNDS);
 }
 
-/* ---- the slice ---------------------------------------------------------- */
+/* ---- the slice and the tick ---------------------------------------------- */
 
 #define GAP_NS 300000
 #define RUNS 64
@@ -237,7 +245,8 @@ static double pp_batch(struct pp *p, int mode, int cpu1)
 struct sl {
 	int cpu;
 	uint64_t until;
-	double runs[RUNS];
+	double runs[RUNS], gaps[RUNS];
+	uint64_t outs[RUNS];          /* last clock read before each gap */
 	int nruns;
 };
 
@@ -249,8 +258,9 @@ static void *slice_thread(void *arg)
 	while (last < s->until && s->nruns < RUNS) {
 		uint64_t t = now_ns();
 		if (t - last > GAP_NS) {    /* descheduled between the reads */
-			if (start != 0)
-				s->runs[s->nruns++] = (double)(last - start);
+			s->runs[s->nruns] = (double)(last - start);
+			s->gaps[s->nruns] = (double)(t - last);
+			s->outs[s->nruns++] = last;
 			start = t;
 		}
 		last = t;
@@ -258,8 +268,32 @@ static void *slice_thread(void *arg)
 	return NULL;
 }
 
-/* Two CPU-bound threads on CPU 1 for up to 0.3 s: the median run. */
-static double slice_batch(void)
+/* The scheduler tick, ns: 1 / CONFIG_HZ from the kernel's configuration
+ * (/proc/config.gz, else /boot/config-RELEASE); 0 if neither is there. */
+static uint64_t tick_period_ns(void)
+{
+	FILE *f = popen("{ zcat /proc/config.gz || cat /boot/config-$(uname -r); } 2>/dev/null"
+			" | sed -n 's/^CONFIG_HZ=//p'", "r");
+	unsigned hz = 0;
+	if (f) {
+		if (fscanf(f, "%u", &hz) != 1)
+			hz = 0;
+		pclose(f);
+	}
+	return hz ? 1000000000u / hz : 0;
+}
+
+struct slice_fig {
+	double run, jitter, tick_switch;
+};
+
+/* Two CPU-bound threads on CPU 1 for up to 0.3 s.  run: the median run;
+ * with the tick period P known, jitter: the spread (5th to 95th
+ * percentile) of the instants the threads were switched out at a tick,
+ * taken modulo P (the timer interrupt's entry); tick_switch: the median gap
+ * less P (a gap is the other thread's turn, P less one switch, plus the
+ * switch back: the time from the tick to the next thread running). */
+static struct slice_fig slice_batch(uint64_t P)
 {
 	struct sl s[2];
 	pthread_t t[2];
@@ -270,15 +304,39 @@ static double slice_batch(void)
 		s[i].until = until;
 		pthread_create(&t[i], NULL, slice_thread, &s[i]);
 	}
-	double all[2 * RUNS];
-	int n = 0;
-	for (int i = 0; i < 2; i++) {
+	double run[2 * RUNS], ph[2 * RUNS], sw[2 * RUNS];
+	int n = 0, nph = 0, nsw = 0;
+	for (int i = 0; i < 2; i++)
 		pthread_join(t[i], NULL);
+	for (int i = 0; i < 2; i++) {
 		/* the first run started with the thread, not with a slice */
-		for (int k = 1; k < s[i].nruns; k++)
-			all[n++] = s[i].runs[k];
+		for (int k = 1; k < s[i].nruns; k++) {
+			run[n] = s[i].runs[k];
+			if (P) {
+				/* centred on the first switch-out, in (-P/2, P/2];
+				 * only the switches at a tick (within 20 us of
+				 * it: another task's wake-up can end a slice
+				 * anywhere) */
+				uint64_t d = (s[i].outs[k] - s[0].outs[0] + P / 2) % P;
+				double x = (double)d - (double)(P / 2);
+				if (x > -20000.0 && x < 20000.0)
+					ph[nph++] = x;
+			}
+			n++;
+			if (P && s[i].gaps[k] > (double)P && s[i].gaps[k] < 2.0 * (double)P)
+				sw[nsw++] = s[i].gaps[k] - (double)P;
+		}
 	}
-	return n ? median(all, n) : 0;
+	struct slice_fig f = { 0, 0, 0 };
+	if (n)
+		f.run = median(run, n);
+	if (nph) {
+		qsort(ph, (size_t)nph, sizeof(*ph), cmp_d);
+		f.jitter = ph[(19 * nph) / 20] - ph[nph / 20];
+	}
+	if (nsw)
+		f.tick_switch = median(sw, nsw);
+	return f;
 }
 
 int main(int argc, char **argv)
@@ -293,6 +351,8 @@ int main(int argc, char **argv)
 	static struct pp p;
 	double pause[BATCHES], l1[BATCHES], atom[BATCHES], xfer[BATCHES], fwait[BATCHES];
 	double fwake0[BATCHES], fwake[BATCHES], lat[BATCHES], ctx[BATCHES], slice[BATCHES];
+	double jit[BATCHES], tsw[BATCHES];
+	uint64_t P = tick_period_ns();
 	for (int b = 0; b < BATCHES; b++) {
 		pin(0);
 		pause[b] = per_op(do_pause, 10000);
@@ -310,7 +370,10 @@ int main(int argc, char **argv)
 		 * (enter, sleep), the switch, and the return to user; the
 		 * median of the hand-offs thread 1 timed from thread 0's wake */
 		ctx[b] = median(p.lat + 1, ROUNDS - 1) - fwait[b] - fwake0[b];
-		slice[b] = slice_batch();
+		struct slice_fig sf = slice_batch(P);
+		slice[b] = sf.run;
+		jit[b] = sf.jitter;
+		tsw[b] = sf.tick_switch;
 	}
 	printf("pause_ns %.1f\n", figure("pause_ns", pause));
 	printf("l1_ns %.2f\n", figure("l1_ns", l1));
@@ -322,5 +385,10 @@ int main(int argc, char **argv)
 	printf("wake_lat_ns %.0f\n", figure("wake_lat_ns", lat));
 	printf("ctx_switch_ns %.0f\n", figure("ctx_switch_ns", ctx));
 	printf("slice_ns %.0f\n", figure("slice_ns", slice));
+	if (P) {
+		printf("tick_ns %llu\n", (unsigned long long)P);
+		printf("tick_jitter_ns %.0f\n", figure("tick_jitter_ns", jit));
+		printf("tick_switch_ns %.0f\n", figure("tick_switch_ns", tsw));
+	}
 	return 0;
 }
