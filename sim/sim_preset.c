@@ -29,6 +29,12 @@ static const struct sim_preset presets[] = {
 	  "compare lock=qspinlock|tas (profile=intel-xeon|amd-epyc)",
 	  "pcpus=120 nodes=2 profile=intel-xeon vms=1 vcpus=120 dedicated=1 lock=qspinlock "
 	  "workload=spawn pv_unhalt=0 kick_yield=0 seconds=0.05" },
+	{ "twin",
+	  "the machine twin: pvspin bench's loop (cs 50 ns + 2 lines, ncs 100 ns) as threads "
+	  "(vcpus=1|2|4|8) on this 2-CPU Linux 6.18 machine (EEVDF, futex halt/kick, no PLE); "
+	  "compare lock=qspinlock|pvqspinlock|tas|ticket with pvspin bench (sim/twin.sh)",
+	  "pcpus=2 nodes=1 profile=linux-threads vms=1 vcpus=4 lock=qspinlock workload=bench "
+	  "pv_unhalt=1 kick_yield=0 ple=0 steal_time=0 spin_threshold=2048 seconds=0.4" },
 	{ "smoke",
 	  "a tiny sanity run: 1 VM of 4 vCPUs on 4 pCPUs, messaging, 10 ms",
 	  "pcpus=4 nodes=1 vms=1 vcpus=4 lock=qspinlock workload=messaging seconds=0.01" },

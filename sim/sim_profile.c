@@ -143,6 +143,87 @@ static const struct sim_profile sim_profiles[] = {
 		/* generic halt_poll_ns default 200 us (virt/kvm/kvm_main.c). */
 		.halt_poll_ns = 200000,
 	},
+	{
+		.name = "linux-threads",
+		.what = "threads on this Linux machine (the machine twin, sim/README.md): "
+			"2 CPUs of an Intel Xeon (family 6 model 207) KVM guest, 2.3 GHz, "
+			"Linux 6.18 EEVDF, HZ=250; halt/kick = futex wait/wake, no PLE",
+		/* TSC 2299.998 MHz (dmesg "tsc: Detected"; /proc/cpuinfo). */
+		.ghz = 2.3,
+		/* Measured here with sim/twin_costs.c (built as
+		 * build/sim/twin_costs; the method of each figure is in its
+		 * header comment): each run gives the median of 9 batches; the
+		 * ranges are over 10 runs on 2026-12-01, while other jobs
+		 * shared the machine.  PAUSE 13.0-17 ns (30-39 cycles). */
+		.pause_ns = 13,
+		/* a dependent load in 4 KiB: 1.7 ns */
+		.l1_ns = 2,
+		/* LOCK XADD on an owned line, back to back: 6.0-8.2 ns */
+		.atomic_ns = 7,
+		/* a line handed between the 2 CPUs (spinning ping-pong): 57-71
+		 * ns per hand-off (12 ns in a few batches: the host then ran
+		 * both vCPUs on one core).  A hand-off is the receiver's read miss and
+		 * its store's upgrade, which the memory model (sim_memory.c)
+		 * charges as two transfers (a read, then a write of a line it
+		 * does not own): one transfer is half a hand-off.  One node, so
+		 * the same both ways. */
+		.xfer_local_ns = 32,
+		.xfer_remote_ns = 32,
+		/* pv_wait = FUTEX_WAIT: what the waiter pays before it sleeps
+		 * (the sim's "HLT exit"): FUTEX_WAIT finding the value changed
+		 * (EAGAIN), 182-226 ns. */
+		.vmexit_ns = 200,
+		/* pv_kick = FUTEX_WAKE of a sleeper on the other (idle) CPU, as
+		 * the waker sees it: 12-16 us in 6 runs of 7 (this machine is
+		 * a nested guest: the IPI that wakes the idle vCPU is
+		 * expensive); 1-2 us in one, where the other CPU was busy. */
+		.hypercall_ns = 14000,
+		/* from just before FUTEX_WAKE to the woken thread running on
+		 * the other, idle CPU: 24-26 us (42 us in a run while the
+		 * machine was busier); the sim's wake-up latency is
+		 * hypercall_ns + ctx_switch_ns + ipi_ns, so ipi_ns is that
+		 * latency less the other two (26 - 14 - 1.1 us). */
+		.ipi_ns = 11000,
+		/* a futex hand-off between two threads on one CPU, less the
+		 * FUTEX_WAIT and an empty FUTEX_WAKE: 1.06-1.28 us. */
+		.ctx_switch_ns = 1100,
+		/* EEVDF base slice: sysctl_sched_base_slice = 0.75 ms x (1 +
+		 * ilog2(min(ncpus, 8))) with the default
+		 * SCHED_TUNABLESCALING_LOG (kernel/sched/fair.c:
+		 * normalized_sysctl_sched_base_slice = 750000ULL,
+		 * get_update_sysctl_factor()): 1.5 ms on 2 CPUs
+		 * (/sys/kernel/debug/sched/base_slice_ns is not readable here:
+		 * debugfs is not mounted).  HZ=250 (CONFIG_HZ in
+		 * /proc/config.gz) and HRTICK off (kernel/sched/features.h):
+		 * the slice ends at the first 4 ms tick after it ran out; the
+		 * measured run of a CPU-bound thread sharing a CPU with another
+		 * is 3.90-3.97 ms. */
+		.slice_ns = 1500000,
+		.tick_ns = 4000000,
+		/* both CPUs tick in phase (Linux without skew_tick): their
+		 * switches at a tick are 0-1 us apart (twin_costs' switch-out
+		 * instants modulo the tick; sim_engine.c gives every pCPU one
+		 * phase).  The switch-out comes 460-690 ns (5th-95th
+		 * percentile) late: tick_jitter_ns. */
+		.tick_jitter_ns = 600,
+		/* ... and the next thread runs 44-61 us after the tick in the
+		 * quieter runs (more while other tasks take turns): the timer
+		 * interrupt of this nested guest and schedule() (a lone
+		 * CPU-bound thread also loses 20-70 us at most ticks; that
+		 * tick cost without a switch is not modelled). */
+		.tick_switch_ns = 50000,
+		/* wake-up preemption: EEVDF's pick (RUN_TO_PARITY,
+		 * sim_sched.c eevdf_wakeup()); no granularity */
+		.eevdf_wakeup = true,
+		.wakeup_gran_ns = 0,
+		/* threads: no PLE, no halt polling (FUTEX_WAIT sleeps at once;
+		 * the idle CPU's cpuidle-haltpoll has guest_halt_poll_ns=0 on
+		 * this kernel's command line, and its cost is in ipi_ns) */
+		.has_ple = false,
+		.ple_window_ns = 0,
+		.ple_window_max_ns = 0,
+		.halt_poll_ns = 0,
+	},
 };
 
 static const int sim_nprofiles = sizeof(sim_profiles) / sizeof(sim_profiles[0]);
@@ -157,5 +238,5 @@ const struct sim_profile *sim_profile_find(const char *name)
 
 const char *sim_profile_names(void)
 {
-	return "intel-xeon, amd-epyc, loongarch-3c5000";
+	return "intel-xeon, amd-epyc, loongarch-3c5000, linux-threads";
 }
