@@ -338,8 +338,10 @@ static const char *random_kind(gsl_rng *r)
 /* One random small configuration for --fuzz. */
 static void fuzz_config(struct sim_config *c, gsl_rng *r, char *cmd, size_t n)
 {
-	static const char *const wls[] = { "kcbench", "ebizzy", "ebizzy-mm", "spawn", "messaging" };
-	static const char *const profs[] = { "intel-xeon", "amd-epyc", "loongarch-3c5000" };
+	static const char *const wls[] = { "kcbench", "ebizzy", "ebizzy-mm", "spawn", "messaging",
+					   "bench" };
+	static const char *const profs[] = { "intel-xeon", "amd-epyc", "loongarch-3c5000",
+					     "linux-threads" };
 	char set[24][48];
 	int k = 0;
 	int vms = 1 + (int)gsl_rng_uniform_int(r, 3);
@@ -355,7 +357,8 @@ static void fuzz_config(struct sim_config *c, gsl_rng *r, char *cmd, size_t n)
 	snprintf(set[k++], 48, "nodes=%d", pcpus % nodes ? 1 : nodes);
 	snprintf(set[k++], 48, "lock=%s", random_kind(r));
 	snprintf(set[k++], 48, "workload=%s", wls[gsl_rng_uniform_int(r, sizeof(wls) / sizeof(wls[0]))]);
-	snprintf(set[k++], 48, "profile=%s", profs[gsl_rng_uniform_int(r, 3)]);
+	snprintf(set[k++], 48, "profile=%s",
+		 profs[gsl_rng_uniform_int(r, sizeof(profs) / sizeof(profs[0]))]);
 	snprintf(set[k++], 48, "ple=%s", gsl_rng_uniform(r) < 0.5 ? "0" : "default");
 	if (gsl_rng_uniform(r) < 0.3)   /* mixed VMs: another lock in VM 0 */
 		snprintf(set[k++], 48, "vm0.lock=%s", random_kind(r));
