@@ -274,3 +274,11 @@ if(TARGET pvspin_sim_core AND TARGET pvspin)
       "run 3/3, 0 broken.*3 runs, 0 broken \\(seed 7\\): SUCCESS")
   endif()
 endif()
+
+# The machine twin (sim/README.md): its scheduler and the preset's fair-lock
+# collapse, in a test of its own (~8 s).
+if(TARGET pvspin_sim_core)
+  add_executable(test_sim_twin test_sim_twin.c $<TARGET_OBJECTS:pvspin_sim_core>)
+  target_link_libraries(test_sim_twin PRIVATE pvspin_sim_core PkgConfig::CMOCKA)
+  add_test(NAME test_sim_twin COMMAND test_sim_twin)
+endif()
