@@ -11,9 +11,10 @@
  *
  * The word (a scaled-down copy of the real layout, _SP_* in spinpark.h):
  *   bits 0-1 locked (0 free, 1 locked, 2 handed off), bits 2-4 spinners,
- *   bit 5 STARVING, bit 6 WOKEN, bits 7-8 parked.  The spin budget
- *   (bits 16-18) is left out: it only sets how long a spin lasts, and
- *   every spin of the model may give up at any read.
+ *   bit 5 STARVING, bit 6 WOKEN, bit 7 ARMED, bits 8-9 parked.  ARMED and
+ *   parked are the model's "upper half" (the unlock's load16).  The spin
+ *   budget (bits 16-18) is left out: it only sets how long a spin lasts,
+ *   and every spin of the model may give up at any read.
  *
  * Memory: every cmpxchg is a locked instruction (drains the thread's
  * store buffer, then is atomic on the word).  The only plain store of the
@@ -28,6 +29,8 @@
  * one step of the parker that drains every store buffer: the point during
  * the call at which every other thread runs a full barrier (see README.md
  * for why one point stands for all CPUs' barriers here).
+ * pvspin_plat_fence_full() (mfence) drains the thread's own store buffer;
+ * the fetch_or that sets ARMED is a locked instruction like a cmpxchg.
  *
  * futex: FUTEX_WAIT(word, v) is one step - if the word != v, return at
  * once, else sleep (compare-and-sleep under the kernel's bucket lock); a
@@ -44,31 +47,53 @@
  *                       liveness (pan -a -f): ltl live, every thread
  *                       finishes all its rounds under weak fairness.
  *
- * Without switches this is the code as it is (commit 4bdbb22 and later:
+ * Without switches this is the code as it is (commit c54ba5c and later:
  * no unregistered first spin, at most CAP registered spinners, an unlock
  * that reads the upper half first and wakes only when nobody spins and
  * no WOKEN is set, sp_take clearing WOKEN, sp_park not sleeping on
- * WOKEN), and it PASSES.  Switches (each file test/model/spinpark_*.pml
- * sets some, README.md):
+ * WOKEN; the sticky ARMED bit: sp_park loads the word and, unless ARMED,
+ * runs sp_arm = membarrier then fetch_or(ARMED), then reloads; the
+ * unlock's load16 enters unlock_wake on parked != 0 or ARMED, and
+ * unlock_wake runs a full fence and reloads before it decides), and it
+ * PASSES.  Switches (each file test/model/spinpark_*.pml sets some,
+ * README.md):
  *   DROP_WAKE       MUTATION (a): the unlock sets WOKEN but never calls
  *                   FUTEX_WAKE
- *   NO_MEMBARRIER   MUTATION (b): the parker skips pvspin_plat_fence_heavy()
+ *   NO_MEMBARRIER   MUTATION (b): sp_arm skips pvspin_plat_fence_heavy()
+ *                   (sets ARMED without the membarrier); with NO_ARMED:
+ *                   the parker skips it
  *   SLEEP_ON_WOKEN  MUTATION (c): sp_park sleeps on a word with WOKEN set
  *                   (the code before 4bdbb22)
  *   TAKE_KEEPS_WOKEN MUTATION (d): sp_take leaves WOKEN set (the code
  *                   before c62d924)
  *   WAKE_ON_WOKEN   control (e): the unlock wakes one even when WOKEN is
  *                   set (more wake-ups than needed: not a bug)
- *   GIVEUP_NO_FENCE MUTATION (f): a spinner that was counted in `parked`
- *                   already (a woken parker spinning again) gives up and
- *                   parks without the heavy fence: its give-up RMW
- *                   counted nobody new, so "no count, no fence" (safe
- *                   under WAKE_WITH_SPINNERS, not under the spinner rule)
+ *   GIVEUP_NO_FENCE MUTATION (f), with NO_ARMED: a spinner that was
+ *                   counted in `parked` already (a woken parker spinning
+ *                   again) gives up and parks without the heavy fence:
+ *                   its give-up RMW counted nobody new, so "no count, no
+ *                   fence" (safe under WAKE_WITH_SPINNERS, not under the
+ *                   spinner rule).  Without NO_ARMED: such a parker would
+ *                   skip sp_arm, and it is asserted that it never needs
+ *                   to (its own first park set ARMED: what (f) skipped is
+ *                   what the code skips now)
  *   STALE_SPINNERS  MUTATION (g): the unlock decides "a spinner will take
  *                   the lock" from the word it read before its release
  *                   store, not from the load after it
  *   WAKE_WITH_SPINNERS control: the unlock wakes one whether or not a
  *                   thread spins (the rule before 4bdbb22)
+ *   WAKE_NO_FENCE   MUTATION (h): unlock_wake trusts the word it reads
+ *                   without the full fence (its buffered release may be
+ *                   invisible to a parker that skipped membarrier)
+ *   ARMED_EARLY     sp_arm sets ARMED before the membarrier instead of
+ *                   after it (README.md: harmless, a passing control)
+ *   ARMED_AT_START  the word starts ARMED: no parker ever runs membarrier
+ *   FAST_PARKED_ONLY MUTATION (j) with ARMED_AT_START: the unlock's load16
+ *                   enters unlock_wake only on parked != 0, not on ARMED
+ *   NO_ARMED        the protocol before c54ba5c: every counted parker runs
+ *                   membarrier, the unlock enters unlock_wake only on
+ *                   parked != 0 and reads the word there without a fence;
+ *                   no ARMED bit
  *   SC_UNLOCK       the unlock's store goes straight to memory (no store
  *                   buffer): with NO_MEMBARRIER shows that the fence is
  *                   needed only for the StoreLoad reordering
@@ -97,7 +122,8 @@
 #define SPIN_MASK 28
 #define STARV     32
 #define WOKEN     64
-#define PARK_ONE  128
+#define ARMED     128
+#define PARK_ONE  256
 
 #define LK(x)       ((x) & LK_MASK)
 #define SPINNERS(x) (((x) & SPIN_MASK) / SPIN_ONE)
@@ -115,7 +141,11 @@
 #define WAKE_OK(x)  (!((x) & (WOKEN | SPIN_MASK)))
 #endif
 
+#ifdef ARMED_AT_START
+short w = ARMED;     /* the lock word in memory */
+#else
 short w;             /* the lock word in memory */
+#endif
 bit sb[3];           /* thread i's store buffer holds "locked byte = 0" */
 bit asleep[3];       /* thread i sleeps in FUTEX_WAIT on the word */
 byte incs;           /* threads in the critical section */
@@ -187,6 +217,21 @@ inline membarrier()
 		if :: sb[1] -> w = w & ~LK_MASK; sb[1] = 0 :: else -> skip fi;
 		if :: sb[2] -> w = w & ~LK_MASK; sb[2] = 0 :: else -> skip fi
 	}
+}
+
+/* sp_arm (src/lock/spinpark.c), membarrier available: the heavy fence,
+ * then fetch_or(ARMED), a locked RMW, while we are counted. */
+inline sp_arm()
+{
+#if defined(ARMED_EARLY)
+	d_step { drain_me(); w = w | ARMED };          /* fetch_or first */
+	membarrier()
+#elif defined(NO_MEMBARRIER)
+	d_step { drain_me(); w = w | ARMED }           /* MUTATION (b) */
+#else
+	membarrier();                                   /* pvspin_plat_fence_heavy */
+	d_step { drain_me(); w = w | ARMED }           /* fetch_or32(ARMED) */
+#endif
 }
 
 /* FUTEX_WAKE(word, 1): wake one sleeper, any one, if there is one. */
@@ -327,6 +372,7 @@ park:		/* ---- sp_park ---- */
 		t0 = 1;
 		assert(counted && !sowner);
 		d_step { v = 0; nv = 0 };
+#ifdef NO_ARMED
 #if defined(NO_MEMBARRIER)
 		skip;                                           /* MUTATION (b) */
 #elif defined(GIVEUP_NO_FENCE)
@@ -336,6 +382,18 @@ park:		/* ---- sp_park ---- */
 		fi;
 #else
 		membarrier();                                   /* pvspin_plat_fence_heavy */
+#endif
+#else
+		/* fenced = counted && ((v & ARMED) || sp_arm(lock)) */
+		v = w;                                          /* load32 acquire */
+		if
+		:: v & ARMED -> skip                            /* ARMED: no membarrier */
+#ifdef GIVEUP_NO_FENCE
+		:: else -> assert(!gaveup); sp_arm()           /* (f): a counted give-up finds ARMED */
+#else
+		:: else -> sp_arm()
+#endif
+		fi;
 #endif
 		GAVEUP(0);
 		v = w;                                          /* re-check, load32 acquire */
@@ -422,18 +480,31 @@ release:	/* pvspin_spinpark_release */
 #else
 		sb[me] = 1;                                     /* store8 0, into the store buffer */
 #endif
-		/* fence_light (nothing); load16 of the upper half (parked: other
-		 * bytes than the buffered one, so from memory); load32 only if
-		 * someone is parked */
+		/* fence_light (nothing); load16 of the upper half (ARMED, parked:
+		 * other bytes than the buffered one, so from memory); unlock_wake
+		 * only if someone is parked or the lock is ARMED */
 		v = w & ~(LK_MASK | SPIN_MASK | STARV | WOKEN);
+		/* then pvspin_spinpark_unlock_wake: the caller's load32 is not
+		 * used; fence_full, then load32.  One step: other threads' steps
+		 * between the drain and the load are the runs in which the
+		 * drainer drained the store before. */
+#if defined(NO_ARMED) || defined(WAKE_NO_FENCE)
+#define WAKE_LOAD v = MYVIEW                            /* load32, no fence */
+#else
+#define WAKE_LOAD d_step { drain_me(); v = w }
+#endif
 		if
-		:: PARKED(v) != 0 -> v = MYVIEW
+#if defined(NO_ARMED) || defined(FAST_PARKED_ONLY)
+		:: PARKED(v) != 0 -> WAKE_LOAD
+#else
+		:: PARKED(v) != 0 || (v & ARMED) -> WAKE_LOAD
+#endif
 		:: else -> goto unlocked
 		fi;
 #ifdef STALE_SPINNERS
 		v = (v & ~SPIN_MASK) | (fastspin * SPIN_ONE);  /* MUTATION (g) */
 #endif
-wake:		/* pvspin_spinpark_unlock_wake: (p, 0, *), p > 0, no WOKEN */
+wake:		/* unlock_wake's loop: (p, 0, *), p > 0, no WOKEN */
 		if
 		:: PARKED(v) != 0 && WAKE_OK(v) ->
 			nv = v | WOKEN;
