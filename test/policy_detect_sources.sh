@@ -3,7 +3,8 @@
 # about where its facts come from (test/policy.cmake, issue 12):
 # --root without --cpuid names both sources; the steal figure the picks
 # use is the since-boot average, as the library's own pick, and the
-# sample over --interval-ms is shown apart, labelled as such.
+# sample over --interval-ms is shown apart, labelled as such; facts that
+# could not be read (an empty --root) are shown as unknown.
 p="$1"; d="$2"; fail=0
 bad() { printf 'FAIL: %s\n' "$*"; fail=1; }
 has() { printf '%s\n' "$1" | grep -F -q -e "$2" || bad "$3: no '$2' in: $1"; }
@@ -25,6 +26,20 @@ has "$out" '"steal_interval_ms": 50' live-json
 out=$("$p" detect --root "$d/root-v1-quota" --interval-ms 20) || bad "static: exit $?"
 has "$out" "steal time     0.00% since boot (what the picks below use, as the library does)" static
 has "$out" "               no sample: /proc/stat did not change over 20 ms" static
+
+# an empty --root: what could not be read is unknown, not a fact
+empty=$(mktemp -d)
+out=$("$p" detect --root "$empty" --interval-ms 0) || bad "empty root: exit $?"
+has "$out" "numa nodes     unknown (cannot read /sys/devices/system/node/online; 1 assumed)" empty-root
+has "$out" "cpu quota      unknown (cannot read /proc/self/cgroup; none assumed)" empty-root
+has "$out" "nopvspin       unknown (cannot read /proc/cmdline; \"no\" assumed)" empty-root
+out=$("$p" detect --root "$empty" --interval-ms 0 --json) || bad "empty root json: exit $?"
+has "$out" '"numa_nodes_known": false' empty-root-json
+has "$out" '"nopvspin_known": false' empty-root-json
+rmdir "$empty"
+# a tree that has them: known
+out=$("$p" detect --root "$d/root-v1-quota" --interval-ms 0 --json) || bad "v1 json: exit $?"
+has "$out" '"cpu_quota_known": true' v1-json
 
 [ $fail -eq 0 ] && echo detect-sources-ok
 exit $fail

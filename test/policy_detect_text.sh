@@ -37,7 +37,7 @@ t=$(mktemp -d) && mkdir -p "$t/proc" && mkfifo "$t/proc/cmdline" && mkfifo "$t/p
 out=$(timeout 30 "$p" detect --root "$t" --interval-ms 50); r=$?
 rm -rf "$t"
 [ $r -eq 0 ] || bad "fifo root: exit $r (124: it hung)"
-has "$out" "nopvspin       no" fifo-root
+has "$out" "nopvspin       unknown (cannot read /proc/cmdline" fifo-root
 
 [ $fail -eq 0 ] && echo detect-text-ok
 exit $fail

@@ -184,6 +184,12 @@ typedef struct pvspin_env {
 	 *  7.0): 1 offered to this thread, 0 not (older kernel, disabled, or
 	 *  no rseq area).  Always this machine's, even with a root dir. */
 	int rseq_slice_ext;
+	/** Which facts were read rather than assumed: numa_nodes (false: no
+	 *  /sys/devices/system/node/online, 1 assumed), cpu_quota (false: no
+	 *  readable /proc/self/cgroup, no quota assumed) and nopvspin (false:
+	 *  no readable /proc/cmdline, "no" assumed).  The policies use the
+	 *  assumed values; `pvspin detect` says they are assumed. */
+	bool numa_known, quota_known, cmdline_known;
 } pvspin_env_t;
 
 /**

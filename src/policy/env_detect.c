@@ -303,11 +303,12 @@ static bool path_climbs(const char *path)
 /* cgroup v2 path from the "0::PATH" line of /proc/self/cgroup, mounted at
  * /sys/fs/cgroup (or /sys/fs/cgroup/unified in the hybrid layout); cgroup
  * v1 "cpu" controller line as a fallback. */
-static double detect_quota(const pvspin_env_source_t *src)
+static double detect_quota(const pvspin_env_source_t *src, bool *known)
 {
 	char buf[4096];
 	double quota = 0;
-	if (read_file(src, "/proc/self/cgroup", buf, sizeof(buf)) < 0)
+	*known = read_file(src, "/proc/self/cgroup", buf, sizeof(buf)) >= 0;
+	if (!*known)
 		return 0;
 	char *save = NULL;
 	for (char *line = strtok_r(buf, "\n", &save); line;
@@ -489,9 +490,10 @@ int pvspin_env_detect(pvspin_env_t *env, const pvspin_env_source_t *src)
 	if (env->cpus_possible > 0 && env->cpus_allowed > env->cpus_possible)
 		env->cpus_allowed = 0;
 	env->numa_nodes = read_cpulist(src, "/sys/devices/system/node/online");
+	env->numa_known = env->numa_nodes > 0;
 	if (!env->numa_nodes)
 		env->numa_nodes = 1;    /* no NUMA support: one node */
-	env->cpu_quota = detect_quota(src);
+	env->cpu_quota = detect_quota(src, &env->quota_known);
 
 	pvspin_env_cputime_t t;
 	env->steal_pct = -1;
@@ -505,7 +507,8 @@ int pvspin_env_detect(pvspin_env_t *env, const pvspin_env_source_t *src)
 		if (end != buf && l >= 0)
 			env->runnable = l;
 	}
-	if (read_file(src, "/proc/cmdline", buf, sizeof(buf)) > 0) {
+	env->cmdline_known = read_file(src, "/proc/cmdline", buf, sizeof(buf)) > 0;
+	if (env->cmdline_known) {
 		char *init_args = strstr(buf, " -- ");   /* after it: init's arguments */
 		if (init_args)
 			*init_args = '\0';

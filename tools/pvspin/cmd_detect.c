@@ -87,7 +87,7 @@ static json_t *env_json(const pvspin_env_t *env, const struct steal_sample *samp
 			       "features_raw", fraw,
 			       "hints", hints,
 			       "hints_raw", hraw);
-	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:o, s:o, s:b, s:b}",
+	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:o, s:o, s:b, s:b, s:b, s:b, s:b}",
 			 "hypervisor", hv,
 			 "cpus_online", json_count(env->cpus_online),
 			 "cpus_possible", json_count(env->cpus_possible),
@@ -99,7 +99,10 @@ static json_t *env_json(const pvspin_env_t *env, const struct steal_sample *samp
 			 "cpu_quota", env->cpu_quota > 0 ? json_real(env->cpu_quota) : json_null(),
 			 "runnable", env->runnable >= 0 ? json_real(env->runnable) : json_null(),
 			 "nopvspin", env->nopvspin,
-			 "rseq_slice_ext", env->rseq_slice_ext > 0);
+			 "rseq_slice_ext", env->rseq_slice_ext > 0,
+			 "numa_nodes_known", env->numa_known,
+			 "cpu_quota_known", env->quota_known,
+			 "nopvspin_known", env->cmdline_known);
 }
 
 static void print_count(const char *label, int n, const char *unit)
@@ -164,11 +167,16 @@ static void env_text(const pvspin_env_t *env, const struct steal_sample *sample,
 	print_count("cpus           ", env->cpus_online, "online, ");
 	print_count("", env->cpus_possible, "possible, ");
 	print_count("", env->cpus_allowed, "allowed\n");
-	printf("numa nodes     %d\n", env->numa_nodes);
+	if (env->numa_known)
+		printf("numa nodes     %d\n", env->numa_nodes);
+	else
+		printf("numa nodes     unknown (cannot read /sys/devices/system/node/online; 1 assumed)\n");
 	if (env->cpu_quota > 0)
 		printf("cpu quota      %.2f CPUs (cgroup)\n", env->cpu_quota);
-	else
+	else if (env->quota_known)
 		printf("cpu quota      none\n");
+	else
+		printf("cpu quota      unknown (cannot read /proc/self/cgroup; none assumed)\n");
 	if (env->steal_pct < 0)
 		printf("steal time     unknown\n");
 	else
@@ -184,7 +192,10 @@ static void env_text(const pvspin_env_t *env, const struct steal_sample *sample,
 		printf("runnable       %.2f (1-minute load average)\n", env->runnable);
 	else
 		printf("runnable       unknown\n");
-	printf("nopvspin       %s\n", env->nopvspin ? "yes" : "no");
+	if (env->cmdline_known)
+		printf("nopvspin       %s\n", env->nopvspin ? "yes" : "no");
+	else
+		printf("nopvspin       unknown (cannot read /proc/cmdline; \"no\" assumed)\n");
 	printf("rseq slice ext %s\n", env->rseq_slice_ext > 0 ? "yes (PR_RSEQ_SLICE_EXTENSION)"
 	       : "no (PR_RSEQ_SLICE_EXTENSION not offered: Linux < 7.0, disabled or no rseq area)");
 }
