@@ -92,10 +92,10 @@ void pvspin_spinpark_lock_slowpath(pvspin_lock_t *lock);
  *  corrupted word). */
 void pvspin_spinpark_unlock_slowpath(pvspin_lock_t *lock, uint32_t val);
 
-/** After a release that saw parked waiters or ARMED (`val`: the word
- *  read after the release): a full fence, then wake one unless nobody is
- *  parked, a spinner will take the lock, or a woken one has not run yet. */
-void pvspin_spinpark_unlock_wake(pvspin_lock_t *lock, uint32_t val);
+/** After a release that saw parked waiters or ARMED: a full fence, then
+ *  read the word and wake one unless nobody is parked, a spinner will take
+ *  the lock, or a woken one has not run yet. */
+void pvspin_spinpark_unlock_wake(pvspin_lock_t *lock);
 
 /** Try once: locked byte 0 -> 1 (acquire).  True if taken.  A relaxed
  *  read first, so a busy lock costs no exclusive line transfer. */
@@ -133,7 +133,7 @@ static inline void pvspin_spinpark_release(pvspin_lock_t *lock)
 	 * the line's transfer from a spinning waiter. */
 	uint16_t hi = pvspin_plat_load16(&lock->tail, PVSPIN_RELAXED);
 	if (__builtin_expect((hi & ((_SP_PARKED_MASK | _SP_ARMED) >> 16)) != 0, 0))
-		pvspin_spinpark_unlock_wake(lock, pvspin_plat_load32(&lock->val, PVSPIN_RELAXED));
+		pvspin_spinpark_unlock_wake(lock);
 }
 
 /** Release the lock (pvspin_spinpark_release()).  A waiter that starves

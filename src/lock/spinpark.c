@@ -315,8 +315,9 @@ static bool sp_arm(pvspin_lock_t *lock)
 static bool sp_park(pvspin_lock_t *lock, struct sp_waiter *w)
 {
 	uint32_t v = pvspin_plat_load32(&lock->val, PVSPIN_ACQUIRE);
-	bool fenced = w->counted && ((v & _SP_ARMED) || sp_arm(lock));
-	if (fenced)
+	bool fenced = w->counted && (v & _SP_ARMED);
+	/* first parker: membarrier, then the re-check reads after it */
+	if (w->counted && !fenced && (fenced = sp_arm(lock)))
 		v = pvspin_plat_load32(&lock->val, PVSPIN_ACQUIRE);
 
 	while (sp_locked(v) == 0) {
@@ -360,16 +361,15 @@ void pvspin_spinpark_lock_slowpath(pvspin_lock_t *lock)
 
 /* ---- unlock ------------------------------------------------------------ */
 
-void pvspin_spinpark_unlock_wake(pvspin_lock_t *lock, uint32_t v)
+void pvspin_spinpark_unlock_wake(pvspin_lock_t *lock)
 {
-	/* Full fence, then read again: our release is visible to every CPU
-	 * before we trust "nobody parked", a spinner or WOKEN in the word,
-	 * which is what lets a parker skip its membarrier once the lock is
-	 * ARMED (file comment).  Only here: the release of a lock that has
-	 * never had a parker enters no slow side at all. */
-	(void)v;
+	/* Full fence, then read: our release is visible to every CPU before
+	 * we trust "nobody parked", a spinner or WOKEN in the word, which is
+	 * what lets a parker skip its membarrier once the lock is ARMED (file
+	 * comment).  Only here: the release of a lock that has never had a
+	 * parker enters no slow side at all. */
 	pvspin_plat_fence_full();
-	v = pvspin_plat_load32(&lock->val, PVSPIN_RELAXED);
+	uint32_t v = pvspin_plat_load32(&lock->val, PVSPIN_RELAXED);
 	/* (p, 0, *) with p > 0 and no WOKEN: set WOKEN, wake one.  A spinner
 	 * will take the lock: waking a sleeper then only adds a thread to
 	 * the run queues and a system call to this unlock (concurrency
