@@ -39,6 +39,7 @@
 #include <string.h>
 
 #include "preload.h"
+#include "pvspin/platform.h"
 
 struct pcond {
 	uint32_t seq;
@@ -209,7 +210,7 @@ PVSPIN_EXPORT int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m,
 static int cond_wake(pthread_cond_t *c, int n)
 {
 	struct pcond *pc = pc_of(c);
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	pvspin_plat_fence_full();
 	if (__atomic_load_n(&pc->waiters, __ATOMIC_RELAXED) == 0)
 		return 0;
 	__atomic_fetch_add(&pc->seq, 1, __ATOMIC_SEQ_CST);

@@ -178,7 +178,7 @@ static void wake_one_sleeper(struct pmutex *pm, uint32_t v)
 			/* WOKEN, or only ARMED: trust neither before our
 			 * release is visible.  seq_cst fence: the release
 			 * above before the re-read */
-			__atomic_thread_fence(__ATOMIC_SEQ_CST);
+			pvspin_plat_fence_full();
 			v = __atomic_load_n(&pm->sleepers, __ATOMIC_SEQ_CST);
 			if ((v & SL_WOKEN) || SL_COUNT(v) == 0)
 				return;
