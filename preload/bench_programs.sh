@@ -41,7 +41,7 @@ find /usr/lib -name '*.so*' -type f 2>/dev/null | sort | xargs cat 2>/dev/null |
 	head -c 67108864 > "$tmp/data" || true
 seq 1 4000000 | awk 'BEGIN { srand(1) } { print int(rand() * 1e9), $0 }' > "$tmp/nums"
 
-now() { date +%s.%N; }
+. "$(dirname "$0")/script_lib.sh"
 # wall SIDE CMD...: run CMD on SIDE (glibc or pvspin), print its wall seconds
 wall() {
 	local side=$1; shift
@@ -56,7 +56,6 @@ out() {
 	local side=$1; shift
 	if [ "$side" = glibc ]; then "$@" 2>&1; else "${run[@]}" -- "$@" 2>&1; fi
 }
-median() { sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 
 # row NAME UNIT BETTER MEASURE...: MEASURE SIDE prints one number per run
 row() {

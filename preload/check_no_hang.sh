@@ -44,7 +44,7 @@ done
 root=no
 [ "$(id -u)" = 0 ] && root=yes
 
-now() { date +%s.%N; }
+. "$(dirname "$0")/script_lib.sh"
 # wall KIND CMD...: wall seconds of CMD on glibc (KIND=glibc) or under the
 # kind; a run that exceeds 120 s is stopped and counts as 999
 wall() {
@@ -56,7 +56,6 @@ wall() {
 	t1=$(now)
 	echo "$t0 $t1" | awk '{ printf "%.3f\n", $2 - $1 }'
 }
-median() { sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
 # med_wall KIND N CMD...: median wall s of N runs
 med_wall() {
