@@ -94,3 +94,36 @@ add_test(NAME bench_sigpipe_keeps_json COMMAND sh -c
   $<TARGET_FILE:pvspin> ${_sigpipe_json})
 set_tests_properties(bench_sigpipe_keeps_json PROPERTIES LABELS sanitize
   PASS_REGULAR_EXPRESSION "sigpipe-json-ok")
+
+# --hog N: the header says so, the JSON records it, and no hog outlives
+# the run.  SIGINT mid-run: the run stops after the cell in progress, the
+# thread counts that completed are in the table and the JSON
+# ("interrupted": true), no hog is left, and the process ends by the
+# signal (exit status 130 in the shell).
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/bench_hog_sigint.sh
+"p=\"$1\"; d=\"$2\"; fail=0
+bad() { printf 'FAIL: %s\\n' \"$*\"; fail=1; }
+hogs() { pgrep -P \"$1\" | wc -l; }
+mkdir -p \"$d\"
+\"$p\" bench --duration-ms 20 --threads 1 --repeat 1 --locks tas --hog 2 --json \"$d/hog.json\" >\"$d/hog.txt\" || bad \"--hog run: exit $?\"
+grep -q '^# noisy neighbour: 2 CPU hog processes beside every cell' \"$d/hog.txt\" || bad 'no hog line in the header'
+grep -q '\"hogs\": 2' \"$d/hog.json\" || bad 'no hogs in the JSON'
+grep -q '\"interrupted\": false' \"$d/hog.json\" || bad 'a complete run says interrupted'
+\"$p\" bench --duration-ms 300 --threads 1,2,3,4,5,6 --repeat 1 --locks tas --hog 1 --json \"$d/int.json\" >\"$d/int.txt\" 2>\"$d/int.err\" &
+pid=$!
+i=0; while [ $i -lt 100 ] && [ \"$(hogs $pid)\" -lt 1 ]; do sleep 0.05; i=$((i+1)); done
+[ \"$(hogs $pid)\" -eq 1 ] || bad \"hog not running: $(hogs $pid)\"
+hog=$(pgrep -P $pid)
+sleep 0.5; kill -INT $pid; wait $pid; r=$?
+[ $r -eq 130 ] || bad \"SIGINT: exit $r (expected 130: killed by SIGINT)\"
+grep -q 'interrupted by Interrupt after [0-5] of 6 thread counts' \"$d/int.err\" || bad \"message: $(cat \"$d/int.err\")\"
+grep -q '\"interrupted\": true' \"$d/int.json\" || bad 'JSON not written or not marked interrupted'
+grep -q '^tas  *1 ' \"$d/int.txt\" || bad 'the completed thread count is not in the table'
+grep -q '^tas  *6 ' \"$d/int.txt\" && bad 'an unfinished thread count is in the table'
+[ -n \"$hog\" ] && kill -0 $hog 2>/dev/null && bad \"hog $hog outlived the run\"
+[ $fail -eq 0 ] && echo bench-hog-sigint-ok
+")
+add_test(NAME bench_hog_sigint COMMAND sh ${CMAKE_CURRENT_BINARY_DIR}/bench_hog_sigint.sh
+         $<TARGET_FILE:pvspin> ${CMAKE_CURRENT_BINARY_DIR}/bench_hog_sigint.d)
+set_tests_properties(bench_hog_sigint PROPERTIES LABELS sanitize
+  PASS_REGULAR_EXPRESSION "bench-hog-sigint-ok")

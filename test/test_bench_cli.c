@@ -88,6 +88,8 @@ static void test_bad_numbers(void **state)
 	expect_usage_error("--cs-lines", "0", "--cs-lines");
 	expect_usage_error("--repeat", "99999999999999999999999", "--repeat");
 	expect_usage_error("--spin-threshold", "0", "--spin-threshold");
+	expect_usage_error("--hog", "1025", "--hog: '1025'");
+	expect_usage_error("--hog", "-1", "--hog");
 	/* strtok_r would skip empty items: they are an error, naming the list */
 	expect_usage_error("--threads", "1,,2", "--threads: empty item in the list '1,,2'");
 	expect_usage_error("--threads", "1,2,", "'1,2,'");

@@ -7,6 +7,7 @@ include(${PROJECT_SOURCE_DIR}/cmake/ck.cmake)
 set(PVSPIN_BENCH_DIR ${CMAKE_CURRENT_SOURCE_DIR}/pvspin/bench)
 target_sources(pvspin PRIVATE
   ${CMAKE_CURRENT_SOURCE_DIR}/pvspin/cmd_bench.c
+  ${PVSPIN_BENCH_DIR}/hog.c
   ${PVSPIN_BENCH_DIR}/machine.c
   ${PVSPIN_BENCH_DIR}/output.c
   ${PVSPIN_BENCH_DIR}/peers.c

@@ -25,6 +25,7 @@
 #include "cmd.h"
 #include "pvspin/tunables.h"
 #include "bench/config.h"
+#include "bench/hog.h"
 #include "bench/output.h"
 #include "bench/peers.h"
 #include "bench/runner.h"
@@ -55,18 +56,24 @@ static void usage(FILE *f, unsigned ncpus)
 "  --spin-threshold N   pvqspinlock SPIN_THRESHOLD in PAUSE loops for this run\n"
 "                       (default %u)\n"
 "  --pin                pin thread i to CPU i mod ncpus (default: not pinned)\n"
+"  --hog N              the noisy-neighbour case: N processes, 0..%d, keep a CPU\n"
+"                       busy each beside every cell (default 0)\n"
 "  --json FILE          write the JSON report to FILE ('-' = stdout)\n"
 "  --csv FILE           write one CSV row per cell to FILE ('-' = stdout)\n"
 "  --plot FILE          draw ops/s against threads (FILE.png or FILE.svg, gnuplot)\n"
 "  -h, --help           this text\n"
 "\n"
 "The table goes to stdout (to stderr when --json or --csv writes to stdout);\n"
-"progress goes to stderr when it is a terminal.  Exit status: 0 success,\n"
-"1 a lock broke mutual exclusion or a report could not be written, 2 bad usage.\n"
+"progress goes to stderr when it is a terminal.  After the table, the default\n"
+"kind is compared with the best other lock at each thread count.  Exit status:\n"
+"0 success, 1 a lock broke mutual exclusion or a report could not be written,\n"
+"2 bad usage.  SIGINT or SIGTERM stops the run after the current cell: the\n"
+"thread counts that completed are reported, then the signal ends the process.\n"
 "\nlocks:\n",
 		BENCH_MAX_THREADS, ncpus, 2 * ncpus, 4 * ncpus, BENCH_DEFAULT_CS_NS,
 		BENCH_DEFAULT_NCS_NS, BENCH_DEFAULT_CS_LINES, BENCH_DEFAULT_DURATION_MS,
-		BENCH_DEFAULT_REPEAT, BENCH_DEFAULT_SAMPLE_EVERY, PVSPIN_DEFAULT_SPIN_THRESHOLD);
+		BENCH_DEFAULT_REPEAT, BENCH_DEFAULT_SAMPLE_EVERY, PVSPIN_DEFAULT_SPIN_THRESHOLD,
+		BENCH_MAX_HOGS);
 	for (size_t i = 0; i < n; i++)
 		fprintf(f, "  %-23s %s\n", locks[i].name, locks[i].what);
 }
@@ -188,7 +195,7 @@ static int parse_threads(const char *arg, struct bench_config *c)
 
 enum {
 	OPT_LOCKS = 256, OPT_THREADS, OPT_CS_NS, OPT_NCS_NS, OPT_CS_LINES, OPT_DURATION,
-	OPT_REPEAT, OPT_SAMPLE, OPT_SPIN, OPT_PIN, OPT_JSON, OPT_CSV, OPT_PLOT,
+	OPT_REPEAT, OPT_SAMPLE, OPT_SPIN, OPT_PIN, OPT_HOG, OPT_JSON, OPT_CSV, OPT_PLOT,
 };
 
 static const struct option options[] = {
@@ -202,6 +209,7 @@ static const struct option options[] = {
 	{ "sample-every", required_argument, NULL, OPT_SAMPLE },
 	{ "spin-threshold", required_argument, NULL, OPT_SPIN },
 	{ "pin", no_argument, NULL, OPT_PIN },
+	{ "hog", required_argument, NULL, OPT_HOG },
 	{ "json", required_argument, NULL, OPT_JSON },
 	{ "csv", required_argument, NULL, OPT_CSV },
 	{ "plot", required_argument, NULL, OPT_PLOT },
@@ -263,6 +271,10 @@ static int parse_options(int argc, char **argv, struct bench_config *c)
 			break;
 		case OPT_PIN:
 			c->pin = true;
+			break;
+		case OPT_HOG:
+			if (!(ret = parse_num("--hog", optarg, 0, BENCH_MAX_HOGS, &v)))
+				c->hogs = (unsigned)v;
 			break;
 		case OPT_JSON:
 			c->json_path = optarg;
@@ -354,6 +366,19 @@ static struct bench_cell_spec row_spec(const struct bench_config *c, const struc
 	return spec;
 }
 
+/* SIGINT / SIGTERM: the signal's number; the run stops after the cell
+ * in progress and reports what completed. */
+static volatile sig_atomic_t stop_signal;
+static void on_stop_signal(int sig) { stop_signal = sig; }
+
+static void catch_stop_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_stop_signal };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
 /* Run repeat k of one row into res[k].  Returns 0, or 1 if the cell could
  * not run. */
 static int run_repeat(const struct bench_config *c, struct bench_row *row,
@@ -410,6 +435,7 @@ int pvspin_cmd_bench(int argc, char **argv)
 			    (c.csv_path && strcmp(c.csv_path, "-")) || c.plot_path;
 	if (report_files)
 		signal(SIGPIPE, SIG_IGN);
+	catch_stop_signals();
 
 	FILE *table = (c.json_path && !strcmp(c.json_path, "-")) ||
 		      (c.csv_path && !strcmp(c.csv_path, "-")) ? stderr : stdout;
@@ -430,10 +456,14 @@ int pvspin_cmd_bench(int argc, char **argv)
 	 */
 	size_t nrows = c.nlocks * c.nthreads;
 	struct bench_row *rows = calloc(nrows, sizeof(*rows));
+	struct bench_row *report = calloc(nrows, sizeof(*report));   /* shallow copies */
 	struct bench_cell_result **res = calloc(nrows, sizeof(*res));
-	if (!rows || !res) {
+	struct bench_hogs hogs = { 0 };
+	size_t threads_done = 0;   /* thread counts whose every cell ran */
+	if (!rows || !report || !res) {
 		fprintf(stderr, "pvspin bench: out of memory\n");
 		free(rows);
+		free(report);
 		free(res);
 		ret = 1;
 		goto out;
@@ -460,32 +490,50 @@ int pvspin_cmd_bench(int argc, char **argv)
 	if (ferror(table))
 		table_errno = errno;
 	int broken = 0;
-	size_t done = 0;
 	unsigned cell = 0, ncells = (unsigned)(nrows * c.repeat);
-	for (size_t t = 0; t < c.nthreads; t++)
-		for (unsigned k = 0; k < c.repeat; k++)
-			for (size_t l = 0; l < c.nlocks; l++, cell++) {
+	if (bench_hogs_start(&hogs, c.hogs)) {
+		ret = 1;
+		goto free_rows;
+	}
+	for (size_t t = 0; t < c.nthreads && !stop_signal; t++) {
+		bool complete = true;
+		for (unsigned k = 0; k < c.repeat && complete; k++)
+			for (size_t l = 0; l < c.nlocks && complete; l++, cell++) {
 				size_t i = l * c.nthreads + t;
-				if (run_repeat(&c, &rows[i], res[i], k, cell, ncells, progress)) {
+				if (stop_signal)
+					complete = false;
+				else if (run_repeat(&c, &rows[i], res[i], k, cell, ncells, progress)) {
 					ret = 1;
 					goto free_rows;
 				}
 			}
+		threads_done += complete;
+	}
+	bench_hogs_stop(&hogs);
+	c.interrupted = stop_signal != 0;
 	if (progress)
 		fputs("\r\033[K", stderr);
-	for (done = 0; done < nrows; done++) {
-		struct bench_row *row = &rows[done];
-		row->r = res[done][bench_median_index(row->ops_repeats, c.repeat)];
-		bench_table_row(table, row);
-		if (ferror(table) && !table_errno)
-			table_errno = errno;
-		broken |= !row->exclusion_ok;
+	/* The complete rows, in table order (lock-major): all of them, or
+	 * after a signal those of the thread counts that completed. */
+	size_t done = 0;
+	for (size_t i = 0; i < nrows; i++) {
+		if (i % c.nthreads >= threads_done)
+			continue;
+		rows[i].r = res[i][bench_median_index(rows[i].ops_repeats, c.repeat)];
+		report[done++] = rows[i];
 	}
-	if (c.json_path && bench_write_json(c.json_path, &c, rows, done))
+	for (size_t i = 0; i < done; i++) {
+		bench_table_row(table, &report[i]);
+		broken |= !report[i].exclusion_ok;
+	}
+	bench_table_versus(table, &report[0], done, pvspin_kind_name(pvspin_default_kind()));
+	if (ferror(table) && !table_errno)
+		table_errno = errno;
+	if (c.json_path && bench_write_json(c.json_path, &c, report, done))
 		ret = 1;
-	if (c.csv_path && bench_write_csv(c.csv_path, &c, rows, done))
+	if (c.csv_path && bench_write_csv(c.csv_path, &c, report, done))
 		ret = 1;
-	if (c.plot_path && bench_write_plot(c.plot_path, &c, rows, done))
+	if (c.plot_path && done && bench_write_plot(c.plot_path, &c, report, done))
 		ret = 1;
 	if (broken) {
 		fprintf(stderr, "pvspin bench: FAILURE: a lock broke mutual exclusion (see above)\n");
@@ -502,12 +550,22 @@ int pvspin_cmd_bench(int argc, char **argv)
 		ret = 1;
 	}
 free_rows:
+	bench_hogs_stop(&hogs);
 	for (size_t i = 0; i < nrows; i++) {
 		free(rows[i].ops_repeats);
 		free(res[i]);
 	}
 	free(rows);
+	free(report);
 	free(res);
+	if (stop_signal) {
+		/* the reports are out: end by the signal, as the caller asked */
+		fprintf(stderr, "pvspin bench: interrupted by %s after %zu of %zu thread counts\n",
+			strsignal(stop_signal), threads_done, c.nthreads);
+		fflush(NULL);
+		signal(stop_signal, SIG_DFL);
+		raise(stop_signal);
+	}
 out:
 	free(c.locks);
 	free(c.threads);

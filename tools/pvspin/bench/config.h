@@ -47,6 +47,9 @@ struct bench_config {
 	unsigned repeat;                   /* repeats per cell (median by ops/s) */
 	uint32_t sample_every;             /* time every Nth lock() */
 	bool pin;                          /* pin threads round-robin */
+	unsigned hogs;                     /* --hog: CPU hog processes beside it */
+	bool interrupted;                  /* SIGINT/SIGTERM: rows are the
+					    * thread counts that completed */
 	uint32_t spin_threshold;           /* pvqspinlock SPIN_THRESHOLD in effect */
 	bool spin_threshold_set;           /* ... set by --spin-threshold */
 	const char *json_path, *csv_path, *plot_path;  /* NULL: not asked */

@@ -68,6 +68,9 @@ void bench_table_header(FILE *f, const struct bench_config *c)
 		c->workload.loops_per_ns, c->duration_ms, c->repeat, c->repeat == 1 ? "" : "s",
 		c->sample_every, c->sample_every == 1 ? "st" : "th",
 		c->workload.clock_cost_ns, c->spin_threshold, c->pin ? "; pinned" : "");
+	if (c->hogs)
+		fprintf(f, "# noisy neighbour: %u CPU hog process%s beside every cell (--hog)\n",
+			c->hogs, c->hogs == 1 ? "" : "es");
 	fprintf(f, "%-22s %7s %9s %6s %8s %8s %8s %8s %8s\n", "lock", "threads", "ops/s",
 		"jain", "max/min", "p50", "p99", "p99.9", "max");
 	fflush(f);
@@ -92,6 +95,42 @@ void bench_table_row(FILE *f, const struct bench_row *row)
 		fmt_ns(p50, sizeof(p50), r->lat.p50), fmt_ns(p99, sizeof(p99), r->lat.p99),
 		fmt_ns(p999, sizeof(p999), r->lat.p999), fmt_ns(mx, sizeof(mx), r->lat.max),
 		row->exclusion_ok ? "" : "  MUTUAL EXCLUSION FAILED");
+	fflush(f);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+void bench_table_versus(FILE *f, const struct bench_row *rows, size_t n, const char *name)
+{
+	bool header = false;
+	for (size_t i = 0; i < n; i++) {
+		const struct bench_row *me = &rows[i], *best = NULL;
+		if (strcmp(me->lock->name, name))
+			continue;
+		for (size_t j = 0; j < n; j++)
+			if (j != i && rows[j].threads == me->threads &&
+			    (!best || rows[j].r.ops_per_s > best->r.ops_per_s))
+				best = &rows[j];
+		if (!best)
+			continue;
+		/* repeat k of every lock ran in one round: pair them */
+		double ratio[me->nrepeats];
+		for (unsigned k = 0; k < me->nrepeats; k++)
+			ratio[k] = me->ops_repeats[k] / best->ops_repeats[k];
+		qsort(ratio, me->nrepeats, sizeof(*ratio), cmp_double);
+		if (!header) {
+			fprintf(f, "# %s (the default kind) over the best other lock, "
+				"median ops/s; per-repeat ratios [min-max]:\n", name);
+			header = true;
+		}
+		fprintf(f, "#   %4u thread%s  %.2fx %-22s [%.2f-%.2f]\n", me->threads,
+			me->threads == 1 ? " " : "s", me->r.ops_per_s / best->r.ops_per_s,
+			best->lock->name, ratio[0], ratio[me->nrepeats - 1]);
+	}
 	fflush(f);
 }
 
@@ -127,12 +166,13 @@ static json_t *json_config(const struct bench_config *c)
 		json_array_append_new(locks, json_string(c->locks[i]->name));
 	for (size_t i = 0; i < c->nthreads; i++)
 		json_array_append_new(threads, json_integer(c->threads[i]));
-	return json_pack("{s:o, s:o, s:I, s:I, s:i, s:i, s:i, s:i, s:b, s:i, s:f, s:f}",
+	return json_pack("{s:o, s:o, s:I, s:I, s:i, s:i, s:i, s:i, s:b, s:i, s:i, s:b, s:f, s:f}",
 			 "locks", locks, "threads", threads,
 			 "cs_ns", (json_int_t)c->cs_ns, "ncs_ns", (json_int_t)c->ncs_ns,
 			 "cs_lines", (int)c->cs_lines, "duration_ms", (int)c->duration_ms,
 			 "repeat", (int)c->repeat, "sample_every", (int)c->sample_every,
 			 "pin", (int)c->pin, "spin_threshold", (int)c->spin_threshold,
+			 "hogs", (int)c->hogs, "interrupted", (int)c->interrupted,
 			 "loops_per_ns", c->workload.loops_per_ns,
 			 "clock_cost_ns", c->workload.clock_cost_ns);
 }

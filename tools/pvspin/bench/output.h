@@ -20,6 +20,15 @@ void bench_table_header(FILE *f, const struct bench_config *c);
 /** Print one row of the table (flushes f). */
 void bench_table_row(FILE *f, const struct bench_row *row);
 
+/**
+ * After the table: the lock called `name` (the default kind) against the
+ * best other lock at each of its thread counts: the ratio of the median
+ * ops/s, and the min-max of the per-repeat ratios (repeat k of every lock
+ * runs in one round, so those pairs saw the same machine).  Prints nothing
+ * when `name` is not among rows[0..n) or is alone.  Flushes f.
+ */
+void bench_table_versus(FILE *f, const struct bench_row *rows, size_t n, const char *name);
+
 /** Write the JSON report to `path` ("-" = stdout).  Returns 0, or -1 with
  *  a message on stderr naming the file. */
 int bench_write_json(const char *path, const struct bench_config *c,
