@@ -503,6 +503,17 @@ static int scenario_line(void *user, const char *section, const char *name, cons
 		x->fail_rc = -1;
 		return 1;
 	}
+	/* a key given twice is a mistake (an edit that missed the first),
+	 * not a silent "the last one wins" */
+	for (int i = 0; i < x->nkeys; i++)
+		if (!strcmp(x->keys[i].name, name)) {
+			fprintf(x->msgf, "pvspin sim: %s:%d: '%s' given twice (lines %d and %d); "
+					 "give it once\n", x->path, x->line, name,
+				x->keys[i].line, x->line);
+			x->fail_line = x->line;
+			x->fail_rc = -1;
+			return 1;
+		}
 	if (sim_config_set(&x->scratch, name, value, x->msgf)) {
 		fprintf(x->msgf, "pvspin sim: %s:%d: in the line '%s'\n", x->path, x->line, x->raw);
 		x->fail_line = x->line;

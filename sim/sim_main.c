@@ -147,7 +147,7 @@ static int load_json_scenario(struct sim_config *c, const char *path)
 	json_error_t e;
 	if (sim_scenario_check_file(path, stderr))
 		return -2;
-	json_t *root = json_load_file(path, 0, &e);
+	json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &e);
 	if (!root) {
 		json_parse_error(path, &e);
 		return -2;
@@ -191,7 +191,7 @@ static int load_stdin_scenario(struct sim_config *c)
 		i++;
 	if (i < len && buf[i] == '{') {
 		json_error_t e;
-		json_t *root = json_loadb(buf, len, 0, &e);
+		json_t *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &e);
 		free(buf);
 		if (!root) {
 			json_parse_error(name, &e);

@@ -191,11 +191,14 @@ preload_test(preload_stats_sort_parallel 30 ${_check} --stats-lines 1
   -- ${_pvspin} run --stats -- sort --parallel=2 -S 10M ${CMAKE_CURRENT_SOURCE_DIR}/preload.cmake)
 preload_test(preload_stats_sh_builtin 30 ${_check} --exit 9 --stats-lines 1
   -- ${_pvspin} run --stats -- sh -c "exit 9")
-# `pvspin run` errors: missing program (127 like a shell), bad kind (2),
+# `pvspin run` errors: missing program (127 like a shell), a directory (126,
+# "Is a directory" like a shell), bad kind (2),
 # missing interposer (1), no program (2)
 file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/preload_run_errors.sh
 "p=\"$1\"
 \"$p\" run -- /nonexistent/prog; r=$?; [ $r -eq 127 ] || { echo \"missing program: exit $r\"; exit 1; }
+e=$(\"$p\" run -- / 2>&1); r=$?; [ $r -eq 126 ] || { echo \"directory: exit $r\"; exit 1; }
+[ \"$e\" = \"pvspin run: cannot run '/': Is a directory\" ] || { echo \"directory: $e\"; exit 1; }
 \"$p\" run --lock nosuch -- true; r=$?; [ $r -eq 2 ] || { echo \"bad kind: exit $r\"; exit 1; }
 PVSPIN_PRELOAD_LIB=/nonexistent \"$p\" run -- true; r=$?; [ $r -eq 1 ] || { echo \"no lib: exit $r\"; exit 1; }
 \"$p\" run; r=$?; [ $r -eq 2 ] || { echo \"no program: exit $r\"; exit 1; }

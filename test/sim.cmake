@@ -130,6 +130,10 @@ if(TARGET pvspin_sim_core AND TARGET pvspin)
   pvspin_sim_cli_expect(sim_cli_json_seed_too_big 1
     "sim_seed_too_big.json:1: too big integer.*write a seed above 9223372036854775807 as a string"
     ${P} sim ${CMAKE_CURRENT_SOURCE_DIR}/data/sim_seed_too_big.json)
+  # a key given twice is refused, not "the last one wins" (INI: test_sim.c)
+  pvspin_sim_cli_expect(sim_cli_json_duplicate_key 1
+    "sim_duplicate_key.json:1: duplicate object key near '\"vms\"'"
+    ${P} sim ${CMAKE_CURRENT_SOURCE_DIR}/data/sim_duplicate_key.json)
 
   # The VM number of a vmN.KEY key is 0..63 and never wraps (2^32 is not vm0).
   pvspin_sim_cli_expect(sim_cli_vm_number_wrap 2

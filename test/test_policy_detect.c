@@ -48,7 +48,7 @@ static void test_cpuid_parse_errors(void **state)
 		{ "CPU:\r\n" L0, 1, NULL },                       /* CRLF */
 		{ "CPU:\n" L0 L0, 0,                             /* which one would be right? */
 		  "dump:3: leaf 0x00000000 subleaf 0x00 repeated (first given on line 2)" },
-		{ "", 0, "dump:0: no CPUID leaves" },
+		{ "", 0, "dump: empty file, no CPUID leaves" },
 		{ "CPU:\n# nothing\n", 0, "dump:2: no CPUID leaves" },
 		{ "hello\n", 0, "dump:1: malformed CPUID line, expected a leaf number" },
 		{ "CPU:\n" L0 "   0x00000001 0x00 eax=0x0 ebx=0x0 ecx=0x0 edx=0x0\n", 0,

@@ -517,6 +517,12 @@ static void test_ini_preset_anywhere(void **state)
 	assert_int_equal(load_ini_text(&c, "preset = smoke\nvms = 2\npreset = smoke\n", &msg), -1);
 	assert_non_null(strstr(msg, ":3: preset given twice (lines 1 and 3)"));
 	free(msg);
+
+	/* any other key given twice: an error naming both lines */
+	sim_config_defaults(&c);
+	assert_int_equal(load_ini_text(&c, "vms = 2\nlock = tas\nvms = 3\n", &msg), -1);
+	assert_non_null(strstr(msg, ":3: 'vms' given twice (lines 1 and 3)"));
+	free(msg);
 }
 
 /* vmN.KEY: N from 0 to 63, never wrapped (2^32 is not VM 0). */

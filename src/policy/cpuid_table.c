@@ -232,7 +232,10 @@ int pvspin_env_cpuid_parse(pvspin_env_cpuid_t *t, FILE *f, const char *name,
 		ret = -1;
 	}
 	if (!ret && t->count == 0) {
-		set_err(err, errlen, "%s:%u: no CPUID leaves in the file", name, lineno);
+		if (lineno)
+			set_err(err, errlen, "%s:%u: no CPUID leaves in the file", name, lineno);
+		else    /* an empty file: no line to name */
+			set_err(err, errlen, "%s: empty file, no CPUID leaves", name);
 		ret = -1;
 	}
 	free(line);

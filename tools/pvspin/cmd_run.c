@@ -287,6 +287,12 @@ int pvspin_cmd_run(int argc, char **argv)
 	fflush(NULL);
 	execvp(prog[0], prog);
 	int e = errno;
+	/* execve says EACCES for a directory; a shell says what it is */
+	struct stat st;
+	if (e == EACCES && strchr(prog[0], '/') && !stat(prog[0], &st) && S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "pvspin run: cannot run '%s': Is a directory\n", prog[0]);
+		return 126;
+	}
 	fprintf(stderr, "pvspin run: cannot run '%s': %s\n", prog[0], strerror(e));
 	return (e == ENOENT || e == ENOTDIR) ? 127 : 126;
 }
