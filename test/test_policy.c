@@ -28,6 +28,7 @@ struct envspec {
 	int possible, online, allowed, nodes;
 	double quota, steal, runnable;
 	bool nopvspin;
+	bool numa_unknown;   /* detection could not read the NUMA nodes */
 };
 
 static pvspin_env_t make_env(const struct envspec *s)
@@ -63,6 +64,7 @@ static pvspin_env_t make_env(const struct envspec *s)
 	e.cpus_online = s->online;
 	e.cpus_allowed = s->allowed;
 	e.numa_nodes = s->nodes ? s->nodes : 1;
+	e.numa_known = !s->numa_unknown;
 	e.cpu_quota = s->quota;
 	e.steal_pct = s->steal;
 	e.runnable = s->runnable;
@@ -137,6 +139,11 @@ static const struct policy_case cases[] = {
 	  PVSPIN_KIND_QSPINLOCK, "nopvspin" },
 	{ "numa: one node keeps the unfair lock", "numa", { KVM, UNHALT, 0, GUEST8, .nodes = 1 },
 	  PVSPIN_KIND_TAS, "single NUMA node" },
+	{ "numa: unknown nodes are said as assumed", "numa",
+	  { KVM, UNHALT, 0, GUEST8, .numa_unknown = true },
+	  PVSPIN_KIND_TAS, "NUMA nodes unknown, 1 assumed" },
+	{ "linux: unknown CPUs are said as assumed", "linux", { KVM, UNHALT, 0, .possible = 0 },
+	  PVSPIN_KIND_PVQSPINLOCK, "enabled (CPU count unknown: more than 1 assumed)" },
 	{ "numa: two nodes get PV", "numa", { KVM, UNHALT, 0, GUEST8, .nodes = 2 },
 	  PVSPIN_KIND_PVQSPINLOCK, "spans 2 NUMA nodes" },
 	/* ---- threshold=N ---- */

@@ -102,7 +102,8 @@ static void kvm_spinlock_init_like(const pvspin_env_t *env, pvspin_policy_choice
 			    "kvm-guest: PV spinlocks disabled, forced by \"nopvspin\" parameter");
 	if (final == FINAL_NUMA && env->numa_nodes <= 1)
 		PICK_RETURN(c, PVSPIN_KIND_TAS,
-			    "kvm-guest: PV spinlocks disabled, single NUMA node: unfair lock");
+			    "kvm-guest: PV spinlocks disabled, %s: unfair lock",
+			    env->numa_known ? "single NUMA node" : "NUMA nodes unknown, 1 assumed");
 	if (final == FINAL_NUMA)
 		PICK_RETURN(c, PVSPIN_KIND_PVQSPINLOCK,
 			    "kvm-guest: PV spinlocks enabled, guest spans %d NUMA nodes",
@@ -112,7 +113,10 @@ static void kvm_spinlock_init_like(const pvspin_env_t *env, pvspin_policy_choice
 			    "kvm-guest: PV spinlocks disabled, %d CPUs <= "
 			    "unfair_pvspinlock_cpu_threshold=%d: unfair lock",
 			    possible_cpus(env), n);
-	pick(c, PVSPIN_KIND_PVQSPINLOCK, "kvm-guest: PV spinlocks enabled");
+	/* The kernel always knows its CPUs; detection may not: say what the
+	 * "single CPU" test above assumed. */
+	pick(c, PVSPIN_KIND_PVQSPINLOCK, "kvm-guest: PV spinlocks enabled%s",
+	     possible_cpus(env) > 0 ? "" : " (CPU count unknown: more than 1 assumed)");
 }
 
 void pvspin_policy_linux(const pvspin_env_t *env, int param, pvspin_policy_choice_t *c)
