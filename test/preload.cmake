@@ -207,6 +207,9 @@ e=$(\"$p\" run --policy foo -- true 2>&1); r=$?; [ $r -eq 2 ] || { echo \"bad po
 case \"$e\" in \"pvspin run: unknown policy 'foo'; valid: \"*) ;; *) echo \"bad policy: $e\"; exit 1;; esac
 e=$(\"$p\" run --bogus -- true 2>&1); case \"$e\" in \"pvspin run: unrecognized option\"*) ;; *) echo \"bad option: $e\"; exit 1;; esac
 \"$p\" run -- true || { echo \"true: exit $?\"; exit 1; }
+e=$(\"$p\" run --lock ticket -- true 2>&1) || { echo \"ticket: exit $?\"; exit 1; }
+case \"$e\" in \"pvspin run: note: ticket is a FIFO spinlock that never sleeps: \"*) ;; *) echo \"no FIFO note: $e\"; exit 1;; esac
+e=$(\"$p\" run --lock spinpark -- true 2>&1); [ -z \"$e\" ] || { echo \"spinpark says: $e\"; exit 1; }
 echo run-errors-ok
 ")
 preload_test(preload_run_errors 30 sh ${CMAKE_CURRENT_BINARY_DIR}/preload_run_errors.sh ${_pvspin})

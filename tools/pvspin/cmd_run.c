@@ -25,6 +25,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <link.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -183,6 +184,29 @@ static bool preload_lists(const char *list, const char *lib)
 	return false;
 }
 
+/*
+ * The FIFO kinds that never sleep (qspinlock, ticket) hand the lock to the
+ * next waiter in line even when the OS has preempted it: with more threads
+ * than CPUs, everyone behind it waits for its next time slice, and a
+ * pthread spinlock (which promises spinning) waits on them without bound.
+ * Said once, on stderr, before the program starts; a user who asked for
+ * the kind by name may still want it (it is what the kernel does).
+ */
+static void warn_fifo_kind(pvspin_kind_t kind)
+{
+	if (kind != PVSPIN_KIND_QSPINLOCK && kind != PVSPIN_KIND_TICKET)
+		return;
+	cpu_set_t set;
+	int n = sched_getaffinity(0, sizeof(set), &set) ? 0 : CPU_COUNT(&set);
+	char cpus[32] = "the CPUs";
+	if (n > 0)
+		snprintf(cpus, sizeof(cpus), "the %d CPU%s", n, n == 1 ? "" : "s");
+	fprintf(stderr, "pvspin run: note: %s is a FIFO spinlock that never sleeps: if the "
+		"program's threads outnumber %s it may run on, every waiter behind a preempted "
+		"one waits for its next time slice (README, \"Using the library\")\n",
+		pvspin_kind_name(kind), cpus);
+}
+
 int pvspin_cmd_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -257,6 +281,8 @@ int pvspin_cmd_run(int argc, char **argv)
 		/* PVSPIN_LOCK (validated, exit 2 if unknown), else the policy */
 		kind = pvspin_default_kind();
 	}
+
+	warn_fifo_kind(kind);
 
 	char lib[PATH_MAX];
 	if (!find_preload(lib, sizeof(lib)))
