@@ -74,6 +74,18 @@ static inline bool preload_stats_wanted(void)
  *  when preload_stats_wanted(); per-thread-slot counters, no shared line. */
 void preload_count_acquire(bool contended);
 
+/** The interposer's own mutex wait (preload_mutex.c), counted for the
+ *  stats line like the acquisitions: */
+enum preload_mutex_event {
+	PRELOAD_MUTEX_SPIN_ACQUIRE,  /* a waiter took the mutex while spinning */
+	PRELOAD_MUTEX_SLEEP,         /* a FUTEX_WAIT call (it may return at once) */
+	PRELOAD_MUTEX_WAKE,          /* an unlock's FUTEX_WAKE call */
+	PRELOAD_MUTEX_NEVENTS
+};
+
+/** Count one mutex event; only called when preload_stats_wanted(). */
+void preload_count_mutex(enum preload_mutex_event e);
+
 /** Take `l` with the process's kind and count the acquisition
  *  (contended: the first try failed) when the counters are on.  The
  *  lock path of private spinlocks (mutexes wait in preload_mutex.c). */

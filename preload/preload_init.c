@@ -73,10 +73,27 @@ int preload_stats_enabled(void)
 struct acq_counts {
 	uint64_t acquisitions;
 	uint64_t contended;
+	uint64_t mutex[PRELOAD_MUTEX_NEVENTS];
 } __attribute__((aligned(64)));
 
 static struct acq_counts slot_counts[PVSPIN_MAX_CPUS];
 static uint64_t slotless_acquisitions, slotless_contended;
+static uint64_t slotless_mutex[PRELOAD_MUTEX_NEVENTS];
+
+/* A relaxed load and store: the slot's line has one writer. */
+static inline void count_own(uint64_t *c)
+{
+	__atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
+}
+
+void preload_count_mutex(enum preload_mutex_event e)
+{
+	int cpu = pvspin_plat_cpu();
+	if (cpu < 0)
+		__atomic_fetch_add(&slotless_mutex[e], 1, __ATOMIC_RELAXED);
+	else
+		count_own(&slot_counts[cpu].mutex[e]);
+}
 
 void preload_count_acquire(bool contended)
 {
@@ -88,12 +105,9 @@ void preload_count_acquire(bool contended)
 		return;
 	}
 	struct acq_counts *c = &slot_counts[cpu];
-	__atomic_store_n(&c->acquisitions,
-			 __atomic_load_n(&c->acquisitions, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
+	count_own(&c->acquisitions);
 	if (contended)
-		__atomic_store_n(&c->contended,
-				 __atomic_load_n(&c->contended, __ATOMIC_RELAXED) + 1,
-				 __ATOMIC_RELAXED);
+		count_own(&c->contended);
 }
 
 /* Is this copy of the library the one the program's calls reach?  When it
@@ -147,9 +161,14 @@ static void print_stats(void)
 {
 	uint64_t acq = __atomic_load_n(&slotless_acquisitions, __ATOMIC_RELAXED);
 	uint64_t con = __atomic_load_n(&slotless_contended, __ATOMIC_RELAXED);
+	unsigned long long mx[PRELOAD_MUTEX_NEVENTS];
+	for (int e = 0; e < PRELOAD_MUTEX_NEVENTS; e++)
+		mx[e] = __atomic_load_n(&slotless_mutex[e], __ATOMIC_RELAXED);
 	for (int s = 0; s < PVSPIN_MAX_CPUS; s++) {
 		acq += __atomic_load_n(&slot_counts[s].acquisitions, __ATOMIC_RELAXED);
 		con += __atomic_load_n(&slot_counts[s].contended, __ATOMIC_RELAXED);
+		for (int e = 0; e < PRELOAD_MUTEX_NEVENTS; e++)
+			mx[e] += __atomic_load_n(&slot_counts[s].mutex[e], __ATOMIC_RELAXED);
 	}
 	struct pvspin_events ev;
 	struct pvspin_slot_stats sl;
@@ -173,11 +192,12 @@ static void print_stats(void)
 			 (unsigned long long)ev.count[PVSPIN_EV_UNPARK],
 			 (unsigned long long)ev.count[PVSPIN_EV_HANDOFF],
 			 (unsigned long long)ev.count[PVSPIN_EV_STARVING]);
-	char buf[640];
+	char buf[768];
 	int n = snprintf(buf, sizeof(buf),
 		"pvspin: stats pid=%ld lock=%s acquisitions=%llu contended=%llu halt_calls=%llu"
 		" (pv_wait_node=%llu pv_wait_head=%llu) halt_sleeps=%llu unlock_kicks=%llu"
-		" slots_in_use=%u slots_allocated=%llu slots_exhausted=%llu%s%s\n",
+		" slots_in_use=%u slots_allocated=%llu slots_exhausted=%llu"
+		" mutex_spin_acquire=%llu mutex_sleeps=%llu mutex_wakes=%llu%s%s\n",
 		(long)getpid(), pvspin_kind_name(__atomic_load_n(&preload_kind_fixed, __ATOMIC_ACQUIRE)),
 		(unsigned long long)acq, (unsigned long long)con,
 		(unsigned long long)(ev.count[PVSPIN_EV_PV_WAIT_NODE] +
@@ -187,7 +207,9 @@ static void print_stats(void)
 		(unsigned long long)ev.count[PVSPIN_EV_PV_KICK_WAKE],
 		(unsigned long long)ev.count[PVSPIN_EV_PV_KICK_UNLOCK],
 		sl.in_use, (unsigned long long)sl.allocated,
-		(unsigned long long)sl.exhausted, sp, acq ? "" : " (no lock was taken)");
+		(unsigned long long)sl.exhausted, mx[PRELOAD_MUTEX_SPIN_ACQUIRE],
+		mx[PRELOAD_MUTEX_SLEEP], mx[PRELOAD_MUTEX_WAKE], sp,
+		acq ? "" : " (no lock was taken)");
 	if (n > 0)
 		stats_write(buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
 }

@@ -192,6 +192,8 @@ static void wake_one_sleeper(struct pmutex *pm, uint32_t v)
 	 * new one in FUTEX_WAIT */
 	__atomic_fetch_add(&pm->seq, 1, __ATOMIC_SEQ_CST);
 	preload_futex_wake(&pm->seq, 1);
+	if (preload_stats_wanted())
+		preload_count_mutex(PRELOAD_MUTEX_WAKE);
 }
 
 static inline void word_unlock_kind(struct pmutex *pm, pvspin_kind_t k)
@@ -230,6 +232,8 @@ static inline void word_unlock_if_locked(struct pmutex *pm)
 static int sleep_on_seq(struct pmutex *pm, uint32_t s, bool poll, clockid_t clock,
 			const struct timespec *abstime)
 {
+	if (preload_stats_wanted())
+		preload_count_mutex(PRELOAD_MUTEX_SLEEP);
 	if (!poll)
 		return preload_futex_wait(&pm->seq, s, clock, abstime) == ETIMEDOUT ? ETIMEDOUT : 0;
 	struct timespec slice;
@@ -470,9 +474,13 @@ static bool word_spin(struct pmutex *pm, pvspin_kind_t k, uint32_t limit)
 static int word_wait(struct pmutex *pm, clockid_t clock, const struct timespec *abstime)
 {
 	pvspin_kind_t k = preload_kind();
-	int ret = word_spin(pm, k, spin_limit()) ? 0 : word_sleep(pm, k, clock, abstime);
-	if (ret == 0 && preload_stats_wanted())
+	bool spun = word_spin(pm, k, spin_limit());
+	int ret = spun ? 0 : word_sleep(pm, k, clock, abstime);
+	if (ret == 0 && preload_stats_wanted()) {
 		preload_count_acquire(true);
+		if (spun)
+			preload_count_mutex(PRELOAD_MUTEX_SPIN_ACQUIRE);
+	}
 	return ret;
 }
 

@@ -116,6 +116,12 @@ foreach(k qspinlock tas ticket)
   preload_test(preload_spinlimit_counter_${k} 120 ${_check}
     -- ${_pvspin} run --lock ${k} --spin-limit 1000 -- ${_helper} counter 8 5000)
 endforeach()
+# The stats line counts the interposer's own mutex wait: 4 producers and 4
+# consumers on one mutex (8 threads, 2 CPUs) take it while spinning
+# (1 200-8 600 times here), sleep and are woken (28 000-34 000 times).
+preload_test(preload_stats_mutex_wait 60 ${_check} --stats-lines 1
+  --min-field mutex_spin_acquire=1 --min-field mutex_sleeps=1 --min-field mutex_wakes=1
+  -- ${_pvspin} run --stats -- ${_helper} prodcons 4 4 20000)
 add_test(NAME preload_spinlimit_semantics COMMAND test_preload_semantics)
 set_tests_properties(preload_spinlimit_semantics PROPERTIES TIMEOUT 60 LABELS preload
   ENVIRONMENT "LD_PRELOAD=${_lib};PVSPIN_LOCK=ticket;PVSPIN_MUTEX_SPIN_LIMIT=100")

@@ -5,7 +5,7 @@
  *   test_preload_check [--min-acquisitions N] [--max-slots-in-use N]
  *                      [--min-slots-allocated N] [--no-exhaustion]
  *                      [--stats-lines N] [--expect TEXT]... [--exit N]
- *                      -- COMMAND ARGS...
+ *                      [--min-field NAME=N]... -- COMMAND ARGS...
  *
  * Exit 0 when the command exited N (--exit, default 0) and every check
  * holds, 1 otherwise
@@ -43,11 +43,13 @@ int main(int argc, char **argv)
 		{ "stats-lines", required_argument, NULL, 'n' },
 		{ "expect", required_argument, NULL, 'e' },
 		{ "exit", required_argument, NULL, 'E' },
+		{ "min-field", required_argument, NULL, 'f' },
 		{ NULL, 0, NULL, 0 },
 	};
 	long min_acq = -1, max_inuse = -1, min_alloc = -1, stats_lines = -1;
 	int no_exh = 0, nexp = 0, want_exit = 0, c;
-	const char *expect[16];
+	const char *expect[16], *minf[16];
+	int nminf = 0;
 	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
 		switch (c) {
 		case 'a': min_acq = atol(optarg); break;
@@ -57,6 +59,7 @@ int main(int argc, char **argv)
 		case 'n': stats_lines = atol(optarg); break;
 		case 'e': if (nexp < 16) expect[nexp++] = optarg; break;
 		case 'E': want_exit = atoi(optarg); break;
+		case 'f': if (nminf < 16 && strchr(optarg, '=')) minf[nminf++] = optarg; else return 2; break;
 		default: return 2;
 		}
 	}
@@ -110,7 +113,7 @@ int main(int argc, char **argv)
 		printf("CHECK FAILED: %ld stats lines, expected %ld\n", lines, stats_lines);
 		ok = 0;
 	}
-	if (min_acq >= 0 || max_inuse >= 0 || min_alloc >= 0 || no_exh) {
+	if (min_acq >= 0 || max_inuse >= 0 || min_alloc >= 0 || no_exh || nminf) {
 		if (!first) {
 			printf("CHECK FAILED: no \"pvspin: stats\" line\n");
 			return 1;
@@ -142,6 +145,18 @@ int main(int argc, char **argv)
 		if (no_exh && exh) {
 			printf("CHECK FAILED: slots_exhausted %llu\n", exh);
 			ok = 0;
+		}
+		for (int i = 0; i < nminf; i++) {
+			char name[64];
+			const char *eq = strchr(minf[i], '=');
+			snprintf(name, sizeof(name), "%.*s", (int)(eq - minf[i]), minf[i]);
+			int found = 1;
+			unsigned long long v = field(first, name, &found), want = strtoull(eq + 1, NULL, 10);
+			if (!found || v < want) {
+				printf("CHECK FAILED: %s %s%llu < %llu\n", name, found ? "" : "missing, ",
+				       v, want);
+				ok = 0;
+			}
 		}
 	}
 	printf("%s\n", ok ? "CHECK OK" : "CHECK FAILED");
