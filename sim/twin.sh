@@ -10,8 +10,10 @@
 #   BENCH_JSON=F  use this `pvspin bench --json` report instead of measuring
 #   COSTS=0       do not run BUILD_DIR/sim/twin_costs (the profile's costs,
 #                 measured now, printed after the table)
-# Prints a Markdown table.  Needs python3.  Run time here: the bench ~20 s
-# (4 kinds x 4 thread counts x 3 repeats x 400 ms), the simulator ~2 min of
+#   KINDS=LIST    the lock kinds (default the four kernel kinds and
+#                 spinpark, the default kind: it runs from the same source)
+# Prints a Markdown table.  Needs python3.  Run time here: the bench ~25 s
+# (5 kinds x 4 thread counts x 3 repeats x 400 ms), the simulator ~2 min of
 # both CPUs for 5 seeds (a 2-thread point simulates ~10 M events), the
 # costs ~8 s.  Run it on a machine nothing else loads: other work changes
 # the measured figures (the FIFO kinds' collapse most of all).
@@ -28,7 +30,7 @@ for f in "$B/tools/pvspin" "$B/tools/pvspin-sim"; do
   fi
 done
 SEEDS=${SEEDS:-5}
-KINDS=qspinlock,pvqspinlock,tas,ticket
+KINDS=${KINDS:-qspinlock,pvqspinlock,tas,ticket,spinpark}
 THREADS=1,2,4,8
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
