@@ -39,6 +39,7 @@
 
 #include "sim.h"
 #include "../tools/pvspin/output_check.h"
+#include "../tools/pvspin/option_error.h"
 
 /** Most seeds of one --seeds run. */
 #define SIM_MAX_SEEDS 1000
@@ -482,7 +483,8 @@ static int sim_main(int argc, char **argv, char **sets)
 	long fuzz = -1, nseeds = 0;
 	struct sim_config cfg;
 
-	while ((c = getopt_long(argc, argv, "p:s:S:j:lkf:N:h", opts, NULL)) != -1) {
+	opterr = 0;   /* tool_option_error() says it */
+	while ((c = getopt_long(argc, argv, ":p:s:S:j:lkf:N:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			if (preset && strcmp(preset, optarg)) {
@@ -518,7 +520,7 @@ static int sim_main(int argc, char **argv, char **sets)
 			break;
 		}
 		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		default: return tool_option_error("pvspin sim", c, argv);
 		}
 	}
 	if (list || keys) {

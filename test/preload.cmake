@@ -211,7 +211,7 @@ PVSPIN_PRELOAD_LIB=/nonexistent \"$p\" run -- true; r=$?; [ $r -eq 1 ] || { echo
 \"$p\" run --spin-limit -5 -- true; r=$?; [ $r -eq 2 ] || { echo \"bad spin limit: exit $r\"; exit 1; }
 e=$(\"$p\" run --policy foo -- true 2>&1); r=$?; [ $r -eq 2 ] || { echo \"bad policy: exit $r\"; exit 1; }
 case \"$e\" in \"pvspin run: unknown policy 'foo'; valid: \"*) ;; *) echo \"bad policy: $e\"; exit 1;; esac
-e=$(\"$p\" run --bogus -- true 2>&1); case \"$e\" in \"pvspin run: unrecognized option\"*) ;; *) echo \"bad option: $e\"; exit 1;; esac
+e=$(\"$p\" run --bogus -- true 2>&1); case \"$e\" in \"pvspin run: unknown option '--bogus'\"*) ;; *) echo \"bad option: $e\"; exit 1;; esac
 \"$p\" run -- true || { echo \"true: exit $?\"; exit 1; }
 e=$(\"$p\" run --lock ticket -- true 2>&1) || { echo \"ticket: exit $?\"; exit 1; }
 case \"$e\" in \"pvspin run: note: ticket is a FIFO spinlock that never sleeps: \"*) ;; *) echo \"no FIFO note: $e\"; exit 1;; esac

@@ -107,7 +107,7 @@ if(TARGET pvspin_sim_core AND TARGET pvspin)
     ${P} sim --list --preset smoke)
   pvspin_sim_cli_expect(sim_cli_fuzz_preset 2 "--fuzz draws its own configurations"
     ${P} sim --fuzz 2 --preset smoke)
-  pvspin_sim_cli_expect(sim_cli_getopt_name 2 "^pvspin sim: unrecognized option" ${P} sim --bogus)
+  pvspin_sim_cli_expect(sim_cli_getopt_name 2 "^pvspin sim: unknown option .--bogus.\n\\(pvspin sim --help lists the options\\)" ${P} sim --bogus)
 
   # A preset is applied first, wherever it is given: `--set preset=NAME`
   # after other --set keys does not throw them away (the run stops at 2 ms,

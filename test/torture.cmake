@@ -194,11 +194,18 @@ echo interrupted-ok
   endforeach()
 endif()
 
-# getopt's own messages name the command as the user typed it.
+# A bad option is named as the user typed it, with the command, in the
+# wording every subcommand uses (tools/pvspin/option_error.h).
 if(TARGET pvspin)
-  add_test(NAME torture_cli_getopt_name COMMAND pvspin torture --bogus)
+  add_test(NAME torture_cli_getopt_name COMMAND pvspin torture --bogus=3)
   set_tests_properties(torture_cli_getopt_name PROPERTIES
-    PASS_REGULAR_EXPRESSION "^pvspin torture: unrecognized option")
+    PASS_REGULAR_EXPRESSION "^pvspin torture: unknown option '--bogus'\n\\(pvspin torture --help lists the options\\)")
+  add_test(NAME torture_cli_missing_value COMMAND pvspin torture --threads)
+  set_tests_properties(torture_cli_missing_value PROPERTIES
+    PASS_REGULAR_EXPRESSION "^pvspin torture: option '--threads' needs a value")
+  add_test(NAME run_cli_short_option COMMAND pvspin run -sx -- true)
+  set_tests_properties(run_cli_short_option PROPERTIES
+    PASS_REGULAR_EXPRESSION "^pvspin run: unknown option '-x'")
 endif()
 
 # Issue 12.  After "(further failures ... not shown)" no per-acquisition

@@ -31,6 +31,7 @@
 #include "bench/runner.h"
 #include "bench/stats.h"
 #include "bench/workload.h"
+#include "option_error.h"
 
 #define USAGE_EXIT 2
 
@@ -290,11 +291,8 @@ static int parse_options(int argc, char **argv, struct bench_config *c)
 		case 'h':
 			usage(stdout, c->machine.ncpus);
 			return 0;
-		case ':':
-			ret = usage_error("option '%s' needs a value", argv[optind - 1]);
-			break;
 		default:
-			ret = usage_error("unknown option '%s'", argv[optind - 1]);
+			ret = tool_option_error("pvspin bench", opt, argv);
 			break;
 		}
 		if (ret)

@@ -19,6 +19,7 @@
 
 #include "pvspin/policy.h"
 #include "cmd.h"
+#include "option_error.h"
 
 #define DEFAULT_INTERVAL_MS 200
 #define MAX_INTERVAL_MS 60000
@@ -276,15 +277,8 @@ int pvspin_cmd_detect(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return 0;
-		case ':':
-			fprintf(stderr, "pvspin detect: option '%s' needs a value "
-				"(see pvspin detect --help)\n", argv[optind - 1]);
-			return 2;
 		default:
-			fprintf(stderr, "pvspin detect: unknown option '%s'; valid options: --json, "
-				"--cpuid FILE, --root DIR, --policy NAME, --interval-ms N, --help\n",
-				argv[optind - 1]);
-			return 2;
+			return tool_option_error("pvspin detect", opt, argv);
 		}
 	}
 	if (optind < argc) {

@@ -35,6 +35,7 @@
 #include "cmd.h"
 #include "pvspin/lock.h"
 #include "pvspin/policy.h"
+#include "option_error.h"
 
 #ifndef PVSPIN_INSTALL_LIBDIR
 #define PVSPIN_INSTALL_LIBDIR "lib"
@@ -221,11 +222,11 @@ int pvspin_cmd_run(int argc, char **argv)
 	bool stats = false;
 	int c;
 
-	argv[0] = (char *)"pvspin run";   /* getopt's messages: the command as typed */
 	optind = 1;
+	opterr = 0;   /* tool_option_error() says it */
 	/* '+': stop at the first non-option, the program's own options
 	 * are not ours even without "--". */
-	while ((c = getopt_long(argc, argv, "+l:p:sS:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:l:p:sS:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'l': lock = optarg; break;
 		case 'p': policy = optarg; break;
@@ -243,7 +244,7 @@ int pvspin_cmd_run(int argc, char **argv)
 			break;
 		}
 		case 'h': run_usage(stdout); return 0;
-		default: run_usage(stderr); return 2;
+		default: return tool_option_error("pvspin run", c, argv);
 		}
 	}
 	if (optind >= argc) {

@@ -42,6 +42,7 @@
 #include "pvspin/stats.h"
 #include "pvspin/tunables.h"
 #include "torture/torture.h"
+#include "option_error.h"
 
 /* Spin threshold forced on lost_kick unless given: small, so that waiters
  * reach the halt path (and the dropped kicks) quickly. */
@@ -317,9 +318,9 @@ int pvspin_cmd_torture(int argc, char **argv)
 	t.stall_ms = 1000;
 	t.inject = true;
 
-	argv[0] = (char *)"pvspin torture";   /* getopt's messages: the command as typed */
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	opterr = 0;   /* tool_option_error() says it */
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'l': kind_name = optarg; break;
 		case 't':
@@ -353,7 +354,7 @@ int pvspin_cmd_torture(int argc, char **argv)
 			break;
 		case 'n': t.inject = false; break;
 		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		default: return tool_option_error("pvspin torture", c, argv);
 		}
 	}
 	if (optind < argc) {

@@ -1,0 +1,43 @@
+/*
+ * option_error.h - one wording for a bad command-line option in every
+ * subcommand of `pvspin` (and in `pvspin-sim`):
+ *
+ *   pvspin run: unknown option '--bogus'
+ *   (pvspin run --help lists the options)
+ */
+#ifndef PVSPIN_TOOLS_OPTION_ERROR_H
+#define PVSPIN_TOOLS_OPTION_ERROR_H
+
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+/**
+ * Report what getopt_long() refused and return 2 (bad usage).  `opt` is
+ * its return value: ':' for an option without its value, anything else
+ * ('?') for an unknown option; the caller set opterr = 0 and began its
+ * optstring with ':' (after a '+', if any), and optind and optopt are as
+ * getopt_long() left them.  `prog` is the name to print ("pvspin run").
+ * The option is named as the user wrote it: a long option without its
+ * "=VALUE", a short one as "-x" (also inside a cluster such as "-sx").
+ * Not thread-safe (getopt's globals).
+ */
+static inline int tool_option_error(const char *prog, int opt, char *const *argv)
+{
+	const char *arg = optind > 0 ? argv[optind - 1] : "";
+	char name[64];
+	if (arg && !strncmp(arg, "--", 2))
+		snprintf(name, sizeof(name), "%.*s", (int)strcspn(arg, "="), arg);
+	else if (optopt > 0 && optopt < 256)
+		snprintf(name, sizeof(name), "-%c", optopt);
+	else
+		snprintf(name, sizeof(name), "%s", arg ? arg : "");
+	if (opt == ':')
+		fprintf(stderr, "%s: option '%s' needs a value\n", prog, name);
+	else
+		fprintf(stderr, "%s: unknown option '%s'\n", prog, name);
+	fprintf(stderr, "(%s --help lists the options)\n", prog);
+	return 2;
+}
+
+#endif /* PVSPIN_TOOLS_OPTION_ERROR_H */
