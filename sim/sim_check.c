@@ -143,17 +143,8 @@ void tick(void)
 		if (v->want_lock >= 0 && v->sched == VS_READY)
 			S.vms[v->vm].locks[v->want_lock].tmp_preempted++;
 	}
-	if (S.mm) {
-		for (int i = 0; i < S.cfg->vms; i++) {
-			int o = S.vms[i].mm->owner;
-			if (o >= 0 && S.vcpus[o].sched != VS_RUNNING)
-				S.mm_owner_off_ns += period;
-		}
-		for (int i = 0; i < S.nv; i++)
-			if (S.vcpus[i].mm_granted && S.vcpus[i].guest_idle &&
-			    S.vcpus[i].sched != VS_RUNNING)
-				S.mm_granted_off_ns += period;
-	}
+	if (S.mm)
+		mm_sample(period);
 	bool stuck = true;
 	for (int i = 0; i < S.nv; i++) {
 		struct vcpu *v = &S.vcpus[i];
