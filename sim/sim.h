@@ -187,6 +187,8 @@ struct sim_config {
 	int lose_kicks;             /* TEST ONLY: drop every pv_kick */
 	int broken_lock;            /* TEST ONLY: enter the CS even if trylock failed */
 	double sample_us;           /* LHP/LWP sampling period */
+	int mm_madvise;             /* ebizzy-mm: free = MADV_DONTNEED of a
+				       thread's arena (mmap_sem read) */
 	int threads;                /* ebizzy-mm: guest threads per vCPU (0:
 				       the model's, ebizzy's 2 x CPUs) */
 	/* per-VM overrides, keys vmN.lock, vmN.ple, vmN.kick_yield,

@@ -77,6 +77,8 @@ static const struct key keys[] = {
 	  "host scheduler base slice, us (-1: the profile's)" },
 	{ "sample_us", K_DOUBLE, OFF(sample_us), 1, 1e6,
 	  "period of the LHP/LWP sampling and deadlock check, us" },
+	{ "mm_madvise", K_BOOL, OFF(mm_madvise), 0, 1,
+	  "ebizzy-mm: per-thread arenas, free = MADV_DONTNEED under mmap_sem read (not brk)" },
 	{ "threads", K_INT, OFF(threads), 0, 16,
 	  "ebizzy-mm: guest threads per vCPU (0: the model's, ebizzy's 2 x CPUs)" },
 	{ "lose_kicks", K_BOOL, OFF(lose_kicks), 0, 1,

@@ -320,7 +320,8 @@ static bool mm_pred_zero(uint32_t x, uint32_t arg)
 }
 
 /* Flush the other vCPUs' TLBs for the mm and wait for every ack (called
- * with mmap_sem held for write, IRQs on). */
+ * with mmap_sem held, for write on the brk path, for read with
+ * mm_madvise; IRQs on). */
 static void tlb_shootdown(struct vcpu *v)
 {
 	struct vm *vm = &S.vms[v->vm];
@@ -716,12 +717,22 @@ static void mm_thread_main(struct gthread *t)
 	int pcp_free = (int)gsl_rng_uniform_int(v->rng, (unsigned long)m->pcp_batch);
 	sim_time_t memcpy_ns = us_to_ns(c->ncs_us / 2 / m->faults);
 
+	/* mm_madvise: the thread's own glibc arena (arena_get2() gives each
+	 * new thread a new arena up to 8 x cores): free() of the chunk at the
+	 * heap's top trims it every time (top > M_TRIM_THRESHOLD, 128 KiB,
+	 * fixed once ebizzy -M set M_MMAP_MAX = 0) with shrink_heap() =
+	 * madvise(MADV_DONTNEED), which takes mmap_sem for read
+	 * (madvise_need_mmap_write()), zaps the pages and flushes the TLBs
+	 * while holding it; the next malloc grows the heap inside its
+	 * mprotect'ed size, no syscall (grow_heap()).  No writer at all. */
+	bool madv = c->mm_madvise;
+	int every = madv ? 1 : m->trim_every;
 	/* which record trims: a random phase per thread */
-	int trim = (int)gsl_rng_uniform_int(v->rng, (unsigned long)m->trim_every);
+	int trim = (int)gsl_rng_uniform_int(v->rng, (unsigned long)every);
 	for (;;) {
 		if (vcpu_quota_done(v))
 			break;
-		if (++trim < m->trim_every) {
+		if (++trim < every) {
 			/* the chunk is reused from the heap: mapped already */
 			v = mm_user(t, memcpy_ns * (sim_time_t)m->faults);
 			v = mm_user(t, us_to_ns(draw_us(v->rng, c->ncs_dist, c->ncs_us / 2)));
@@ -729,11 +740,13 @@ static void mm_thread_main(struct gthread *t)
 			continue;
 		}
 		trim = 0;
-		/* malloc: brk grow */
-		v = mm_kernel_down(v, true);
-		vcpu_compute(v, us_to_ns(m->brk_grow_us));
-		mm_kernel_up(v, true);
-		v = gt_preempt_point(t);
+		if (!madv) {
+			/* malloc: brk grow */
+			v = mm_kernel_down(v, true);
+			vcpu_compute(v, us_to_ns(m->brk_grow_us));
+			mm_kernel_up(v, true);
+			v = gt_preempt_point(t);
+		}
 		/* memcpy: half the user time, one page fault per 4 KiB */
 		for (int f = 0; f < m->faults; f++) {
 			v = mm_kernel_down(v, false);
@@ -747,8 +760,8 @@ static void mm_thread_main(struct gthread *t)
 		}
 		/* search: the other half, drawn */
 		v = mm_user(t, us_to_ns(draw_us(v->rng, c->ncs_dist, c->ncs_us / 2)));
-		/* free: heap trim = brk shrink, unmap, shootdown */
-		v = mm_kernel_down(v, true);
+		/* free: heap trim = brk shrink (or madvise), unmap, shootdown */
+		v = mm_kernel_down(v, !madv);
 		vcpu_compute(v, us_to_ns(m->unmap_us));
 		for (int f = 0; f < m->faults; f++)
 			if (pcp_free-- <= 0) {
@@ -756,7 +769,7 @@ static void mm_thread_main(struct gthread *t)
 				mm_zone_bulk(v);
 			}
 		tlb_shootdown(v);
-		mm_kernel_up(v, true);
+		mm_kernel_up(v, !madv);
 		vcpu_op_done(v);
 		v = gt_preempt_point(t);
 	}
