@@ -30,6 +30,12 @@ static bool vcpu_stuck(const struct vcpu *v)
 		return !v->pv_unhalted &&
 		       !(v->parked && (v->park_deadline || v->park_woken || v->park_timed_out));
 	default:
+		/* ebizzy-mm: a vCPU with a shootdown IPI to take and IRQs on
+		 * takes it when it runs (EV_TLB_ACK or its sched-in), and the
+		 * ack is the write a spinning sender waits for: with madvise
+		 * every vCPU may be spinning in a shootdown at one sample */
+		if (v->tlb_pending && !v->irqs_off)
+			return false;
 		return v->act == VA_SPIN && v->left == SIM_T_INF && !v->spin_hit &&
 		       !watcher_satisfied(v);
 	}
