@@ -543,14 +543,12 @@ static int mm_grant(struct vcpu *v, struct sim_mm *mm, int nv, int *out)
 }
 
 /* The releaser's slow path: grant under wait_lock, wake after it. */
-static void mm_wake(struct vcpu *v, bool clear_writer)
+static void mm_wake(struct vcpu *v)
 {
 	struct vm *vm = &S.vms[v->vm];
 	struct sim_mm *mm = vm->mm;
 	int *out = gt_wbuf(v);
 	mm_spin_lock_irq(v, 0);
-	if (clear_writer)
-		pvspin_plat_fetch_and32(&mm->count, ~MM_WRITER, PVSPIN_RELEASE);
 	int k = mm_grant(v, mm, vm->n * tpv, out);
 	mm_spin_unlock_irq(v, 0);
 	for (int i = 0; i < k; i++)
@@ -563,8 +561,14 @@ static bool mm_pred_no_writer(uint32_t x, uint32_t arg)
 	return !(x & MM_WRITER);
 }
 
-/* The fast path: one cmpxchg when the rwsem is free for us and nobody
- * queues.  Returns whether we got it; *c is the count seen. */
+/* The fast paths.  down_write: one cmpxchg 0 -> WRITER.  down_read: one
+ * fetch-add of a reader (x86's xadd rwsem; rwsem_read_trylock() in
+ * kernel/locking/rwsem.c v5.3+), backed out at once when a writer holds
+ * it or waiters queue (RWSEM_READ_FAILED_MASK): no retry loop, so 80
+ * readers cost one RMW each on the count's line, not a cmpxchg storm.  A
+ * reader that backed out always goes on to the slow path, whose grant
+ * under wait_lock wakes the queue if its back-out left the rwsem free.
+ * Returns whether we got it; *c is the count seen. */
 static bool mm_trydown(struct vcpu *v, struct sim_mm *mm, bool write, uint32_t *c)
 {
 	if (write) {
@@ -575,10 +579,10 @@ static bool mm_trydown(struct vcpu *v, struct sim_mm *mm, bool write, uint32_t *
 		}
 		return false;
 	}
-	*c = pvspin_plat_load32(&mm->count, PVSPIN_RELAXED);
-	while (!(*c & (MM_WRITER | MM_WAITERS)))
-		if (pvspin_plat_cmpxchg32(&mm->count, c, *c + 1, PVSPIN_ACQUIRE))
-			return true;
+	*c = pvspin_plat_fetch_add32(&mm->count, 1, PVSPIN_ACQUIRE);
+	if (!(*c & (MM_WRITER | MM_WAITERS)))
+		return true;
+	pvspin_plat_fetch_add32(&mm->count, (uint32_t)-1, PVSPIN_RELEASE);
 	return false;
 }
 
@@ -654,15 +658,18 @@ static void mm_up(struct vcpu *v, bool write)
 {
 	struct sim_mm *mm = S.vms[v->vm].mm;
 	if (write) {
-		uint32_t c = MM_WRITER;
+		/* up_write(): clear WRITER with one RMW, wake if waiters
+		 * queue (a reader's transient fetch-add does not force the
+		 * slow path) */
 		mm->owner = -1;
-		if (!pvspin_plat_cmpxchg32(&mm->count, &c, 0, PVSPIN_RELEASE))
-			mm_wake(v, true);
+		uint32_t old = pvspin_plat_fetch_and32(&mm->count, ~MM_WRITER, PVSPIN_RELEASE);
+		if (old & MM_WAITERS)
+			mm_wake(v);
 		return;
 	}
 	uint32_t old = pvspin_plat_fetch_add32(&mm->count, (uint32_t)-1, PVSPIN_RELEASE);
 	if ((old & MM_READERS) == 1 && (old & MM_WAITERS))
-		mm_wake(v, false);
+		mm_wake(v);
 }
 
 /* mmap_sem around a page fault (read) or a brk (write): the vCPU is in
