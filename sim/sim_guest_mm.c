@@ -45,8 +45,11 @@
  *    yields to a waiting one (check_preempt_tick()).  Preemption takes
  *    effect only in user mode (a non-preemptible guest kernel,
  *    CONFIG_PREEMPT_VOLUNTARY): at the return from a fault or syscall and
- *    between chunks of user time.  Threads stay on their vCPU (no guest
- *    load balancing).
+ *    between chunks of user time.  A woken thread whose vCPU is busy goes
+ *    to an idle vCPU (select_idle_sibling()), and a vCPU about to idle
+ *    pulls a waiting thread (newidle_balance()); no periodic balancing.
+ *  - mm_madvise: the free path of a thread's own glibc arena (madvise
+ *    under mmap_sem for read, every record; see mm_thread_main()).
  */
 
 enum { GT_RUN, GT_READY, GT_SLEEP, GT_DONE };
@@ -56,8 +59,10 @@ enum { GT_RUN, GT_READY, GT_SLEEP, GT_DONE };
 struct gthread {
 	ucontext_t ctx;
 	void *stack;            /* NULL for thread 0 (the vCPU's stack) */
-	struct vcpu *v;         /* its vCPU */
-	int g;                  /* vCPU slot * threads + k: mm->q, mm->owner */
+	struct vcpu *v;         /* the vCPU it is on (a wake-up or an idle
+				   vCPU's pull may move it) */
+	int g;                  /* first vCPU slot * threads + k: mm->q,
+				   mm->owner */
 	int state;              /* GT_* */
 	bool granted, write;    /* mmap_sem handed to it; queued for write */
 	bool on;                /* its vruntime clock runs (current, awake) */
