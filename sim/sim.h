@@ -130,6 +130,11 @@ struct sim_mm_model {
 	double flush_us;     /* a shootdown target's handler (flush + EOI) */
 	double enqueue_us;   /* rwsem slow path under wait_lock */
 	double wake_us;      /* per woken waiter, under wait_lock */
+	int threads;         /* guest threads per vCPU (ebizzy's default) */
+	double gswitch_us;   /* guest context switch between two threads */
+	double glatency_us;  /* guest CFS sched_latency (the period) */
+	double gwakeup_gran_us; /* guest CFS wake-up preemption granularity */
+	double guser_chunk_us;  /* user time between preemption points */
 };
 extern const struct sim_mm_model sim_mm_model;
 
@@ -182,6 +187,10 @@ struct sim_config {
 	int lose_kicks;             /* TEST ONLY: drop every pv_kick */
 	int broken_lock;            /* TEST ONLY: enter the CS even if trylock failed */
 	double sample_us;           /* LHP/LWP sampling period */
+	int mm_madvise;             /* ebizzy-mm: free = MADV_DONTNEED of a
+				       thread's arena (mmap_sem read) */
+	int threads;                /* ebizzy-mm: guest threads per vCPU (0:
+				       the model's, ebizzy's 2 x CPUs) */
 	/* per-VM overrides, keys vmN.lock, vmN.ple, vmN.kick_yield,
 	 * vmN.pv_unhalt, vmN.steal_time (N from 0); NONE / -1 = as above */
 	pvspin_kind_t vm_lock[SIM_MAX_VMS];

@@ -30,6 +30,12 @@ static bool vcpu_stuck(const struct vcpu *v)
 		return !v->pv_unhalted &&
 		       !(v->parked && (v->park_deadline || v->park_woken || v->park_timed_out));
 	default:
+		/* ebizzy-mm: a vCPU with a shootdown IPI to take and IRQs on
+		 * takes it when it runs (EV_TLB_ACK or its sched-in), and the
+		 * ack is the write a spinning sender waits for: with madvise
+		 * every vCPU may be spinning in a shootdown at one sample */
+		if (v->tlb_pending && !v->irqs_off)
+			return false;
 		return v->act == VA_SPIN && v->left == SIM_T_INF && !v->spin_hit &&
 		       !watcher_satisfied(v);
 	}
@@ -143,17 +149,8 @@ void tick(void)
 		if (v->want_lock >= 0 && v->sched == VS_READY)
 			S.vms[v->vm].locks[v->want_lock].tmp_preempted++;
 	}
-	if (S.mm) {
-		for (int i = 0; i < S.cfg->vms; i++) {
-			int o = S.vms[i].mm->owner;
-			if (o >= 0 && S.vcpus[o].sched != VS_RUNNING)
-				S.mm_owner_off_ns += period;
-		}
-		for (int i = 0; i < S.nv; i++)
-			if (S.vcpus[i].mm_granted && S.vcpus[i].guest_idle &&
-			    S.vcpus[i].sched != VS_RUNNING)
-				S.mm_granted_off_ns += period;
-	}
+	if (S.mm)
+		mm_sample(period);
 	bool stuck = true;
 	for (int i = 0; i < S.nv; i++) {
 		struct vcpu *v = &S.vcpus[i];

@@ -424,7 +424,7 @@ static int setup(const struct sim_config *c)
 			if (!vm->mm)
 				oom();
 			memset(vm->mm, 0, sizeof(*vm->mm));
-			vm->mm->q = xcalloc((size_t)c->vcpus, sizeof(int));
+			vm->mm->q = xcalloc((size_t)c->vcpus * (size_t)mm_threads_per_vcpu(), sizeof(int));
 			vm->mm->owner = -1;
 		}
 	}
@@ -534,6 +534,8 @@ static void teardown(void)
 	 * that was cut off mid-acquisition; not reusing a lock address keeps a
 	 * later run in this process from finding such a stale entry.  They are
 	 * freed at exit. */
+	if (S.mm)
+		mm_threads_free();
 	for (int m = 0; m < S.cfg->vms; m++) {
 		free(S.vms[m].lat);
 		retire_locks(S.vms[m].locks);

@@ -4,6 +4,8 @@
  * TLB shootdowns and the guest idle loop.
  */
 #define _GNU_SOURCE
+#include <sys/mman.h>
+
 #include "sim_internal.h"
 
 /* ---- ebizzy-mm: mmap_sem, page faults, TLB shootdown, guest idle ---------
@@ -29,7 +31,228 @@
  *    steal_time, KVM_FEATURE_PV_TLB_FLUSH) vCPUs whose steal-time preempted
  *    flag is set, and spins with IRQs on until all have acked.  A target
  *    acks only while it runs with IRQs on.
+ *  - Guest threads (sim_mm_model.threads per vCPU, `threads` key): ebizzy
+ *    starts 2 x online CPUs threads by default (ebizzy.c, option -t), so a
+ *    vCPU has another thread to run while one sleeps on mmap_sem and only
+ *    idles when both sleep.  A minimal guest CFS per vCPU (kernel/sched/
+ *    fair.c, v5.x): vruntime = time current on the vCPU; a woken thread
+ *    is placed at no less than the current one's vruntime minus half of
+ *    sched_latency (place_entity(), GENTLE_FAIR_SLEEPERS) and preempts the
+ *    current thread if it is more than wakeup_granularity behind it
+ *    (check_preempt_wakeup() / wakeup_preempt_entity()); a remote wake-up
+ *    sends the reschedule IPI only when the target idles or must preempt
+ *    (resched_curr()); a thread that ran its share of sched_latency
+ *    yields to a waiting one (check_preempt_tick()).  Preemption takes
+ *    effect only in user mode (a non-preemptible guest kernel,
+ *    CONFIG_PREEMPT_VOLUNTARY): at the return from a fault or syscall and
+ *    between chunks of user time.  A woken thread whose vCPU is busy goes
+ *    to an idle vCPU (select_idle_sibling()), and a vCPU about to idle
+ *    pulls a waiting thread (newidle_balance()); no periodic balancing.
+ *  - mm_madvise: the free path of a thread's own glibc arena (madvise
+ *    under mmap_sem for read, every record; see mm_thread_main()).
  */
+
+enum { GT_RUN, GT_READY, GT_SLEEP, GT_DONE };
+
+/** One guest thread of ebizzy -M: its coroutine (thread 0 of a vCPU runs
+ *  on the vCPU's own stack), guest-scheduler and rwsem-waiter state. */
+struct gthread {
+	ucontext_t ctx;
+	void *stack;            /* NULL for thread 0 (the vCPU's stack) */
+	struct vcpu *v;         /* the vCPU it is on (a wake-up or an idle
+				   vCPU's pull may move it) */
+	int g;                  /* first vCPU slot * threads + k: mm->q,
+				   mm->owner */
+	int state;              /* GT_* */
+	bool granted, write;    /* mmap_sem handed to it; queued for write */
+	bool on;                /* its vruntime clock runs (current, awake) */
+	int64_t vr;             /* guest CFS vruntime, ns */
+	sim_time_t since;       /* when its clock started */
+};
+
+static struct gthread *gts;     /* S.nv * tpv threads */
+static struct gthread **gcur;   /* per vCPU slot: the thread it runs */
+static int tpv;                 /* threads per vCPU of the run */
+static int *wbuf;               /* per vCPU: the threads its grant woke */
+
+int mm_threads_per_vcpu(void)
+{
+	return S.cfg->threads > 0 ? S.cfg->threads : sim_mm_model.threads;
+}
+
+static void gt_entry(int g);
+static void tlb_ack_self(struct vcpu *v);
+
+static void gt_setup(void)
+{
+	tpv = mm_threads_per_vcpu();
+	gts = xcalloc((size_t)S.nv * (size_t)tpv, sizeof(*gts));
+	gcur = xcalloc((size_t)S.nv, sizeof(*gcur));
+	wbuf = xcalloc((size_t)S.nv * (size_t)S.cfg->vcpus * (size_t)tpv, sizeof(int));
+	for (int i = 0; i < S.nv * tpv; i++) {
+		struct gthread *t = &gts[i];
+		t->v = &S.vcpus[i / tpv];
+		t->g = i;
+		t->state = GT_READY;
+		if (i % tpv == 0) {
+			/* thread 0 runs on its vCPU's coroutine from the start */
+			t->state = GT_RUN;
+			gcur[i / tpv] = t;
+			continue;
+		}
+		t->stack = mmap(NULL, SIM_STACK_SIZE, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+		if (t->stack == MAP_FAILED)
+			oom();
+		getcontext(&t->ctx);
+		t->ctx.uc_stack.ss_sp = t->stack;
+		t->ctx.uc_stack.ss_size = SIM_STACK_SIZE;
+		t->ctx.uc_link = &S.main_ctx;
+		makecontext(&t->ctx, (void (*)(void))gt_entry, 1, i);
+	}
+}
+
+void mm_threads_free(void)
+{
+	if (gts)
+		for (int i = 0; i < S.nv * tpv; i++)
+			if (gts[i].stack)
+				munmap(gts[i].stack, SIM_STACK_SIZE);
+	free(gts);
+	free(gcur);
+	free(wbuf);
+	gts = NULL;
+	gcur = NULL;
+	wbuf = NULL;
+}
+
+static int *gt_wbuf(const struct vcpu *v)
+{
+	return wbuf + (size_t)v->id * (size_t)S.cfg->vcpus * (size_t)tpv;
+}
+
+static struct gthread *gt_self(const struct vcpu *v)
+{
+	return gcur[v->id];
+}
+
+static void gt_clock_stop(struct gthread *t)
+{
+	if (t->on)
+		t->vr += (int64_t)(S.now - t->since);
+	t->on = false;
+}
+
+static void gt_clock_start(struct gthread *t)
+{
+	if (!t->on)
+		t->since = S.now;
+	t->on = true;
+}
+
+static int64_t gt_vr(const struct gthread *t)
+{
+	return t->on ? t->vr + (int64_t)(S.now - t->since) : t->vr;
+}
+
+/* The READY thread of v with the least vruntime (pick_next_entity), or
+ * NULL; *nready counts them. */
+static struct gthread *gt_pick(const struct vcpu *v, int *nready)
+{
+	struct gthread *best = NULL;
+	int n = 0;
+	for (int i = 0; i < S.nv * tpv; i++) {
+		struct gthread *t = &gts[i];
+		if (t->v != v || t->state != GT_READY)
+			continue;
+		n++;
+		if (!best || t->vr < best->vr)
+			best = t;
+	}
+	if (nready)
+		*nready = n;
+	return best;
+}
+
+/* Whether every thread on v is done. */
+static bool gt_all_done(const struct vcpu *v)
+{
+	for (int i = 0; i < S.nv * tpv; i++)
+		if (gts[i].v == v && gts[i].state != GT_DONE)
+			return false;
+	return true;
+}
+
+/* newidle_balance() (kernel/sched/fair.c): a vCPU about to idle pulls a
+ * READY thread waiting on another vCPU of the VM, searched from its own
+ * onwards (the guest taken as one LLC domain; no migration-cost check).
+ * Never the thread whose stack a vCPU is still on (its current one). */
+static struct gthread *gt_steal(const struct vcpu *v)
+{
+	struct vm *vm = &S.vms[v->vm];
+	for (int j = 1; j < vm->n; j++) {
+		struct vcpu *w = &S.vcpus[vm->first + (v->idx + j) % vm->n];
+		struct gthread *r = gt_pick(w, NULL);
+		if (r && gcur[w->id] != r)
+			return r;
+	}
+	return NULL;
+}
+
+/* context_switch() inside the guest: `from` (its state already set) gives
+ * the vCPU to `to`; returns when somebody switches back to `from`.  The
+ * switch's cost is charged after the swap, by the thread that comes in
+ * (gt_entry() for a new one): until from->ctx is saved nothing may yield,
+ * or another vCPU could resume `from` (a woken thread moves) from a stale
+ * context. */
+static void gt_switch(struct gthread *from, struct gthread *to)
+{
+	struct vcpu *v = from->v;
+	gt_clock_stop(from);
+	S.gt_switches++;
+	to->state = GT_RUN;
+	gcur[v->id] = to;
+	gt_clock_start(to);
+	swapcontext(&from->ctx, &to->ctx);
+	vcpu_compute(from->v, us_to_ns(sim_mm_model.gswitch_us));
+}
+
+/* A preemption point in user mode (IRQs on): switch to a READY thread if
+ * a wake-up asked for it (need_resched) or t ran its share of the guest
+ * period (check_preempt_tick: sched_latency / nr_running). */
+static struct vcpu *gt_preempt_point(struct gthread *t)
+{
+	struct vcpu *v = t->v;
+	int n;
+	struct gthread *r = gt_pick(v, &n);
+	bool want = v->need_resched;
+	v->need_resched = false;
+	if (!r)
+		return v;
+	sim_time_t share = us_to_ns(sim_mm_model.glatency_us) / (sim_time_t)(n + 1);
+	if (!want && !(t->on && S.now - t->since >= share))
+		return v;
+	S.gt_preempts++;
+	t->state = GT_READY;
+	gt_switch(t, r);
+	v = t->v;                 /* an idle vCPU may have pulled t */
+	v->in_kernel = false;
+	return v;
+}
+
+/* User time (memcpy, search) of thread t, with preemption points;
+ * returns t's vCPU (it may have moved: see gt_steal()). */
+static struct vcpu *mm_user(struct gthread *t, sim_time_t ns)
+{
+	sim_time_t chunk = us_to_ns(sim_mm_model.guser_chunk_us);
+	while (ns > 0) {
+		sim_time_t d = ns < chunk ? ns : chunk;
+		vcpu_compute(t->v, d);
+		ns -= d;
+		gt_preempt_point(t);
+	}
+	return t->v;
+}
 
 static void tlb_ack_done(struct vcpu *u)
 {
@@ -50,6 +273,9 @@ static void tlb_ack_self(struct vcpu *v)
 	struct sim_mm *mm = S.vms[v->vm].mm;
 	if (!v->tlb_pending)
 		return;
+	/* taken now: an EV_TLB_ACK firing during the handler must not ack a
+	 * second time (the ack's latency still counts the handler) */
+	v->tlb_pending = false;
 	vcpu_delay(v, us_to_ns(sim_mm_model.flush_us));
 	tlb_ack_done(v);
 	pvspin_plat_fetch_add32(&mm->tlb_left, (uint32_t)-1, PVSPIN_RELEASE);
@@ -99,7 +325,8 @@ static bool mm_pred_zero(uint32_t x, uint32_t arg)
 }
 
 /* Flush the other vCPUs' TLBs for the mm and wait for every ack (called
- * with mmap_sem held for write, IRQs on). */
+ * with mmap_sem held, for write on the brk path, for read with
+ * mm_madvise; IRQs on). */
 static void tlb_shootdown(struct vcpu *v)
 {
 	struct vm *vm = &S.vms[v->vm];
@@ -164,23 +391,39 @@ static void mm_spin_unlock_irq(struct vcpu *v, int li)
 	tlb_ack_self(v);           /* a pending IPI is taken at IRQ enable */
 }
 
-/* The guest idle loop until mmap_sem was handed to v: HLT with IRQs on;
- * a reschedule IPI (or any kick) ends the halt. */
-static void mm_sleep(struct vcpu *v)
+/* schedule() of thread t that cannot run (asleep on mmap_sem, or done):
+ * the vCPU runs its other READY threads; with none it idles (the idle
+ * task, lazy TLB): HLT with IRQs on until a reschedule IPI (or any kick).
+ * Returns once t was handed mmap_sem and runs again (never for GT_DONE). */
+static void gt_schedule(struct gthread *t)
 {
-	sim_time_t t0 = S.now;
-	S.mm_waits++;
-	S.mm_write_waits += v->mm_write;
-	v->guest_idle = true;
-	v->in_kernel = false;
-	while (!v->mm_granted) {
+	struct vcpu *v = t->v;
+	gt_clock_stop(t);
+	while (!t->granted) {
 		tlb_ack_self(v);
-		if (v->mm_granted)
+		if (t->granted)
 			break;
+		if (t->state == GT_DONE && gt_all_done(v)) {
+			tlb_ack_self(v);  /* the exiting thread still takes its IPI */
+			vcpu_finish(v);
+		}
+		struct gthread *r = gt_pick(v, NULL);
+		if (!r && !vcpu_quota_done(v) && (r = gt_steal(v))) {
+			r->v = v;
+			S.gt_migrations++;
+		}
+		if (r) {
+			gt_switch(t, r);
+			v = t->v;         /* a wake-up may have moved t */
+			continue;
+		}
+		v->guest_idle = true;
 		vcpu_delay(v, S.prof->vmexit_ns);        /* the HLT exit */
-		if (v->resched_pending || v->pv_unhalted || v->mm_granted) {
+		if (v->resched_pending || v->pv_unhalted || t->granted ||
+		    gt_pick(v, NULL)) {
 			v->resched_pending = false;
 			v->pv_unhalted = false;
+			v->guest_idle = false;
 			continue;
 		}
 		S.idle_halts++;
@@ -192,15 +435,31 @@ static void mm_sleep(struct vcpu *v)
 			v->woken_at = 0;
 		}
 		v->resched_pending = false;
+		v->guest_idle = false;
 	}
-	v->guest_idle = false;
-	v->in_kernel = true;
+	t->state = GT_RUN;
+	gcur[v->id] = t;
+	gt_clock_start(t);
+}
+
+/* The current thread sleeps until mmap_sem was handed to it. */
+static void mm_sleep(struct vcpu *v)
+{
+	struct gthread *t = gt_self(v);
+	sim_time_t t0 = S.now;
+	S.mm_waits++;
+	S.mm_write_waits += t->write;
+	v->in_kernel = false;
+	if (!t->granted)
+		t->state = GT_SLEEP;
+	gt_schedule(t);
+	t->v->in_kernel = true;
 	S.mm_wait_ns += S.now - t0;
 }
 
-/* Reschedule IPI from the current vCPU to t (ttwu of a thread whose vCPU
- * idles): an x2APIC ICR write (a VM exit) for the sender; a halted target
- * goes through the host's wake path with the profile's IPI latency. */
+/* Reschedule IPI from the current vCPU to t: an x2APIC ICR write (a VM
+ * exit) for the sender; a halted target goes through the host's wake
+ * path with the profile's IPI latency. */
 static void mm_resched_ipi(struct vcpu *v, struct vcpu *t)
 {
 	vcpu_delay(v, S.prof->vmexit_ns);
@@ -213,6 +472,45 @@ static void mm_resched_ipi(struct vcpu *v, struct vcpu *t)
 	vcpu_kick_wake(t);
 }
 
+/* try_to_wake_up() of thread x (granted mmap_sem) by the current vCPU v:
+ * place it (sleeper credit), decide wake-up preemption, and IPI its vCPU
+ * if that idles or must preempt (a local wake-up needs no IPI). */
+static void mm_wake_thread(struct vcpu *v, struct gthread *x)
+{
+	struct vcpu *u = x->v;
+	struct gthread *c = gcur[u->id];
+	if (x->state == GT_RUN)
+		return;                    /* not asleep yet: it sees `granted` */
+	bool idle = c->state != GT_RUN;
+	if (!idle && x != c) {
+		/* select_task_rq_fair() -> select_idle_sibling(): its vCPU is
+		 * busy, so the thread goes to an idle vCPU of the VM if there
+		 * is one (the guest taken as one LLC domain), searched from
+		 * its own onwards */
+		struct vm *vm = &S.vms[u->vm];
+		for (int j = 1; j < vm->n; j++) {
+			struct vcpu *w = &S.vcpus[vm->first + (u->idx + j) % vm->n];
+			if (w->sched != VS_DONE && !vcpu_quota_done(w) &&
+			    gcur[w->id]->state != GT_RUN) {
+				x->v = u = w;
+				c = gcur[u->id];
+				idle = true;
+				S.gt_migrations++;
+				break;
+			}
+		}
+	}
+	int64_t cvr = gt_vr(c);
+	int64_t floor = cvr - (int64_t)us_to_ns(sim_mm_model.glatency_us) / 2;
+	if (x->vr < floor)
+		x->vr = floor;
+	bool preempt = !idle && cvr - x->vr > (int64_t)us_to_ns(sim_mm_model.gwakeup_gran_us);
+	if (preempt)
+		u->need_resched = true;
+	if (u != v && (idle || preempt))
+		mm_resched_ipi(v, u);
+}
+
 /* Under wait_lock: hand mmap_sem to the head of the queue (a writer, or
  * every reader up to the next writer) if it is free.  Returns how many
  * were granted; their slots are in `out`. */
@@ -222,15 +520,15 @@ static int mm_grant(struct vcpu *v, struct sim_mm *mm, int nv, int *out)
 	uint32_t c = pvspin_plat_load32(&mm->count, PVSPIN_ACQUIRE);
 	if (!mm->qlen || (c & MM_WRITER) || (c & MM_READERS))
 		return 0;
-	struct vcpu *h = &S.vcpus[mm->q[mm->qhead]];
-	if (h->mm_write) {
-		out[k++] = h->id;
+	struct gthread *h = &gts[mm->q[mm->qhead]];
+	if (h->write) {
+		out[k++] = h->g;
 		mm->qhead = (mm->qhead + 1) % nv;
 		mm->qlen--;
 		pvspin_plat_fetch_or32(&mm->count, MM_WRITER, PVSPIN_ACQUIRE);
-		mm->owner = h->id;
+		mm->owner = h->g;
 	} else {
-		while (mm->qlen && !S.vcpus[mm->q[mm->qhead]].mm_write) {
+		while (mm->qlen && !gts[mm->q[mm->qhead]].write) {
 			out[k++] = mm->q[mm->qhead];
 			mm->qhead = (mm->qhead + 1) % nv;
 			mm->qlen--;
@@ -239,25 +537,27 @@ static int mm_grant(struct vcpu *v, struct sim_mm *mm, int nv, int *out)
 	}
 	if (!mm->qlen)
 		pvspin_plat_fetch_and32(&mm->count, ~MM_WAITERS, PVSPIN_RELEASE);
-	for (int i = 0; i < k; i++)
-		S.vcpus[out[i]].mm_granted = true;
+	for (int i = 0; i < k; i++) {
+		struct gthread *x = &gts[out[i]];
+		x->granted = true;
+		if (x->state == GT_SLEEP)
+			x->state = GT_READY;
+	}
 	vcpu_compute(v, us_to_ns(sim_mm_model.wake_us * k));
 	return k;
 }
 
 /* The releaser's slow path: grant under wait_lock, wake after it. */
-static void mm_wake(struct vcpu *v, bool clear_writer)
+static void mm_wake(struct vcpu *v)
 {
 	struct vm *vm = &S.vms[v->vm];
 	struct sim_mm *mm = vm->mm;
-	int out[PVSPIN_MAX_CPUS];
+	int *out = gt_wbuf(v);
 	mm_spin_lock_irq(v, 0);
-	if (clear_writer)
-		pvspin_plat_fetch_and32(&mm->count, ~MM_WRITER, PVSPIN_RELEASE);
-	int k = mm_grant(v, mm, vm->n, out);
+	int k = mm_grant(v, mm, vm->n * tpv, out);
 	mm_spin_unlock_irq(v, 0);
 	for (int i = 0; i < k; i++)
-		mm_resched_ipi(v, &S.vcpus[out[i]]);
+		mm_wake_thread(v, &gts[out[i]]);
 }
 
 static bool mm_pred_no_writer(uint32_t x, uint32_t arg)
@@ -266,22 +566,28 @@ static bool mm_pred_no_writer(uint32_t x, uint32_t arg)
 	return !(x & MM_WRITER);
 }
 
-/* The fast path: one cmpxchg when the rwsem is free for us and nobody
- * queues.  Returns whether we got it; *c is the count seen. */
+/* The fast paths.  down_write: one cmpxchg 0 -> WRITER.  down_read: one
+ * fetch-add of a reader (x86's xadd rwsem; rwsem_read_trylock() in
+ * kernel/locking/rwsem.c v5.3+), backed out at once when a writer holds
+ * it or waiters queue (RWSEM_READ_FAILED_MASK): no retry loop, so 80
+ * readers cost one RMW each on the count's line, not a cmpxchg storm.  A
+ * reader that backed out always goes on to the slow path, whose grant
+ * under wait_lock wakes the queue if its back-out left the rwsem free.
+ * Returns whether we got it; *c is the count seen. */
 static bool mm_trydown(struct vcpu *v, struct sim_mm *mm, bool write, uint32_t *c)
 {
 	if (write) {
 		*c = 0;
 		if (pvspin_plat_cmpxchg32(&mm->count, c, MM_WRITER, PVSPIN_ACQUIRE)) {
-			mm->owner = v->id;
+			mm->owner = gt_self(v)->g;
 			return true;
 		}
 		return false;
 	}
-	*c = pvspin_plat_load32(&mm->count, PVSPIN_RELAXED);
-	while (!(*c & (MM_WRITER | MM_WAITERS)))
-		if (pvspin_plat_cmpxchg32(&mm->count, c, *c + 1, PVSPIN_ACQUIRE))
-			return true;
+	*c = pvspin_plat_fetch_add32(&mm->count, 1, PVSPIN_ACQUIRE);
+	if (!(*c & (MM_WRITER | MM_WAITERS)))
+		return true;
+	pvspin_plat_fetch_add32(&mm->count, (uint32_t)-1, PVSPIN_RELEASE);
 	return false;
 }
 
@@ -296,9 +602,13 @@ static bool mm_spin_on_owner(struct vcpu *v, struct sim_mm *mm, bool write)
 		if (mm_trydown(v, mm, write, &c))
 			return true;
 		int o = mm->owner;
-		if ((c & MM_WAITERS) || !(c & MM_WRITER) || o < 0 ||
-		    (S.vcpus[o].sched != VS_RUNNING && S.vcpus[o].sched != VS_READY) ||
-		    pvspin_plat_vcpu_is_preempted(o))
+		if ((c & MM_WAITERS) || !(c & MM_WRITER) || o < 0)
+			return false;
+		/* owner->on_cpu: current on its vCPU, which is not preempted */
+		struct vcpu *ov = gts[o].v;
+		if (gts[o].state != GT_RUN || gcur[ov->id] != &gts[o] ||
+		    (ov->sched != VS_RUNNING && ov->sched != VS_READY) ||
+		    pvspin_plat_vcpu_is_preempted(ov->id))
 			return false;
 		/* re-check the owner every 16 PAUSEs, as the kernel's loop
 		 * re-reads sem->owner */
@@ -324,7 +634,7 @@ static void mm_down(struct vcpu *v, bool write)
 		uint32_t nc = free_for_us ? (write ? MM_WRITER : c + 1) : (c | MM_WAITERS);
 		if (pvspin_plat_cmpxchg32(&mm->count, &c, nc, PVSPIN_ACQ_REL)) {
 			if (free_for_us && write)
-				mm->owner = v->id;
+				mm->owner = gt_self(v)->g;
 			if (free_for_us) {
 				mm_spin_unlock_irq(v, 0);
 				return;
@@ -332,46 +642,53 @@ static void mm_down(struct vcpu *v, bool write)
 			break;
 		}
 	}
-	v->mm_granted = false;
-	v->mm_write = write;
-	mm->q[(mm->qhead + mm->qlen) % vm->n] = v->id;
+	struct gthread *self = gt_self(v);
+	self->granted = false;
+	self->write = write;
+	mm->q[(mm->qhead + mm->qlen) % (vm->n * tpv)] = self->g;
 	mm->qlen++;
 	/* the lock may have been released before WAITERS was set: the
 	 * releaser then took its fast path, so grant here */
-	int out[PVSPIN_MAX_CPUS];
-	int k = mm_grant(v, mm, vm->n, out);
+	int *out = gt_wbuf(v);
+	int k = mm_grant(v, mm, vm->n * tpv, out);
 	mm_spin_unlock_irq(v, 0);
 	for (int i = 0; i < k; i++)
-		if (out[i] != v->id)
-			mm_resched_ipi(v, &S.vcpus[out[i]]);
+		if (out[i] != self->g)
+			mm_wake_thread(v, &gts[out[i]]);
 	mm_sleep(v);
-	v->mm_granted = false;
+	self->granted = false;
 }
 
 static void mm_up(struct vcpu *v, bool write)
 {
 	struct sim_mm *mm = S.vms[v->vm].mm;
 	if (write) {
-		uint32_t c = MM_WRITER;
+		/* up_write(): clear WRITER with one RMW, wake if waiters
+		 * queue (a reader's transient fetch-add does not force the
+		 * slow path) */
 		mm->owner = -1;
-		if (!pvspin_plat_cmpxchg32(&mm->count, &c, 0, PVSPIN_RELEASE))
-			mm_wake(v, true);
+		uint32_t old = pvspin_plat_fetch_and32(&mm->count, ~MM_WRITER, PVSPIN_RELEASE);
+		if (old & MM_WAITERS)
+			mm_wake(v);
 		return;
 	}
 	uint32_t old = pvspin_plat_fetch_add32(&mm->count, (uint32_t)-1, PVSPIN_RELEASE);
 	if ((old & MM_READERS) == 1 && (old & MM_WAITERS))
-		mm_wake(v, false);
+		mm_wake(v);
 }
 
 /* mmap_sem around a page fault (read) or a brk (write): the vCPU is in
  * the kernel (PLE's kernel mode) from the down until after the up; a
  * write hold's time goes into mm_write_held_ns. */
-static void mm_kernel_down(struct vcpu *v, bool write)
+static struct vcpu *mm_kernel_down(struct vcpu *v, bool write)
 {
+	struct gthread *t = gt_self(v);
 	v->in_kernel = true;
 	mm_down(v, write);
+	v = t->v;                 /* a wake-up may have moved the thread */
 	if (write)
 		S.vms[v->vm].mm->write_since = S.now;
+	return v;
 }
 
 static void mm_kernel_up(struct vcpu *v, bool write)
@@ -391,48 +708,72 @@ static void mm_zone_bulk(struct vcpu *v)
 	mm_spin_unlock_irq(v, li);
 }
 
-/* One ebizzy -M record per iteration (see the model's text). */
-void vcpu_mm_main(struct vcpu *v)
+/* Thread t has done its part of the vCPU's fixed work: the vCPU runs its
+ * other threads; the last one to finish finishes the vCPU. */
+static void gt_exit(struct gthread *t)
 {
+	t->state = GT_DONE;
+	t->granted = false;
+	for (;;)
+		gt_schedule(t);   /* never returns: t is never granted again */
+}
+
+/* One ebizzy -M record per iteration (see the model's text), thread t. */
+static void mm_thread_main(struct gthread *t)
+{
+	struct vcpu *v = t->v;
 	const struct sim_config *c = S.cfg;
 	const struct sim_mm_model *m = &sim_mm_model;
-	/* pcp pages left on this vCPU's lists before a refill / a drain */
+	/* pcp pages left on the lists before a refill / a drain */
 	int pcp_alloc = (int)gsl_rng_uniform_int(v->rng, (unsigned long)m->pcp_batch);
 	int pcp_free = (int)gsl_rng_uniform_int(v->rng, (unsigned long)m->pcp_batch);
 	sim_time_t memcpy_ns = us_to_ns(c->ncs_us / 2 / m->faults);
 
+	/* mm_madvise: the thread's own glibc arena (arena_get2() gives each
+	 * new thread a new arena up to 8 x cores): free() of the chunk at the
+	 * heap's top trims it every time (top > M_TRIM_THRESHOLD, 128 KiB,
+	 * fixed once ebizzy -M set M_MMAP_MAX = 0) with shrink_heap() =
+	 * madvise(MADV_DONTNEED), which takes mmap_sem for read
+	 * (madvise_need_mmap_write()), zaps the pages and flushes the TLBs
+	 * while holding it; the next malloc grows the heap inside its
+	 * mprotect'ed size, no syscall (grow_heap()).  No writer at all. */
+	bool madv = c->mm_madvise;
+	int every = madv ? 1 : m->trim_every;
 	/* which record trims: a random phase per thread */
-	int trim = (int)gsl_rng_uniform_int(v->rng, (unsigned long)m->trim_every);
+	int trim = (int)gsl_rng_uniform_int(v->rng, (unsigned long)every);
 	for (;;) {
 		if (vcpu_quota_done(v))
 			break;
-		if (++trim < m->trim_every) {
+		if (++trim < every) {
 			/* the chunk is reused from the heap: mapped already */
-			vcpu_compute(v, memcpy_ns * (sim_time_t)m->faults);
-			vcpu_compute(v, us_to_ns(draw_us(v->rng, c->ncs_dist, c->ncs_us / 2)));
+			v = mm_user(t, memcpy_ns * (sim_time_t)m->faults);
+			v = mm_user(t, us_to_ns(draw_us(v->rng, c->ncs_dist, c->ncs_us / 2)));
 			vcpu_op_done(v);
 			continue;
 		}
 		trim = 0;
-		/* malloc: brk grow */
-		mm_kernel_down(v, true);
-		vcpu_compute(v, us_to_ns(m->brk_grow_us));
-		mm_kernel_up(v, true);
+		if (!madv) {
+			/* malloc: brk grow */
+			v = mm_kernel_down(v, true);
+			vcpu_compute(v, us_to_ns(m->brk_grow_us));
+			mm_kernel_up(v, true);
+			v = gt_preempt_point(t);
+		}
 		/* memcpy: half the user time, one page fault per 4 KiB */
 		for (int f = 0; f < m->faults; f++) {
-			mm_kernel_down(v, false);
+			v = mm_kernel_down(v, false);
 			if (pcp_alloc-- <= 0) {
 				pcp_alloc = m->pcp_batch - 1;
 				mm_zone_bulk(v);
 			}
 			vcpu_compute(v, us_to_ns(draw_us(v->rng, c->cs_dist, c->cs_us)));
 			mm_kernel_up(v, false);
-			vcpu_compute(v, memcpy_ns);
+			v = mm_user(t, memcpy_ns);
 		}
 		/* search: the other half, drawn */
-		vcpu_compute(v, us_to_ns(draw_us(v->rng, c->ncs_dist, c->ncs_us / 2)));
-		/* free: heap trim = brk shrink, unmap, shootdown */
-		mm_kernel_down(v, true);
+		v = mm_user(t, us_to_ns(draw_us(v->rng, c->ncs_dist, c->ncs_us / 2)));
+		/* free: heap trim = brk shrink (or madvise), unmap, shootdown */
+		v = mm_kernel_down(v, !madv);
 		vcpu_compute(v, us_to_ns(m->unmap_us));
 		for (int f = 0; f < m->faults; f++)
 			if (pcp_free-- <= 0) {
@@ -440,9 +781,49 @@ void vcpu_mm_main(struct vcpu *v)
 				mm_zone_bulk(v);
 			}
 		tlb_shootdown(v);
-		mm_kernel_up(v, true);
+		mm_kernel_up(v, !madv);
 		vcpu_op_done(v);
+		v = gt_preempt_point(t);
 	}
-	tlb_ack_self(v);          /* the exiting thread still takes its IPI */
-	vcpu_finish(v);
+	gt_exit(t);
+}
+
+/* The coroutine entry of a vCPU's threads other than thread 0. */
+static void gt_entry(int g)
+{
+	vcpu_compute(gts[g].v, us_to_ns(sim_mm_model.gswitch_us));
+	mm_thread_main(&gts[g]);
+}
+
+/* The coroutine of vCPU v: its thread 0 (the first vCPU to run sets the
+ * threads of every vCPU up). */
+void vcpu_mm_main(struct vcpu *v)
+{
+	if (!gts)
+		gt_setup();
+	struct gthread *t = &gts[v->id * tpv];
+	gt_clock_start(t);
+	mm_thread_main(t);
+	for (;;)                  /* not reached: gt_exit() finishes the vCPU */
+		vcpu_finish(v);
+}
+
+/* Sampling (sim_check.c): the write owner not running (its vCPU off a
+ * pCPU, or the thread not current on it), and granted threads not yet
+ * running. */
+void mm_sample(sim_time_t period)
+{
+	if (!gts)
+		return;
+	for (int i = 0; i < S.cfg->vms; i++) {
+		int o = S.vms[i].mm->owner;
+		if (o >= 0 && (gts[o].v->sched != VS_RUNNING || gcur[gts[o].v->id] != &gts[o]))
+			S.mm_owner_off_ns += period;
+	}
+	for (int i = 0; i < S.nv * tpv; i++) {
+		struct gthread *t = &gts[i];
+		if (t->granted && (t->state == GT_READY || t->state == GT_SLEEP ||
+				   t->v->sched != VS_RUNNING))
+			S.mm_granted_off_ns += period;
+	}
 }

@@ -101,8 +101,7 @@ struct vcpu {
 	bool in_kernel;              /* in a fault / brk (PLE: kernel mode) */
 	bool guest_idle;             /* asleep on mmap_sem: idle loop, lazy TLB */
 	bool resched_pending;        /* a reschedule IPI not yet taken */
-	bool mm_granted;             /* mmap_sem handed to it while asleep */
-	bool mm_write;               /* queued on mmap_sem for write */
+	bool need_resched;           /* its guest scheduler must switch threads */
 	bool steal_preempted;        /* steal-time preempted flag (set by KVM
 					only on an involuntary sched-out) */
 	bool tlb_pending;            /* a shootdown IPI it has not acked */
@@ -285,6 +284,9 @@ struct sim {
 						on a pCPU */
 	sim_time_t mm_granted_off_ns;        /* sampled, per vCPU: granted
 						mmap_sem, not yet running it */
+	uint64_t gt_switches, gt_preempts;   /* guest thread switches; of them
+						preemptions (wake-up or period) */
+	uint64_t gt_migrations;              /* woken threads placed on an idle vCPU */
 	uint64_t lock_preempts;              /* a spinlock waiter or holder
 						preempted (then back on a pCPU) */
 	sim_time_t lock_preempt_ns, lock_preempt_max_ns; /* ... for how long */
@@ -390,6 +392,11 @@ void vcpu_op_done(struct vcpu *v);
 void vcpu_entry(int id);
 /** The ebizzy-mm workload of v (sim_guest_mm.c). Never returns. */
 void vcpu_mm_main(struct vcpu *v) __attribute__((noreturn));
+/** ebizzy-mm: guest threads per vCPU of the run (the `threads` key or the
+ *  model's); free them at the end of a run; sample the rwsem evidence. */
+int mm_threads_per_vcpu(void);
+void mm_threads_free(void);
+void mm_sample(sim_time_t period);
 /** EV_TLB_ACK: the shootdown IPI reaches u (sim_guest_mm.c). */
 void tlb_ack_event(struct vcpu *u);
 

@@ -287,6 +287,10 @@ json_t *results_json(double wall)
 		MMJ("mm_owner_off_ns", S.mm_owner_off_ns);
 		MMJ("mm_granted_off_ns", S.mm_granted_off_ns);
 		MMJ("resched_ipis", S.resched_ipis);
+		MMJ("threads_per_vcpu", mm_threads_per_vcpu());
+		MMJ("thread_switches", S.gt_switches);
+		MMJ("thread_preempts", S.gt_preempts);
+		MMJ("thread_migrations", S.gt_migrations);
 		MMJ("tlb_shootdowns", S.tlb_shootdowns);
 		MMJ("tlb_ipis", S.tlb_ipis);
 		MMJ("tlb_skip_idle", S.tlb_skip_idle);

@@ -170,4 +170,23 @@ const struct sim_mm_model sim_mm_model = {
 	 * adjustment) ~0.2 us; mark_wake ~0.1 us per woken waiter. */
 	.enqueue_us = 0.2,
 	.wake_us = 0.1,
+	/* ebizzy.c: "-t <num> Number of threads (2 * number cpus by
+	 * default)" (threads = 2 * sysconf(_SC_NPROCESSORS_ONLN)); the seed
+	 * runs `ebizzy -M` without -t, so 160 threads on 80 vCPUs.  The
+	 * guest scheduler runs a vCPU's other thread while one sleeps on
+	 * mmap_sem instead of idling the vCPU. */
+	.threads = 2,
+	/* a thread switch inside the guest (no VM exit with EPT: the CR3
+	 * write does not exit): lmbench lat_ctx, ~1.5 us on Skylake */
+	.gswitch_us = 1.5,
+	/* guest CFS on 80 vCPUs (kernel/sched/fair.c, v5.x): sched_latency
+	 * 6 ms and wakeup_granularity 1 ms, both scaled by 1 + ilog2(min(
+	 * ncpus, 8)) = 4 (SCHED_TUNABLESCALING_LOG) */
+	.glatency_us = 24000.0,
+	.gwakeup_gran_us = 4000.0,
+	/* user time (memcpy, search) runs in chunks of this: an interrupt
+	 * that preempts the thread (a reschedule IPI) is taken at the next
+	 * chunk boundary, not in the middle of the chunk (model granularity,
+	 * not a kernel number) */
+	.guser_chunk_us = 20.0,
 };

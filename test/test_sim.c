@@ -641,6 +641,83 @@ static json_int_t mm_counter(json_t *root, const char *name)
  * a target that has IRQs off (waits for or holds an IRQ-safe spinlock):
  * such acks exist, each took at least the handler's time, and the
  * sender waited.  Without steal_time no preempted target is skipped. */
+/* ebizzy-mm's guest threads (sim_guest_mm.c; ebizzy starts 2 x CPUs
+ * threads): with one thread per vCPU every sleep on mmap_sem idles the
+ * vCPU; with two, a vCPU runs its other thread while one sleeps, so a
+ * clear share of the sleeps idles nothing, woken threads move to idle
+ * vCPUs, and a fixed-work run still finishes on every vCPU. */
+static void test_ebizzy_mm_guest_threads(void **state)
+{
+	(void)state;
+	struct sim_config c;
+	struct sim_result r;
+	sim_config_defaults(&c);
+	set_all(&c, "vcpus=16 pcpus=16 nodes=2 lock=pvqspinlock workload=ebizzy-mm "
+	            "seconds=0.02 threads=1");
+	assert_int_equal(sim_run(&c, &r), 0);
+	json_int_t waits1 = mm_counter(r.json, "mm_waits");
+	json_int_t idle1 = mm_counter(r.json, "idle_halts");
+	assert_int_equal(mm_counter(r.json, "thread_switches"), 0);
+	assert_int_equal(mm_counter(r.json, "threads_per_vcpu"), 1);
+	result_free(&r);
+
+	set(&c, "threads", "2");
+	free(assert_deterministic(&c));
+	assert_int_equal(sim_run(&c, &r), 0);
+	json_int_t waits2 = mm_counter(r.json, "mm_waits");
+	json_int_t idle2 = mm_counter(r.json, "idle_halts");
+	json_int_t sw = mm_counter(r.json, "thread_switches");
+	json_int_t mig = mm_counter(r.json, "thread_migrations");
+	print_message("ebizzy-mm threads=1: %lld sleeps, %lld idle halts; threads=2: %lld "
+		      "sleeps, %lld idle halts, %lld switches, %lld migrations\n",
+		      (long long)waits1, (long long)idle1, (long long)waits2, (long long)idle2,
+		      (long long)sw, (long long)mig);
+	assert_int_equal(mm_counter(r.json, "threads_per_vcpu"), 2);
+	assert_true(waits1 > 100 && waits2 > 100);
+	/* one thread: a sleep idles the vCPU unless a wake-up is already
+	 * pending; two: at least a tenth of the sleeps are covered */
+	assert_true(idle1 * 100 >= waits1 * 95);
+	assert_true(idle2 * 10 <= waits2 * 9);
+	assert_true(sw > 0 && mig > 0);
+	result_free(&r);
+
+	/* fixed work: every vCPU finishes (its threads exit one by one) */
+	set_all(&c, "work=20 seconds=1");
+	assert_int_equal(sim_run(&c, &r), 0);
+	json_t *vms = json_object_get(r.json, "vms");
+	assert_true(json_is_number(json_object_get(json_array_get(vms, 0), "completion_s")));
+	result_free(&r);
+	/* mm_madvise: no writer, so nobody sleeps and every shootdown goes
+	 * to (nearly) every other vCPU; overcommitted without PV TLB flush
+	 * every vCPU may be spinning in a shootdown at once, which is not a
+	 * deadlock (the acks are on their way) */
+	set_all(&c, "work=0 seconds=0.01 mm_madvise=1");
+	assert_int_equal(sim_run(&c, &r), 0);
+	json_int_t md_shoot = mm_counter(r.json, "tlb_shootdowns");
+	assert_int_equal(mm_counter(r.json, "mm_waits"), 0);
+	assert_true(md_shoot > 0 && mm_counter(r.json, "tlb_ipis") * 10 >= md_shoot * 15 * 8);
+	result_free(&r);
+	set_all(&c, "vms=2 pcpus=8 steal_time=0");
+	assert_int_equal(sim_run(&c, &r), 0);
+	assert_true(mm_counter(r.json, "tlb_wait_ns") > 0);
+	result_free(&r);
+	/* the size where it happens: 2 x 80 vCPUs, seed 1, at 15.6 ms every
+	 * vCPU spins in a shootdown (the check reported a deadlock) */
+	set_all(&c, "vcpus=80 pcpus=80 seconds=0.016 seed=1");
+	assert_int_equal(sim_run(&c, &r), 0);
+	assert_int_equal(r.stop, SIM_STOP_END);
+	result_free(&r);
+	set_all(&c, "vcpus=16 pcpus=8 seconds=0.01");
+	set(&c, "mm_madvise", "0");
+	set(&c, "steal_time", "1");
+	for (int k = PVSPIN_KIND_QSPINLOCK; k <= PVSPIN_KIND_TICKET; k++) {
+		set_all(&c, "vms=2 vcpus=8 pcpus=8 work=0 seconds=0.01");
+		set(&c, "lock", pvspin_kind_name((pvspin_kind_t)k));
+		assert_int_equal(sim_run(&c, &r), 0);
+		result_free(&r);
+	}
+}
+
 static void test_ebizzy_mm(void **state)
 {
 	(void)state;
@@ -1111,6 +1188,7 @@ int main(void)
 		cmocka_unit_test(test_ini_indented_line),
 		cmocka_unit_test(test_ini_comments),
 		cmocka_unit_test(test_ebizzy_mm),
+		cmocka_unit_test(test_ebizzy_mm_guest_threads),
 		cmocka_unit_test(test_seeds_summary),
 		cmocka_unit_test(test_seeds_runs),
 		cmocka_unit_test(test_park_fifo),
