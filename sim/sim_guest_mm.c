@@ -6,7 +6,7 @@
 #define _GNU_SOURCE
 #include <sys/mman.h>
 
-#include "sim_internal.h"
+#include "sim_guest_sched.h"
 
 /* ---- ebizzy-mm: mmap_sem, page faults, TLB shootdown, guest idle ---------
  *
@@ -52,194 +52,6 @@
  *    under mmap_sem for read, every record; see mm_thread_main()).
  */
 
-enum { GT_RUN, GT_READY, GT_SLEEP, GT_DONE };
-
-/** One guest thread of ebizzy -M: its coroutine (thread 0 of a vCPU runs
- *  on the vCPU's own stack), guest-scheduler and rwsem-waiter state. */
-struct gthread {
-	ucontext_t ctx;
-	void *stack;            /* NULL for thread 0 (the vCPU's stack) */
-	struct vcpu *v;         /* the vCPU it is on (a wake-up or an idle
-				   vCPU's pull may move it) */
-	int g;                  /* first vCPU slot * threads + k: mm->q,
-				   mm->owner */
-	int state;              /* GT_* */
-	bool granted, write;    /* mmap_sem handed to it; queued for write */
-	bool on;                /* its vruntime clock runs (current, awake) */
-	int64_t vr;             /* guest CFS vruntime, ns */
-	sim_time_t since;       /* when its clock started */
-};
-
-static struct gthread *gts;     /* S.nv * tpv threads */
-static struct gthread **gcur;   /* per vCPU slot: the thread it runs */
-static int tpv;                 /* threads per vCPU of the run */
-static int *wbuf;               /* per vCPU: the threads its grant woke */
-
-int mm_threads_per_vcpu(void)
-{
-	return S.cfg->threads > 0 ? S.cfg->threads : sim_mm_model.threads;
-}
-
-static void gt_entry(int g);
-static void tlb_ack_self(struct vcpu *v);
-
-static void gt_setup(void)
-{
-	tpv = mm_threads_per_vcpu();
-	gts = xcalloc((size_t)S.nv * (size_t)tpv, sizeof(*gts));
-	gcur = xcalloc((size_t)S.nv, sizeof(*gcur));
-	wbuf = xcalloc((size_t)S.nv * (size_t)S.cfg->vcpus * (size_t)tpv, sizeof(int));
-	for (int i = 0; i < S.nv * tpv; i++) {
-		struct gthread *t = &gts[i];
-		t->v = &S.vcpus[i / tpv];
-		t->g = i;
-		t->state = GT_READY;
-		if (i % tpv == 0) {
-			/* thread 0 runs on its vCPU's coroutine from the start */
-			t->state = GT_RUN;
-			gcur[i / tpv] = t;
-			continue;
-		}
-		t->stack = mmap(NULL, SIM_STACK_SIZE, PROT_READ | PROT_WRITE,
-				MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-		if (t->stack == MAP_FAILED)
-			oom();
-		getcontext(&t->ctx);
-		t->ctx.uc_stack.ss_sp = t->stack;
-		t->ctx.uc_stack.ss_size = SIM_STACK_SIZE;
-		t->ctx.uc_link = &S.main_ctx;
-		makecontext(&t->ctx, (void (*)(void))gt_entry, 1, i);
-	}
-}
-
-void mm_threads_free(void)
-{
-	if (gts)
-		for (int i = 0; i < S.nv * tpv; i++)
-			if (gts[i].stack)
-				munmap(gts[i].stack, SIM_STACK_SIZE);
-	free(gts);
-	free(gcur);
-	free(wbuf);
-	gts = NULL;
-	gcur = NULL;
-	wbuf = NULL;
-}
-
-static int *gt_wbuf(const struct vcpu *v)
-{
-	return wbuf + (size_t)v->id * (size_t)S.cfg->vcpus * (size_t)tpv;
-}
-
-static struct gthread *gt_self(const struct vcpu *v)
-{
-	return gcur[v->id];
-}
-
-static void gt_clock_stop(struct gthread *t)
-{
-	if (t->on)
-		t->vr += (int64_t)(S.now - t->since);
-	t->on = false;
-}
-
-static void gt_clock_start(struct gthread *t)
-{
-	if (!t->on)
-		t->since = S.now;
-	t->on = true;
-}
-
-static int64_t gt_vr(const struct gthread *t)
-{
-	return t->on ? t->vr + (int64_t)(S.now - t->since) : t->vr;
-}
-
-/* The READY thread of v with the least vruntime (pick_next_entity), or
- * NULL; *nready counts them. */
-static struct gthread *gt_pick(const struct vcpu *v, int *nready)
-{
-	struct gthread *best = NULL;
-	int n = 0;
-	for (int i = 0; i < S.nv * tpv; i++) {
-		struct gthread *t = &gts[i];
-		if (t->v != v || t->state != GT_READY)
-			continue;
-		n++;
-		if (!best || t->vr < best->vr)
-			best = t;
-	}
-	if (nready)
-		*nready = n;
-	return best;
-}
-
-/* Whether every thread on v is done. */
-static bool gt_all_done(const struct vcpu *v)
-{
-	for (int i = 0; i < S.nv * tpv; i++)
-		if (gts[i].v == v && gts[i].state != GT_DONE)
-			return false;
-	return true;
-}
-
-/* newidle_balance() (kernel/sched/fair.c): a vCPU about to idle pulls a
- * READY thread waiting on another vCPU of the VM, searched from its own
- * onwards (the guest taken as one LLC domain; no migration-cost check).
- * Never the thread whose stack a vCPU is still on (its current one). */
-static struct gthread *gt_steal(const struct vcpu *v)
-{
-	struct vm *vm = &S.vms[v->vm];
-	for (int j = 1; j < vm->n; j++) {
-		struct vcpu *w = &S.vcpus[vm->first + (v->idx + j) % vm->n];
-		struct gthread *r = gt_pick(w, NULL);
-		if (r && gcur[w->id] != r)
-			return r;
-	}
-	return NULL;
-}
-
-/* context_switch() inside the guest: `from` (its state already set) gives
- * the vCPU to `to`; returns when somebody switches back to `from`.  The
- * switch's cost is charged after the swap, by the thread that comes in
- * (gt_entry() for a new one): until from->ctx is saved nothing may yield,
- * or another vCPU could resume `from` (a woken thread moves) from a stale
- * context. */
-static void gt_switch(struct gthread *from, struct gthread *to)
-{
-	struct vcpu *v = from->v;
-	gt_clock_stop(from);
-	S.gt_switches++;
-	to->state = GT_RUN;
-	gcur[v->id] = to;
-	gt_clock_start(to);
-	swapcontext(&from->ctx, &to->ctx);
-	vcpu_compute(from->v, us_to_ns(sim_mm_model.gswitch_us));
-}
-
-/* A preemption point in user mode (IRQs on): switch to a READY thread if
- * a wake-up asked for it (need_resched) or t ran its share of the guest
- * period (check_preempt_tick: sched_latency / nr_running). */
-static struct vcpu *gt_preempt_point(struct gthread *t)
-{
-	struct vcpu *v = t->v;
-	int n;
-	struct gthread *r = gt_pick(v, &n);
-	bool want = v->need_resched;
-	v->need_resched = false;
-	if (!r)
-		return v;
-	sim_time_t share = us_to_ns(sim_mm_model.glatency_us) / (sim_time_t)(n + 1);
-	if (!want && !(t->on && S.now - t->since >= share))
-		return v;
-	S.gt_preempts++;
-	t->state = GT_READY;
-	gt_switch(t, r);
-	v = t->v;                 /* an idle vCPU may have pulled t */
-	v->in_kernel = false;
-	return v;
-}
-
 /* User time (memcpy, search) of thread t, with preemption points;
  * returns t's vCPU (it may have moved: see gt_steal()). */
 static struct vcpu *mm_user(struct gthread *t, sim_time_t ns)
@@ -268,7 +80,7 @@ static void tlb_ack_done(struct vcpu *u)
 }
 
 /* The current vCPU (running, IRQs on) takes its pending shootdown IPI. */
-static void tlb_ack_self(struct vcpu *v)
+void tlb_ack_self(struct vcpu *v)
 {
 	struct sim_mm *mm = S.vms[v->vm].mm;
 	if (!v->tlb_pending)
@@ -391,57 +203,6 @@ static void mm_spin_unlock_irq(struct vcpu *v, int li)
 	tlb_ack_self(v);           /* a pending IPI is taken at IRQ enable */
 }
 
-/* schedule() of thread t that cannot run (asleep on mmap_sem, or done):
- * the vCPU runs its other READY threads; with none it idles (the idle
- * task, lazy TLB): HLT with IRQs on until a reschedule IPI (or any kick).
- * Returns once t was handed mmap_sem and runs again (never for GT_DONE). */
-static void gt_schedule(struct gthread *t)
-{
-	struct vcpu *v = t->v;
-	gt_clock_stop(t);
-	while (!t->granted) {
-		tlb_ack_self(v);
-		if (t->granted)
-			break;
-		if (t->state == GT_DONE && gt_all_done(v)) {
-			tlb_ack_self(v);  /* the exiting thread still takes its IPI */
-			vcpu_finish(v);
-		}
-		struct gthread *r = gt_pick(v, NULL);
-		if (!r && !vcpu_quota_done(v) && (r = gt_steal(v))) {
-			r->v = v;
-			S.gt_migrations++;
-		}
-		if (r) {
-			gt_switch(t, r);
-			v = t->v;         /* a wake-up may have moved t */
-			continue;
-		}
-		v->guest_idle = true;
-		vcpu_delay(v, S.prof->vmexit_ns);        /* the HLT exit */
-		if (v->resched_pending || v->pv_unhalted || t->granted ||
-		    gt_pick(v, NULL)) {
-			v->resched_pending = false;
-			v->pv_unhalted = false;
-			v->guest_idle = false;
-			continue;
-		}
-		S.idle_halts++;
-		v->halt_ptr = NULL;
-		vcpu_halt(v);
-		if (v->woken_at) {
-			S.mm_wakeups++;
-			S.mm_wakeup_ns += S.now - v->woken_at;
-			v->woken_at = 0;
-		}
-		v->resched_pending = false;
-		v->guest_idle = false;
-	}
-	t->state = GT_RUN;
-	gcur[v->id] = t;
-	gt_clock_start(t);
-}
-
 /* The current thread sleeps until mmap_sem was handed to it. */
 static void mm_sleep(struct vcpu *v)
 {
@@ -457,60 +218,6 @@ static void mm_sleep(struct vcpu *v)
 	S.mm_wait_ns += S.now - t0;
 }
 
-/* Reschedule IPI from the current vCPU to t: an x2APIC ICR write (a VM
- * exit) for the sender; a halted target goes through the host's wake
- * path with the profile's IPI latency. */
-static void mm_resched_ipi(struct vcpu *v, struct vcpu *t)
-{
-	vcpu_delay(v, S.prof->vmexit_ns);
-	S.resched_ipis++;
-	t->resched_pending = true;
-	if (t->act != VA_HALT || !t->guest_idle)
-		return;                    /* still on its way to the idle loop */
-	if (t->sched == VS_HALTED)
-		t->woken_at = S.now;
-	vcpu_kick_wake(t);
-}
-
-/* try_to_wake_up() of thread x (granted mmap_sem) by the current vCPU v:
- * place it (sleeper credit), decide wake-up preemption, and IPI its vCPU
- * if that idles or must preempt (a local wake-up needs no IPI). */
-static void mm_wake_thread(struct vcpu *v, struct gthread *x)
-{
-	struct vcpu *u = x->v;
-	struct gthread *c = gcur[u->id];
-	if (x->state == GT_RUN)
-		return;                    /* not asleep yet: it sees `granted` */
-	bool idle = c->state != GT_RUN;
-	if (!idle && x != c) {
-		/* select_task_rq_fair() -> select_idle_sibling(): its vCPU is
-		 * busy, so the thread goes to an idle vCPU of the VM if there
-		 * is one (the guest taken as one LLC domain), searched from
-		 * its own onwards */
-		struct vm *vm = &S.vms[u->vm];
-		for (int j = 1; j < vm->n; j++) {
-			struct vcpu *w = &S.vcpus[vm->first + (u->idx + j) % vm->n];
-			if (w->sched != VS_DONE && !vcpu_quota_done(w) &&
-			    gcur[w->id]->state != GT_RUN) {
-				x->v = u = w;
-				c = gcur[u->id];
-				idle = true;
-				S.gt_migrations++;
-				break;
-			}
-		}
-	}
-	int64_t cvr = gt_vr(c);
-	int64_t floor = cvr - (int64_t)us_to_ns(sim_mm_model.glatency_us) / 2;
-	if (x->vr < floor)
-		x->vr = floor;
-	bool preempt = !idle && cvr - x->vr > (int64_t)us_to_ns(sim_mm_model.gwakeup_gran_us);
-	if (preempt)
-		u->need_resched = true;
-	if (u != v && (idle || preempt))
-		mm_resched_ipi(v, u);
-}
-
 /* Under wait_lock: hand mmap_sem to the head of the queue (a writer, or
  * every reader up to the next writer) if it is free.  Returns how many
  * were granted; their slots are in `out`. */
@@ -520,7 +227,7 @@ static int mm_grant(struct vcpu *v, struct sim_mm *mm, int nv, int *out)
 	uint32_t c = pvspin_plat_load32(&mm->count, PVSPIN_ACQUIRE);
 	if (!mm->qlen || (c & MM_WRITER) || (c & MM_READERS))
 		return 0;
-	struct gthread *h = &gts[mm->q[mm->qhead]];
+	struct gthread *h = &gt_threads[mm->q[mm->qhead]];
 	if (h->write) {
 		out[k++] = h->g;
 		mm->qhead = (mm->qhead + 1) % nv;
@@ -528,7 +235,7 @@ static int mm_grant(struct vcpu *v, struct sim_mm *mm, int nv, int *out)
 		pvspin_plat_fetch_or32(&mm->count, MM_WRITER, PVSPIN_ACQUIRE);
 		mm->owner = h->g;
 	} else {
-		while (mm->qlen && !gts[mm->q[mm->qhead]].write) {
+		while (mm->qlen && !gt_threads[mm->q[mm->qhead]].write) {
 			out[k++] = mm->q[mm->qhead];
 			mm->qhead = (mm->qhead + 1) % nv;
 			mm->qlen--;
@@ -538,7 +245,7 @@ static int mm_grant(struct vcpu *v, struct sim_mm *mm, int nv, int *out)
 	if (!mm->qlen)
 		pvspin_plat_fetch_and32(&mm->count, ~MM_WAITERS, PVSPIN_RELEASE);
 	for (int i = 0; i < k; i++) {
-		struct gthread *x = &gts[out[i]];
+		struct gthread *x = &gt_threads[out[i]];
 		x->granted = true;
 		if (x->state == GT_SLEEP)
 			x->state = GT_READY;
@@ -554,10 +261,10 @@ static void mm_wake(struct vcpu *v)
 	struct sim_mm *mm = vm->mm;
 	int *out = gt_wbuf(v);
 	mm_spin_lock_irq(v, 0);
-	int k = mm_grant(v, mm, vm->n * tpv, out);
+	int k = mm_grant(v, mm, vm->n * gt_tpv, out);
 	mm_spin_unlock_irq(v, 0);
 	for (int i = 0; i < k; i++)
-		mm_wake_thread(v, &gts[out[i]]);
+		mm_wake_thread(v, &gt_threads[out[i]]);
 }
 
 static bool mm_pred_no_writer(uint32_t x, uint32_t arg)
@@ -605,8 +312,8 @@ static bool mm_spin_on_owner(struct vcpu *v, struct sim_mm *mm, bool write)
 		if ((c & MM_WAITERS) || !(c & MM_WRITER) || o < 0)
 			return false;
 		/* owner->on_cpu: current on its vCPU, which is not preempted */
-		struct vcpu *ov = gts[o].v;
-		if (gts[o].state != GT_RUN || gcur[ov->id] != &gts[o] ||
+		struct vcpu *ov = gt_threads[o].v;
+		if (gt_threads[o].state != GT_RUN || gt_current[ov->id] != &gt_threads[o] ||
 		    (ov->sched != VS_RUNNING && ov->sched != VS_READY) ||
 		    pvspin_plat_vcpu_is_preempted(ov->id))
 			return false;
@@ -645,16 +352,16 @@ static void mm_down(struct vcpu *v, bool write)
 	struct gthread *self = gt_self(v);
 	self->granted = false;
 	self->write = write;
-	mm->q[(mm->qhead + mm->qlen) % (vm->n * tpv)] = self->g;
+	mm->q[(mm->qhead + mm->qlen) % (vm->n * gt_tpv)] = self->g;
 	mm->qlen++;
 	/* the lock may have been released before WAITERS was set: the
 	 * releaser then took its fast path, so grant here */
 	int *out = gt_wbuf(v);
-	int k = mm_grant(v, mm, vm->n * tpv, out);
+	int k = mm_grant(v, mm, vm->n * gt_tpv, out);
 	mm_spin_unlock_irq(v, 0);
 	for (int i = 0; i < k; i++)
 		if (out[i] != self->g)
-			mm_wake_thread(v, &gts[out[i]]);
+			mm_wake_thread(v, &gt_threads[out[i]]);
 	mm_sleep(v);
 	self->granted = false;
 }
@@ -789,19 +496,19 @@ static void mm_thread_main(struct gthread *t)
 }
 
 /* The coroutine entry of a vCPU's threads other than thread 0. */
-static void gt_entry(int g)
+void gt_entry(int g)
 {
-	vcpu_compute(gts[g].v, us_to_ns(sim_mm_model.gswitch_us));
-	mm_thread_main(&gts[g]);
+	vcpu_compute(gt_threads[g].v, us_to_ns(sim_mm_model.gswitch_us));
+	mm_thread_main(&gt_threads[g]);
 }
 
 /* The coroutine of vCPU v: its thread 0 (the first vCPU to run sets the
  * threads of every vCPU up). */
 void vcpu_mm_main(struct vcpu *v)
 {
-	if (!gts)
+	if (!gt_threads)
 		gt_setup();
-	struct gthread *t = &gts[v->id * tpv];
+	struct gthread *t = &gt_threads[v->id * gt_tpv];
 	gt_clock_start(t);
 	mm_thread_main(t);
 	for (;;)                  /* not reached: gt_exit() finishes the vCPU */
@@ -813,15 +520,15 @@ void vcpu_mm_main(struct vcpu *v)
  * running. */
 void mm_sample(sim_time_t period)
 {
-	if (!gts)
+	if (!gt_threads)
 		return;
 	for (int i = 0; i < S.cfg->vms; i++) {
 		int o = S.vms[i].mm->owner;
-		if (o >= 0 && (gts[o].v->sched != VS_RUNNING || gcur[gts[o].v->id] != &gts[o]))
+		if (o >= 0 && (gt_threads[o].v->sched != VS_RUNNING || gt_current[gt_threads[o].v->id] != &gt_threads[o]))
 			S.mm_owner_off_ns += period;
 	}
-	for (int i = 0; i < S.nv * tpv; i++) {
-		struct gthread *t = &gts[i];
+	for (int i = 0; i < S.nv * gt_tpv; i++) {
+		struct gthread *t = &gt_threads[i];
 		if (t->granted && (t->state == GT_READY || t->state == GT_SLEEP ||
 				   t->v->sched != VS_RUNNING))
 			S.mm_granted_off_ns += period;
