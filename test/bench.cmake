@@ -96,7 +96,8 @@ set_tests_properties(bench_sigpipe_keeps_json PROPERTIES LABELS sanitize
   PASS_REGULAR_EXPRESSION "sigpipe-json-ok")
 
 # --hog N: the header says so, the JSON records it, and no hog outlives
-# the run.  SIGINT mid-run: the run stops after the cell in progress, the
+# the run; the footer compares the default kind (PVSPIN_LOCK if set) with
+# the best other lock.  SIGINT mid-run: the run stops after the cell in progress, the
 # thread counts that completed are in the table and the JSON
 # ("interrupted": true), no hog is left, and the process ends by the
 # signal (exit status 130 in the shell).
@@ -105,7 +106,11 @@ file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/bench_hog_sigint.sh
 bad() { printf 'FAIL: %s\\n' \"$*\"; fail=1; }
 hogs() { pgrep -P \"$1\" | wc -l; }
 mkdir -p \"$d\"
-\"$p\" bench --duration-ms 20 --threads 1 --repeat 1 --locks tas --hog 2 --json \"$d/hog.json\" >\"$d/hog.txt\" || bad \"--hog run: exit $?\"
+\"$p\" bench --duration-ms 20 --threads 1,2 --repeat 2 --locks tas,spinpark --hog 2 --json \"$d/hog.json\" >\"$d/hog.txt\" || bad \"--hog run: exit $?\"
+grep -q '^# spinpark (the default kind) over the best other lock' \"$d/hog.txt\" || bad 'no comparison footer'
+grep -Eq '^#  +2 threads  [0-9.]+x tas  +\\[[0-9.]+-[0-9.]+\\]$' \"$d/hog.txt\" || bad 'no 2-thread comparison line'
+PVSPIN_LOCK=tas \"$p\" bench --duration-ms 10 --threads 1 --repeat 1 --locks tas,ticket | grep -q '^# tas (the default kind)' || bad 'the footer does not follow the default kind'
+
 grep -q '^# noisy neighbour: 2 CPU hog processes beside every cell' \"$d/hog.txt\" || bad 'no hog line in the header'
 grep -q '\"hogs\": 2' \"$d/hog.json\" || bad 'no hogs in the JSON'
 grep -q '\"interrupted\": false' \"$d/hog.json\" || bad 'a complete run says interrupted'
