@@ -99,6 +99,15 @@ static void test_misuse_is_reported(void **state)
 		assert_non_null(strstr(misuse_what, "not locked"));
 		assert_int_equal(l.val, 0); /* left as it was */
 	}
+	/* a corrupted word under qspinlock and tas: named as such, not as an
+	 * unlock of a free lock, and left as it was */
+	pvspin_lock_t w = { .val = 0xdeadbeef };
+	misuse_count = 0;
+	pvspin_qspinlock_unlock(&w);
+	pvspin_tas_unlock(&w);
+	assert_int_equal(misuse_count, 2);
+	assert_non_null(strstr(misuse_what, "tas: corrupted"));
+	assert_int_equal(w.val, 0xdeadbeef);
 	/* a corrupted locked byte under pvqspinlock */
 	pvspin_lock_t l = { .val = 0x7 };
 	misuse_count = 0;

@@ -43,13 +43,16 @@ static inline bool pvspin_word_lock_fast(pvspin_lock_t *lock, uint32_t *val)
 }
 
 /** Unlock by clearing the locked byte: (*,*,1) -> (*,*,0), release.  A
- *  locked byte that is not _Q_LOCKED_VAL (an unlock of a free lock, or a
- *  corrupted word) is reported as misuse with `what` and left alone. */
-static inline void pvspin_word_unlock(pvspin_lock_t *lock, const char *what)
+ *  locked byte that is not _Q_LOCKED_VAL is reported as misuse and left
+ *  alone: `not_locked` for 0 (an unlock of a free lock), `corrupted` for
+ *  any other value (the word was overwritten). */
+static inline void pvspin_word_unlock(pvspin_lock_t *lock, const char *not_locked,
+				      const char *corrupted)
 {
-	if (__builtin_expect(pvspin_plat_load8(&lock->locked, PVSPIN_RELAXED)
-			     != _Q_LOCKED_VAL, 0)) {
-		pvspin_report_misuse(what, lock, pvspin_plat_load32(&lock->val, PVSPIN_RELAXED));
+	uint8_t locked = pvspin_plat_load8(&lock->locked, PVSPIN_RELAXED);
+	if (__builtin_expect(locked != _Q_LOCKED_VAL, 0)) {
+		pvspin_report_misuse(locked ? corrupted : not_locked, lock,
+				     pvspin_plat_load32(&lock->val, PVSPIN_RELAXED));
 		return;
 	}
 	pvspin_plat_store8(&lock->locked, 0, PVSPIN_RELEASE);

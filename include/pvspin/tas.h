@@ -41,7 +41,8 @@ static inline void pvspin_tas_lock(pvspin_lock_t *lock)
 /** Release with a store-release of 0; an unlocked lock is reported. */
 static inline void pvspin_tas_unlock(pvspin_lock_t *lock)
 {
-	pvspin_word_unlock(lock, "tas: unlock of a lock that is not locked");
+	pvspin_word_unlock(lock, "tas: unlock of a lock that is not locked",
+			   "tas: corrupted locked byte");
 }
 
 /** True if held (a snapshot). */
