@@ -102,6 +102,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -316,13 +317,33 @@ static uint32_t spin_limit(void)
 		const char *s = getenv("PVSPIN_MUTEX_SPIN_LIMIT");
 		char *end = NULL;
 		unsigned long n = s && *s ? strtoul(s, &end, 10) : 0;
-		if (s && *s && (*end || n > UINT32_MAX))
-			n = 0; /* pvspin run validates; a bad value means "off" */
+		if (s && *s && (*end || n > UINT32_MAX || *s == '-')) {
+			/* pvspin run validates; set by hand, a bad value means
+			 * "off", said once (write(2): this may run anywhere a
+			 * mutex is taken) */
+			static int warned;
+			n = 0;
+			if (!__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED)) {
+				char msg[192];
+				int len = snprintf(msg, sizeof(msg), "pvspin: ignoring "
+						   "PVSPIN_MUTEX_SPIN_LIMIT=%.60s: not a number of "
+						   "PAUSE loops from 0 to 4294967295 (the measured "
+						   "budget is used)\n", s);
+				if (len > 0)
+					(void)!write(STDERR_FILENO, msg, (size_t)len < sizeof(msg)
+						     ? (size_t)len : sizeof(msg) - 1);
+			}
+		}
 		v = (int64_t)n;
 		/* relaxed: every thread computes the same value */
 		__atomic_store_n(&mutex_spin_limit, v, __ATOMIC_RELAXED);
 	}
 	return (uint32_t)v;
+}
+
+void preload_mutex_env_check(void)
+{
+	(void)spin_limit();
 }
 
 /* How many waiters of one mutex may spin at once: one fewer than the

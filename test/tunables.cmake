@@ -4,16 +4,19 @@
 # contend (issue 12).  Included by test/CMakeLists.txt.
 add_executable(test_tunables_env test_tunables_env.c)
 target_link_libraries(test_tunables_env PRIVATE pvspin_static)
-foreach(case "PVSPIN_SPIN_THRESHOLD|99999999999999|spin_threshold|pvqspinlock"
-             "PVSPIN_TAS_BACKOFF_MAX|xyz|tas_backoff_max|tas")
+foreach(case "PVSPIN_SPIN_THRESHOLD|99999999999999|spin_threshold|pvqspinlock|an integer from 1 to 4294967295|2048"
+             "PVSPIN_TAS_BACKOFF_MAX|xyz|tas_backoff_max|tas|an integer from 0 to 4294967295|0")
   string(REPLACE "|" ";" f "${case}")
   list(GET f 0 var)
   list(GET f 1 value)
   list(GET f 2 name)
   list(GET f 3 kind)
+  list(GET f 4 range)
+  list(GET f 5 default)
   add_test(NAME tunables_env_${name} COMMAND test_tunables_env)
   set_tests_properties(tunables_env_${name} PROPERTIES LABELS sanitize
     ENVIRONMENT "${var}=${value};PVSPIN_LOCK=${kind}"
-    PASS_REGULAR_EXPRESSION "pvspin: ignoring ${var}=${value}: not a valid value for ${name}\n"
+    PASS_REGULAR_EXPRESSION "pvspin: ignoring ${var}=${value}: not a valid value for ${name} \\(expected ${range}. the default ${default} is used\\)\n"
     FAIL_REGULAR_EXPRESSION "ignoring ${var}[^\n]*\n.*ignoring ${var}")
 endforeach()
+

@@ -36,6 +36,20 @@ static uint32_t tunables[PVSPIN_TUNE_COUNT] = {
 
 static int env_state; /* 0 unread, 1 reading, 2 read */
 
+/* What valid() accepts, for the message that refuses a value. */
+static const char *valid_range(pvspin_tunable_t t)
+{
+	switch (t) {
+	case PVSPIN_TUNE_SPIN_THRESHOLD:
+	case PVSPIN_TUNE_PENDING_LOOPS:
+		return "an integer from 1 to 4294967295";
+	case PVSPIN_TUNE_EARLY_HALT_PREEMPTED:
+		return "0 or 1";
+	default:
+		return "an integer from 0 to 4294967295";
+	}
+}
+
 static bool valid(pvspin_tunable_t t, uint32_t v)
 {
 	switch (t) {
@@ -67,8 +81,9 @@ static void read_env(void)
 		errno = 0;
 		v = strtoul(s, &end, 0);
 		if (errno || *end || v > UINT32_MAX || !valid((pvspin_tunable_t)t, (uint32_t)v)) {
-			fprintf(stderr, "pvspin: ignoring %s=%s: not a valid value for %s\n",
-				tunable_env[t], s, tunable_names[t]);
+			fprintf(stderr, "pvspin: ignoring %s=%s: not a valid value for %s "
+				"(expected %s; the default %u is used)\n", tunable_env[t], s,
+				tunable_names[t], valid_range((pvspin_tunable_t)t), tunables[t]);
 			continue;
 		}
 		__atomic_store_n(&tunables[t], (uint32_t)v, __ATOMIC_RELAXED);
