@@ -18,9 +18,15 @@
 #   pigz, zstd, setpriv (scripts/install-deps.sh installs them).
 # Takes about 4 minutes on the 2-vCPU development guest.
 set -eu
-build=${1:?usage: bench_programs.sh BUILD_DIR [KIND]}
+if [ $# -lt 1 ] || [ $# -gt 2 ]; then
+	echo "usage: bench_programs.sh BUILD_DIR [KIND]" >&2
+	exit 2
+fi
+build=$1
 kind=${2:-}
 runs=${RUNS:-3}
+. "$(dirname "$0")/script_lib.sh"
+need_count bench_programs RUNS "$runs"
 pvspin="$build/tools/pvspin"
 helper="$build/test/test_preload_helper"
 for f in "$pvspin" "$helper"; do
@@ -29,6 +35,7 @@ done
 for p in sysbench stress-ng xz pigz zstd setpriv; do
 	command -v "$p" >/dev/null || { echo "bench_programs: $p not installed" >&2; exit 1; }
 done
+[ -z "$kind" ] || need_kind bench_programs "$pvspin" "$kind"
 run=("$pvspin" run)
 [ -n "$kind" ] && run+=(--lock "$kind")
 tmp=$(mktemp -d)
@@ -41,7 +48,6 @@ find /usr/lib -name '*.so*' -type f 2>/dev/null | sort | xargs cat 2>/dev/null |
 	head -c 67108864 > "$tmp/data" || true
 seq 1 4000000 | awk 'BEGIN { srand(1) } { print int(rand() * 1e9), $0 }' > "$tmp/nums"
 
-. "$(dirname "$0")/script_lib.sh"
 # wall SIDE CMD...: run CMD on SIDE (glibc or pvspin), print its wall seconds
 wall() {
 	local side=$1; shift

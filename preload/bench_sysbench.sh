@@ -1,5 +1,5 @@
 #!/bin/sh
-# bench_sysbench.sh - the README's `pvspin run` benchmark: Debian sysbench
+# bench_sysbench.sh - a `pvspin run` benchmark of every kind: Debian sysbench
 # `threads` (each event: YIELDS times lock one of LOCKS mutexes,
 # sched_yield() while holding it, unlock: a lock-holder-preemption
 # torture) at 1x, 2x and 4x the online CPUs, plain glibc against every
@@ -11,9 +11,22 @@
 #
 # usage: preload/bench_sysbench.sh PVSPIN_BINARY [SECONDS] [YIELDS]
 set -eu
-pvspin=${1:?usage: bench_sysbench.sh PVSPIN_BINARY [SECONDS] [YIELDS]}
+usage="usage: bench_sysbench.sh PVSPIN_BINARY [SECONDS] [YIELDS]"
+if [ $# -lt 1 ] || [ $# -gt 3 ]; then
+	echo "$usage" >&2
+	exit 2
+fi
+pvspin=$1
 secs=${2:-5}
 yields=${3:-100}
+. "$(dirname "$0")/script_lib.sh"
+[ -x "$pvspin" ] && [ ! -d "$pvspin" ] || {
+	echo "bench_sysbench: '$pvspin' is not the pvspin binary (e.g. build/release/tools/pvspin)" >&2
+	exit 2
+}
+need_count bench_sysbench SECONDS "$secs"
+need_count bench_sysbench YIELDS "$yields"
+command -v sysbench >/dev/null || { echo "bench_sysbench: sysbench not installed (scripts/install-deps.sh)" >&2; exit 1; }
 locks=8
 ncpu=$(nproc)
 limit=32768

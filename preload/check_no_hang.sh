@@ -1,7 +1,10 @@
 #!/bin/bash
 # check_no_hang.sh - the measurements of issue 11 ("pvspin run never hangs
-# or livelocks a program that glibc finishes, under any kind"), under
-# every kind, against glibc, in one run:
+# or livelocks a program that glibc finishes, under any kind", for
+# programs whose threads wait on mutexes and condvars: a pthread spinlock
+# promises spinning, and under the FIFO kinds qspinlock and ticket its
+# waiters queue behind preempted ones, see item 4), under every kind,
+# against glibc, in one run:
 #
 #   1. stress-ng --mutex 8 --timeout 5 as root (its threads are SCHED_FIFO
 #      1-85): wall s of each of RUNS_STRESS runs (default 10), the worst
@@ -25,6 +28,7 @@
 #   bound holds, 1 when one does not (the rows say which), 2 bad usage.
 set -eu
 [ $# -ge 1 ] || { echo "usage: check_no_hang.sh BUILD_DIR [KIND...]" >&2; exit 2; }
+[ -d "$1" ] || { echo "check_no_hang: '$1' is not a build directory" >&2; exit 2; }
 build=$1
 broken=0
 shift
@@ -45,6 +49,10 @@ root=no
 [ "$(id -u)" = 0 ] && root=yes
 
 . "$(dirname "$0")/script_lib.sh"
+need_count check_no_hang RUNS "$runs"
+need_count check_no_hang RUNS_STRESS "$runs_stress"
+need_count check_no_hang RUNS_RT "$runs_rt"
+for k in $kinds; do need_kind check_no_hang "$pvspin" "$k"; done
 # wall KIND CMD...: wall seconds of CMD on glibc (KIND=glibc) or under the
 # kind; a run that exceeds 120 s is stopped and counts as 999
 wall() {

@@ -1,6 +1,23 @@
-# script_lib.sh - shell helpers shared by preload/bench_programs.sh and
-# preload/check_no_hang.sh (sourced, not run).
+# script_lib.sh - shell helpers shared by preload/bench_programs.sh,
+# preload/check_no_hang.sh and preload/bench_sysbench.sh (sourced, not run;
+# POSIX sh).
 #   now                 wall-clock seconds with ns (date +%s.%N)
 #   median              the median of the numbers on stdin, one per line
+#   need_count PROG NAME VALUE
+#                       exit 2 naming NAME unless VALUE is an integer >= 1
+#   need_kind PROG PVSPIN KIND
+#                       exit 2 naming KIND unless PVSPIN knows the lock kind
 now() { date +%s.%N; }
 median() { sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+need_count() {
+	case $3 in
+	''|*[!0-9]*|0|0*) echo "$1: $2 must be an integer from 1 up, not '$3'" >&2; exit 2 ;;
+	esac
+}
+need_kind() {
+	"$2" run --lock "$3" -- true >/dev/null 2>&1 || {
+		echo "$1: unknown lock kind '$3'; valid kinds: $("$2" run --lock '?' -- true 2>&1 |
+			sed -n 's/.*valid kinds: //p')" >&2
+		exit 2
+	}
+}
