@@ -5,7 +5,8 @@
 # profile of spawn-dedicated as well), over several seeds: each kind's
 # figure as median [min .. max], and spinpark over the best kernel kind
 # taken seed by seed (>= 0.95 is "within 5%").
-# usage: sim/compare_kinds.sh [PATH-TO-pvspin-sim]   (default: build/dev/tools)
+# usage: sim/compare_kinds.sh [PVSPIN_SIM]   (the pvspin-sim binary, its directory
+#        or the build tree; default build/dev/tools/pvspin-sim)
 #        SEEDS=N (default 5): seeds 1 .. N, run in parallel (pvspin sim --seeds)
 # Needs python3 for reading the JSON.  About 40 s of wall time for 5 seeds
 # on 2 idle CPUs with a Release build.

@@ -3,7 +3,8 @@
 # seeds and print the comparisons of issue 4's "done when" (sim/README.md,
 # "Results") as median [min .. max] over the seeds.  A ratio or a gain is
 # taken seed by seed (the same seed in both runs), then summarised.
-# usage: sim/reproduce.sh [PATH-TO-pvspin-sim]   (default: build/dev/tools)
+# usage: sim/reproduce.sh [PVSPIN_SIM]   (the pvspin-sim binary, its directory or
+#        the build tree; default build/dev/tools/pvspin-sim)
 #        SEEDS=N (default 5): seeds 1 .. N, run in parallel (pvspin sim --seeds)
 # Needs python3 for reading the JSON.  About 2 minutes of CPU (user + sys)
 # for 5 seeds with a Release build, run on up to nproc CPUs at once.

@@ -515,7 +515,7 @@ static int scenario_line(void *user, const char *section, const char *name, cons
 					 "give it once\n", x->path, x->line, name,
 				x->keys[i].line, x->line);
 			x->fail_line = x->line;
-			x->fail_rc = -1;
+			x->fail_rc = -2;   /* a malformed file, as a JSON duplicate */
 			return 1;
 		}
 	if (sim_config_set(&x->scratch, name, value, x->msgf)) {

@@ -618,6 +618,13 @@ static int sim_main(int argc, char **argv, char **sets)
 	if (json_path && tool_output_check("pvspin sim", "--json", json_path))
 		return 1;
 
+	/* seeds S .. S + N - 1 must not wrap past 2^64 - 1 to 0 */
+	if (nseeds > 1 && cfg.seed > UINT64_MAX - (uint64_t)(nseeds - 1)) {
+		fprintf(stderr, "pvspin sim: --seeds %ld from seed %llu would pass 2^64 - 1; "
+				"give a seed up to %llu\n", nseeds, (unsigned long long)cfg.seed,
+			(unsigned long long)(UINT64_MAX - (uint64_t)(nseeds - 1)));
+		return 2;
+	}
 	if (nseeds)
 		return run_seeds(&cfg, (unsigned)nseeds, json_path);
 	struct sim_result res;

@@ -31,6 +31,14 @@ for f in "$B/tools/pvspin" "$B/tools/pvspin-sim"; do
 done
 SEEDS=${SEEDS:-5}
 KINDS=${KINDS:-qspinlock,pvqspinlock,tas,ticket,spinpark}
+# the knobs are checked before minutes of measuring, not after
+case $SEEDS in
+  ''|*[!0-9]*|0|0*) echo "$0: SEEDS must be an integer from 1 up, not '$SEEDS'" >&2; exit 2 ;;
+esac
+for k in $(echo "$KINDS" | tr ',' ' '); do
+  "$B/tools/pvspin" run --lock "$k" -- true >/dev/null 2>&1 ||
+    { echo "$0: KINDS: unknown lock kind '$k'" >&2; exit 2; }
+done
 THREADS=1,2,4,8
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

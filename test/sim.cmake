@@ -130,6 +130,10 @@ if(TARGET pvspin_sim_core AND TARGET pvspin)
   pvspin_sim_cli_expect(sim_cli_json_seed_too_big 1
     "sim_seed_too_big.json:1: too big integer.*write a seed above 9223372036854775807 as a string"
     ${P} sim ${CMAKE_CURRENT_SOURCE_DIR}/data/sim_seed_too_big.json)
+  # --seeds never wraps past 2^64 - 1
+  pvspin_sim_cli_expect(sim_cli_seeds_wrap 2
+    "--seeds 2 from seed 18446744073709551615 would pass 2\\^64 - 1; give a seed up to 18446744073709551614"
+    ${P} sim --preset smoke --seed 18446744073709551615 --seeds 2)
   # a key given twice is refused, not "the last one wins" (INI: test_sim.c)
   pvspin_sim_cli_expect(sim_cli_json_duplicate_key 1
     "sim_duplicate_key.json:1: duplicate object key near '\"vms\"'"
@@ -243,7 +247,7 @@ add_test(NAME sim_reproduce_missing_sim COMMAND sh -c
   "sh \"$0\" /nonexistent/pvspin-sim 2>&1; echo \"exit=$?\"; sh \"$0\" \"$1\" 2>&1; echo \"exit=$?\""
   ${PROJECT_SOURCE_DIR}/sim/reproduce.sh ${CMAKE_CURRENT_SOURCE_DIR}/data/sim_indented.ini)
 set_tests_properties(sim_reproduce_missing_sim PROPERTIES
-  PASS_REGULAR_EXPRESSION "^pvspin-sim not found at /nonexistent/pvspin-sim \\(build it with make check, or pass the path\\)\nexit=1\npvspin-sim not found at [^\n]*sim_indented.ini \\(build it with make check, or pass the path\\)\nexit=1\n$"
+  PASS_REGULAR_EXPRESSION "^pvspin-sim not found at /nonexistent/pvspin-sim \\(build it with make check, or pass the binary, its directory or the build tree\\)\nexit=1\npvspin-sim not found at [^\n]*sim_indented.ini \\(build it with make check, or pass the binary, its directory or the build tree\\)\nexit=1\n$"
   FAIL_REGULAR_EXPRESSION "Traceback")
 
 # Issue 12.  Two different --preset options conflict as --preset and --set

@@ -520,7 +520,7 @@ static void test_ini_preset_anywhere(void **state)
 
 	/* any other key given twice: an error naming both lines */
 	sim_config_defaults(&c);
-	assert_int_equal(load_ini_text(&c, "vms = 2\nlock = tas\nvms = 3\n", &msg), -1);
+	assert_int_equal(load_ini_text(&c, "vms = 2\nlock = tas\nvms = 3\n", &msg), -2);
 	assert_non_null(strstr(msg, ":3: 'vms' given twice (lines 1 and 3)"));
 	free(msg);
 }
