@@ -35,6 +35,8 @@ set(PVSPIN_DETECT_CHECKS
   # a dump without leaf 1: the hypervisor bit is unknown, an error (not "bare metal")
   "no_leaf1|--exit|1|--stderr-has|no-leaf1.txt: no leaf 0x00000001|--|detect|--cpuid|${PD}/cpuid/no-leaf1.txt|--interval-ms|0"
   "no_leaf1_json|--exit|1|--stderr-has|no-leaf1.txt: no leaf 0x00000001|--|detect|--json|--cpuid|${PD}/cpuid/no-leaf1.txt|--interval-ms|0"
+  "no_features_leaf|--exit|1|--stderr-has|kvm-no-features-leaf.txt: leaf 0x40000000 (KVM) goes up to 0x40000001, but there is no leaf 0x40000001|--|detect|--cpuid|${PD}/cpuid/kvm-no-features-leaf.txt|--interval-ms|0"
+  "no_signature_leaf|--exit|1|--stderr-has|hv-no-signature-leaf.txt: leaf 0x00000001 has the hypervisor bit set, but there is no leaf 0x40000000|--|detect|--cpuid|${PD}/cpuid/hv-no-signature-leaf.txt|--interval-ms|0"
   "repeated_leaf|--exit|1|--stderr-has|repeated-leaf.txt:5: leaf 0x40000000 subleaf 0x00 repeated (first given on line 3)|--|detect|--cpuid|${PD}/cpuid/repeated-leaf.txt"
   # where the facts come from: CPUID from the dump, the rest from --root or
   # (null) this machine
