@@ -15,6 +15,11 @@ add_test(NAME cli_help_full_stdout COMMAND sh -c
    { echo \"$a: stderr '$e'\"; exit 1; }; done; echo help-full-ok" ${_pvspin})
 set_tests_properties(cli_help_full_stdout PROPERTIES PASS_REGULAR_EXPRESSION "help-full-ok"
                      LABELS sanitize)
+# A subcommand's report to a full stdout names the subcommand.
+add_test(NAME cli_torture_full_stdout COMMAND sh -c
+  "\"$0\" torture --seconds 1 --lock tas --threads 2 > /dev/full; echo \"exit=$?\"" ${_pvspin})
+set_tests_properties(cli_torture_full_stdout PROPERTIES LABELS sanitize
+  PASS_REGULAR_EXPRESSION "pvspin torture: cannot write to standard output: [^\n]+\n.*exit=1")
 
 # `pvspin --version` names the command and the project version;
 # `pvspin help COMMAND` is `pvspin COMMAND --help`; `pvspin help NOSUCH`
@@ -41,3 +46,13 @@ set_tests_properties(cli_extra_args PROPERTIES
 add_test(NAME cli_help_unknown COMMAND sh -c "\"$0\" help nosuch 2>&1; echo \"exit=$?\"" ${_pvspin})
 set_tests_properties(cli_help_unknown PROPERTIES
   PASS_REGULAR_EXPRESSION "^pvspin: unknown command 'nosuch'.*exit=2" LABELS sanitize)
+
+# A bad PVSPIN_LOCK ends `pvspin bench` before it measures anything (exit
+# 2, nothing on stdout); `pvspin detect` says when PVSPIN_LOCK overrides
+# the policies' picks for programs started from the shell.
+add_test(NAME cli_bench_bad_env_early COMMAND sh -c
+  "o=$(PVSPIN_LOCK=bogus \"$0\" bench --threads 1 --locks tas --duration-ms 300 2>/dev/null); \
+   r=$?; echo \"exit=$r out=[$o]\"; \
+   PVSPIN_LOCK=tas \"$0\" detect --interval-ms 0 | tail -1" ${_pvspin})
+set_tests_properties(cli_bench_bad_env_early PROPERTIES LABELS sanitize
+  PASS_REGULAR_EXPRESSION "exit=2 out=\\[\\]\nPVSPIN_LOCK=tas is set: programs started from here use that kind")

@@ -412,6 +412,10 @@ int pvspin_cmd_bench(int argc, char **argv)
 	if (ret >= 0)
 		goto out;
 	ret = 0;
+	/* The default kind (the footer's) from PVSPIN_LOCK / PVSPIN_POLICY:
+	 * a bad value ends the run here (exit 2, named), not after minutes
+	 * of measuring. */
+	const char *default_kind = pvspin_kind_name(pvspin_default_kind());
 	if (c.plot_path && !bench_plot_have_gnuplot()) {
 		fprintf(stderr, "pvspin bench: --plot needs gnuplot, which is not installed "
 			"(apt-get install gnuplot-nox)\n");
@@ -524,7 +528,7 @@ int pvspin_cmd_bench(int argc, char **argv)
 		bench_table_row(table, &report[i]);
 		broken |= !report[i].exclusion_ok;
 	}
-	bench_table_versus(table, &report[0], done, pvspin_kind_name(pvspin_default_kind()));
+	bench_table_versus(table, &report[0], done, default_kind);
 	if (ferror(table) && !table_errno)
 		table_errno = errno;
 	if (c.json_path && bench_write_json(c.json_path, &c, report, done))

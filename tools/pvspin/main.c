@@ -41,16 +41,18 @@ static void usage(FILE *f)
 }
 
 /* A report written to a full or closed stdout is a failure, not a
- * success: flush it here and say so. */
-static int exit_status(int rc)
+ * success: flush it here and say so, naming the command ("pvspin" or
+ * "pvspin torture"). */
+static int exit_status(const char *cmd, int rc)
 {
 	errno = 0;
 	int failed = fflush(stdout) != 0;
 	int e = errno;
 	if (failed || ferror(stdout)) {
 		/* an error flag left by an earlier write has lost its errno */
-		fprintf(stderr, "pvspin: cannot write to standard output: %s\n",
-			failed && e ? strerror(e) : "a write failed");
+		fprintf(stderr, "%s: cannot write to standard output: %s\n", cmd,
+			failed && e ? strerror(e)
+				    : "an earlier write failed (a full disk, a closed pipe?)");
 		return rc ? rc : 1;
 	}
 	return rc;
@@ -68,7 +70,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		printf("pvspin " PVSPIN_VERSION "\n");
-		return exit_status(0);
+		return exit_status("pvspin", 0);
 	}
 	/* the subcommand's own argv: argv[0] is its name */
 	int cargc = argc - 1;
@@ -85,7 +87,7 @@ int main(int argc, char **argv)
 		/* pvspin help, pvspin help help: the command list */
 		if (argc < 3 || !is_help || !strcmp(argv[2], "help")) {
 			usage(stdout);
-			return exit_status(0);
+			return exit_status("pvspin", 0);
 		}
 		/* pvspin help COMMAND: that command's --help */
 		help_argv[0] = argv[2];
@@ -99,7 +101,9 @@ int main(int argc, char **argv)
 			fprintf(stderr, "pvspin: '%s' is not part of this build\n", cargv[0]);
 			return 2;
 		}
-		return exit_status(commands[i].fn(cargc, cargv));
+		char cmd[32];
+		snprintf(cmd, sizeof(cmd), "pvspin %s", commands[i].name);
+		return exit_status(cmd, commands[i].fn(cargc, cargv));
 	}
 	fprintf(stderr, "pvspin: unknown command '%s'\n\n", cargv[0]);
 	usage(stderr);

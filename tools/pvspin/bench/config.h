@@ -15,8 +15,8 @@
 #include "bench/runner.h"
 #include "bench/workload.h"
 
-/** Defaults: 40 cells (10 locks x 4 thread counts on 2 CPUs) of
- *  400 ms x 3 repeats = 48 s of measurement.  Each repeat also starts and
+/** Defaults: 44 cells (11 locks x 4 thread counts on 2 CPUs) of
+ *  400 ms x 3 repeats = 53 s of measurement.  Each repeat also starts and
  *  drains its threads: a few ms on a quiet machine, but the FIFO locks
  *  under overcommit drain through preempted waiters (50 ms - 1 s per
  *  repeat measured here with other work running).  500 ms x 3 took 76 s
