@@ -21,12 +21,17 @@ struct bench_workload {
 	double clock_cost_ns;    /* cost of one tool_now_ns() call, ns */
 };
 
-/** Spin `loops` iterations of the busy loop. */
-static inline void bench_busy(uint64_t loops)
-{
-	for (uint64_t i = 0; i < loops; i++)
-		__asm__ __volatile__("" ::: "memory");
-}
+/**
+ * Spin `loops` iterations of the busy loop.  Out of line, one copy for
+ * every lock's worker loop and for the calibration, at a 64-byte aligned
+ * address: an inlined copy per lock ran at the speed its alignment gave
+ * it (on this Skylake-derived Xeon a loop whose jump crosses a 32-byte
+ * boundary misses the uop cache, Intel's "JCC erratum" microcode), so a
+ * lock's cells ran longer critical sections than calibrated: spinpark's
+ * copies did, and measured 0.5-0.6x the other locks at 1 thread in some
+ * builds.  The call costs every lock the same.
+ */
+void bench_busy(uint64_t loops);
 
 /**
  * Measure loops per ns: time a loop sized to about 200 us, 64 times, and
