@@ -39,6 +39,20 @@ void oom(void)
 	exit(1);
 }
 
+void *coroutine_make(ucontext_t *ctx, void (*entry)(int), int arg)
+{
+	void *stack = mmap(NULL, SIM_STACK_SIZE, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (stack == MAP_FAILED)
+		oom();
+	getcontext(ctx);
+	ctx->uc_stack.ss_sp = stack;
+	ctx->uc_stack.ss_size = SIM_STACK_SIZE;
+	ctx->uc_link = &S.main_ctx;
+	makecontext(ctx, (void (*)(void))entry, 1, arg);
+	return stack;
+}
+
 void *xcalloc(size_t n, size_t sz)
 {
 	void *p = calloc(n ? n : 1, sz);
@@ -448,15 +462,7 @@ static int setup(const struct sim_config *c)
 		if (!v->rng)
 			oom();
 		gsl_rng_set(v->rng, (unsigned long)mix64(c->seed * 1000003ull + (uint64_t)i));
-		v->stack = mmap(NULL, SIM_STACK_SIZE, PROT_READ | PROT_WRITE,
-				MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-		if (v->stack == MAP_FAILED)
-			oom();
-		getcontext(&v->ctx);
-		v->ctx.uc_stack.ss_sp = v->stack;
-		v->ctx.uc_stack.ss_size = SIM_STACK_SIZE;
-		v->ctx.uc_link = &S.main_ctx;
-		makecontext(&v->ctx, (void (*)(void))vcpu_entry, 1, i);
+		v->stack = coroutine_make(&v->ctx, vcpu_entry, i);
 		pvspin_qnodes[i][0].count = 0;
 		/* every vCPU starts runnable on its pCPU */
 		v->act = VA_EXEC;

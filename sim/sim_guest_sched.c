@@ -41,15 +41,7 @@ void gt_setup(void)
 			gt_current[i / gt_tpv] = t;
 			continue;
 		}
-		t->stack = mmap(NULL, SIM_STACK_SIZE, PROT_READ | PROT_WRITE,
-				MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-		if (t->stack == MAP_FAILED)
-			oom();
-		getcontext(&t->ctx);
-		t->ctx.uc_stack.ss_sp = t->stack;
-		t->ctx.uc_stack.ss_size = SIM_STACK_SIZE;
-		t->ctx.uc_link = &S.main_ctx;
-		makecontext(&t->ctx, (void (*)(void))gt_entry, 1, i);
+		t->stack = coroutine_make(&t->ctx, gt_entry, i);
 	}
 }
 

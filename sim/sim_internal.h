@@ -43,6 +43,10 @@
 
 /** Stack of one vCPU coroutine, bytes. */
 #define SIM_STACK_SIZE (64 * 1024)
+/** A coroutine for `entry(arg)` on a new SIM_STACK_SIZE stack (mmap; out
+ *  of memory ends the run), returning to S.main_ctx when entry returns.
+ *  Returns the stack (munmap it with SIM_STACK_SIZE).  sim_engine.c. */
+void *coroutine_make(ucontext_t *ctx, void (*entry)(int), int arg);
 
 /* ---- state ------------------------------------------------------------ */
 
