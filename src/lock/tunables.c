@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -36,31 +37,18 @@ static uint32_t tunables[PVSPIN_TUNE_COUNT] = {
 
 static int env_state; /* 0 unread, 1 reading, 2 read */
 
-/* What valid() accepts, for the message that refuses a value. */
-static const char *valid_range(pvspin_tunable_t t)
-{
-	switch (t) {
-	case PVSPIN_TUNE_SPIN_THRESHOLD:
-	case PVSPIN_TUNE_PENDING_LOOPS:
-		return "an integer from 1 to 4294967295";
-	case PVSPIN_TUNE_EARLY_HALT_PREEMPTED:
-		return "0 or 1";
-	default:
-		return "an integer from 0 to 4294967295";
-	}
-}
+/* The values each tunable accepts: what pvspin_tunable_set() checks and
+ * what the message refusing an environment value says. */
+static const struct { uint32_t min, max; } tunable_range[PVSPIN_TUNE_COUNT] = {
+	[PVSPIN_TUNE_SPIN_THRESHOLD] = { 1, UINT32_MAX },
+	[PVSPIN_TUNE_PENDING_LOOPS] = { 1, UINT32_MAX },
+	[PVSPIN_TUNE_TAS_BACKOFF_MAX] = { 0, UINT32_MAX },
+	[PVSPIN_TUNE_EARLY_HALT_PREEMPTED] = { 0, 1 },
+};
 
 static bool valid(pvspin_tunable_t t, uint32_t v)
 {
-	switch (t) {
-	case PVSPIN_TUNE_SPIN_THRESHOLD:
-	case PVSPIN_TUNE_PENDING_LOOPS:
-		return v >= 1;
-	case PVSPIN_TUNE_EARLY_HALT_PREEMPTED:
-		return v <= 1;
-	default:
-		return true;
-	}
+	return v >= tunable_range[t].min && v <= tunable_range[t].max;
 }
 
 static void read_env(void)
@@ -82,8 +70,9 @@ static void read_env(void)
 		v = strtoul(s, &end, 0);
 		if (errno || *end || v > UINT32_MAX || !valid((pvspin_tunable_t)t, (uint32_t)v)) {
 			fprintf(stderr, "pvspin: ignoring %s=%s: not a valid value for %s "
-				"(expected %s; the default %u is used)\n", tunable_env[t], s,
-				tunable_names[t], valid_range((pvspin_tunable_t)t), tunables[t]);
+				"(expected an integer from %u to %u; the default %u is used)\n",
+				tunable_env[t], s, tunable_names[t], tunable_range[t].min,
+				tunable_range[t].max, tunables[t]);
 			continue;
 		}
 		__atomic_store_n(&tunables[t], (uint32_t)v, __ATOMIC_RELAXED);
