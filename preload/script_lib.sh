@@ -1,6 +1,6 @@
 # script_lib.sh - shell helpers shared by preload/bench_programs.sh,
-# preload/check_no_hang.sh and preload/bench_sysbench.sh (sourced, not run;
-# POSIX sh).
+# preload/check_no_hang.sh, preload/bench_sysbench.sh, sim/twin.sh and
+# sim/script_args.sh (sourced, not run; POSIX sh).
 #   now                 wall-clock seconds with ns (date +%s.%N)
 #   median              the median of the numbers on stdin, one per line
 #   need_count PROG NAME VALUE

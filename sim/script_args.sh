@@ -12,9 +12,8 @@ for d in "$SIM/pvspin-sim" "$SIM/tools/pvspin-sim"; do
   fi
 done
 SEEDS=${SEEDS:-5}
-case $SEEDS in
-  ''|*[!0-9]*|0|0*) echo "SEEDS must be an integer from 1 up, not '$SEEDS'" >&2; exit 2 ;;
-esac
+. "$(dirname "$0")/../preload/script_lib.sh"
+need_count "$(basename "$0")" SEEDS "$SEEDS"
 if [ ! -f "$SIM" ] || [ ! -x "$SIM" ]; then
   echo "pvspin-sim not found at $SIM (build it with make check, or pass the binary," \
        "its directory or the build tree)" >&2

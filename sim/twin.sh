@@ -32,12 +32,10 @@ done
 SEEDS=${SEEDS:-5}
 KINDS=${KINDS:-qspinlock,pvqspinlock,tas,ticket,spinpark}
 # the knobs are checked before minutes of measuring, not after
-case $SEEDS in
-  ''|*[!0-9]*|0|0*) echo "$0: SEEDS must be an integer from 1 up, not '$SEEDS'" >&2; exit 2 ;;
-esac
+. "$(dirname "$0")/../preload/script_lib.sh"
+need_count twin.sh SEEDS "$SEEDS"
 for k in $(echo "$KINDS" | tr ',' ' '); do
-  "$B/tools/pvspin" run --lock "$k" -- true >/dev/null 2>&1 ||
-    { echo "$0: KINDS: unknown lock kind '$k'" >&2; exit 2; }
+  need_kind twin.sh "$B/tools/pvspin" "$k"
 done
 THREADS=1,2,4,8
 tmp=$(mktemp -d)
