@@ -98,12 +98,6 @@ void bench_table_row(FILE *f, const struct bench_row *row)
 	fflush(f);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 void bench_table_versus(FILE *f, const struct bench_row *rows, size_t n, const char *name)
 {
 	bool header = false;
@@ -118,10 +112,12 @@ void bench_table_versus(FILE *f, const struct bench_row *rows, size_t n, const c
 		if (!best)
 			continue;
 		/* repeat k of every lock ran in one round: pair them */
-		double ratio[me->nrepeats];
-		for (unsigned k = 0; k < me->nrepeats; k++)
-			ratio[k] = me->ops_repeats[k] / best->ops_repeats[k];
-		qsort(ratio, me->nrepeats, sizeof(*ratio), cmp_double);
+		double lo = INFINITY, hi = -INFINITY;
+		for (unsigned k = 0; k < me->nrepeats; k++) {
+			double ratio = me->ops_repeats[k] / best->ops_repeats[k];
+			lo = ratio < lo ? ratio : lo;
+			hi = ratio > hi ? ratio : hi;
+		}
 		if (!header) {
 			fprintf(f, "# %s (the default kind) over the best other lock, "
 				"median ops/s; per-repeat ratios [min-max]:\n", name);
@@ -129,7 +125,7 @@ void bench_table_versus(FILE *f, const struct bench_row *rows, size_t n, const c
 		}
 		fprintf(f, "#   %4u thread%s  %.2fx %-22s [%.2f-%.2f]\n", me->threads,
 			me->threads == 1 ? " " : "s", me->r.ops_per_s / best->r.ops_per_s,
-			best->lock->name, ratio[0], ratio[me->nrepeats - 1]);
+			best->lock->name, lo, hi);
 	}
 	fflush(f);
 }
