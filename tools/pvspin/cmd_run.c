@@ -25,7 +25,6 @@
 #include <getopt.h>
 #include <limits.h>
 #include <link.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +33,7 @@
 
 #include "cmd.h"
 #include "pvspin/lock.h"
+#include "pvspin/platform.h"
 #include "pvspin/policy.h"
 #include "option_error.h"
 
@@ -197,15 +197,11 @@ static void warn_fifo_kind(pvspin_kind_t kind)
 {
 	if (kind != PVSPIN_KIND_QSPINLOCK && kind != PVSPIN_KIND_TICKET)
 		return;
-	cpu_set_t set;
-	int n = sched_getaffinity(0, sizeof(set), &set) ? 0 : CPU_COUNT(&set);
-	char cpus[32] = "the CPUs";
-	if (n > 0)
-		snprintf(cpus, sizeof(cpus), "the %d CPU%s", n, n == 1 ? "" : "s");
+	uint32_t n = pvspin_plat_spin_cpus();   /* the affinity mask's count */
 	fprintf(stderr, "pvspin run: note: %s is a FIFO spinlock that never sleeps: if the "
-		"program's threads outnumber %s it may run on, every waiter behind a preempted "
-		"one waits for its next time slice (README, \"Using the library\")\n",
-		pvspin_kind_name(kind), cpus);
+		"program's threads outnumber the %u CPU%s it may run on, every waiter behind a "
+		"preempted one waits for its next time slice (README, \"Using the library\")\n",
+		pvspin_kind_name(kind), n, n == 1 ? "" : "s");
 }
 
 int pvspin_cmd_run(int argc, char **argv)
