@@ -38,6 +38,32 @@ static int parse_string(pvspin_env_cpuid_t *t, const char *text, char *err, size
 #define L0 "   0x00000000 0x00: eax=0x0000000d ebx=0x756e6547 ecx=0x6c65746e edx=0x49656e69\n"
 #define L1 "   0x00000001 0x00: eax=0x000c06f2 ebx=0x00020800 ecx=0xfffa3203 edx=0x1f8bfbff\n"
 
+/* A dump missing a leaf that detection reads is incomplete, named. */
+static void test_cpuid_complete(void **state)
+{
+	(void)state;
+	static const char kvm0[] = "   0x40000000 0x00: eax=0x40000001 ebx=0x4b4d564b ecx=0x564b4d56 edx=0x0000004d\n";
+	static const char kvm1[] = "   0x40000001 0x00: eax=0x01007efb ebx=0x0 ecx=0x0 edx=0x0\n";
+	static const struct { const char *text; const char *err; } t[] = {
+		{ "CPU:\n" L0 L1 "%s%s", NULL },
+		{ "CPU:\n" L0 L1 "%s", "leaf 0x40000000 (KVM) goes up to 0x40000001, but there is no leaf 0x40000001" },
+		{ "CPU:\n" L0 L1, "leaf 0x00000001 has the hypervisor bit set, but there is no leaf 0x40000000" },
+		{ "CPU:\n" L0, "no leaf 0x00000001" },
+	};
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		char text[1024], err[256] = "";
+		snprintf(text, sizeof(text), t[i].text, kvm0, kvm1);
+		pvspin_env_cpuid_t tab = { 0 };
+		assert_int_equal(parse_string(&tab, text, err, sizeof(err)), 0);
+		int r = pvspin_env_cpuid_complete(&tab, err, sizeof(err));
+		if (t[i].err)
+			assert_true(r == -1 && !strncmp(err, t[i].err, strlen(t[i].err)));
+		else
+			assert_int_equal(r, 0);
+		pvspin_env_cpuid_free(&tab);
+	}
+}
+
 static void test_cpuid_parse_errors(void **state)
 {
 	static const struct { const char *text; int count; const char *err; } t[] = {
@@ -447,6 +473,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cpuid_parse_errors),
+		cmocka_unit_test(test_cpuid_complete),
 		cmocka_unit_test(test_cpuid_dumps),
 		cmocka_unit_test(test_seed_case_from_dump),
 		cmocka_unit_test(test_roots),

@@ -116,6 +116,17 @@ int pvspin_env_cpuid_parse(pvspin_env_cpuid_t *t, FILE *f, const char *name,
 int pvspin_env_cpuid_load(pvspin_env_cpuid_t *t, const char *path,
 			  char *err, size_t errlen);
 
+/**
+ * Does the table hold every leaf detection reads from it, so that no fact
+ * would be a guessed zero?  Leaf 1 (the hypervisor bit); with that bit
+ * set, leaf 0x40000000 (the signature); and for a KVM interface at base B
+ * (0x40000000, 0x40000100, ... as detection scans them) whose highest
+ * leaf is at least B + 1, leaf B + 1 (the features and hints).  Returns 0,
+ * or -1 with what is missing in `err` (at most `errlen` bytes, always
+ * terminated when errlen > 0).  Thread-safe (reads only).
+ */
+int pvspin_env_cpuid_complete(const pvspin_env_cpuid_t *t, char *err, size_t errlen);
+
 /** Release a table filled by parse/load; leaves it empty.  NULL is fine. */
 void pvspin_env_cpuid_free(pvspin_env_cpuid_t *t);
 

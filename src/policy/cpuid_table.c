@@ -290,3 +290,40 @@ bool pvspin_env_cpuid_get(const pvspin_env_cpuid_t *t, uint32_t leaf,
 	return false;
 #endif
 }
+
+/* ---- completeness (pvspin/policy.h) ---------------------------------- */
+
+/* The leaves detect_cpuid() (env_detect.c) reads, in its order. */
+int pvspin_env_cpuid_complete(const pvspin_env_cpuid_t *t, char *err, size_t errlen)
+{
+	uint32_t r[4];
+	if (!pvspin_env_cpuid_get(t, 1, 0, r)) {
+		set_err(err, errlen, "no leaf 0x00000001 (its ECX bit 31 tells whether a "
+			"hypervisor is present)");
+		return -1;
+	}
+	if (!(r[2] >> 31 & 1))
+		return 0;
+	if (!pvspin_env_cpuid_get(t, PVSPIN_CPUID_HV_BASE, 0, r)) {
+		set_err(err, errlen, "leaf 0x00000001 has the hypervisor bit set, but there is "
+			"no leaf 0x40000000 (the hypervisor's signature)");
+		return -1;
+	}
+	for (uint32_t base = PVSPIN_CPUID_HV_BASE; base < PVSPIN_CPUID_HV_SCAN_END; base += 0x100) {
+		if (base != PVSPIN_CPUID_HV_BASE && !pvspin_env_cpuid_get(t, base, 0, r))
+			return 0;
+		uint32_t max = r[0];
+		if (r[1] == 0x4b4d564bu && r[2] == 0x564b4d56u && r[3] == 0x0000004du) {
+			if (max >= base + 1 && !pvspin_env_cpuid_get(t, base + 1, 0, r)) {
+				set_err(err, errlen, "leaf 0x%08x (KVM) goes up to 0x%08x, but there "
+					"is no leaf 0x%08x (the KVM features and hints)", base, max,
+					base + 1);
+				return -1;
+			}
+			return 0;
+		}
+		if (max < base || max > base + 0xff)
+			return 0;
+	}
+	return 0;
+}

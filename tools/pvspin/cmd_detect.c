@@ -227,55 +227,6 @@ static int root_check(const char *dir)
 
 /* Does the dump hold leaf 1 subleaf 0, where CPUID.1:ECX bit 31
  * (X86_FEATURE_HYPERVISOR) is read? */
-/*
- * A dump must hold every leaf the detection reads, or a pick would rest on
- * a guessed zero: leaf 1 (the hypervisor bit); with that bit set, leaf
- * 0x40000000 (the signature); and for a KVM interface at base B whose
- * highest leaf is at least B + 1, leaf B + 1 (the features and hints).
- * Returns NULL, or what is missing (for the message).
- */
-static bool dump_leaf(const pvspin_env_cpuid_t *t, uint32_t leaf, uint32_t r[4])
-{
-	for (size_t i = 0; i < t->count; i++) {
-		const pvspin_env_cpuid_leaf_t *l = &t->leaves[i];
-		if (l->leaf == leaf && l->subleaf == 0) {
-			r[0] = l->eax, r[1] = l->ebx, r[2] = l->ecx, r[3] = l->edx;
-			return true;
-		}
-	}
-	return false;
-}
-
-static const char *dump_missing(const pvspin_env_cpuid_t *t, char *buf, size_t len)
-{
-	uint32_t r[4];
-	if (!dump_leaf(t, 1, r))
-		return "no leaf 0x00000001 (its ECX bit 31 tells whether a hypervisor is present)";
-	if (!(r[2] >> 31 & 1))
-		return NULL;
-	if (!dump_leaf(t, PVSPIN_CPUID_HV_BASE, r))
-		return "leaf 0x00000001 has the hypervisor bit set, but there is no leaf "
-		       "0x40000000 (the hypervisor's signature)";
-	for (uint32_t base = PVSPIN_CPUID_HV_BASE; base < PVSPIN_CPUID_HV_SCAN_END; base += 0x100) {
-		if (base != PVSPIN_CPUID_HV_BASE && !dump_leaf(t, base, r))
-			return NULL;
-		bool kvm = r[1] == 0x4b4d564bu && r[2] == 0x564b4d56u && r[3] == 0x0000004du;
-		uint32_t max = r[0];
-		if (kvm) {
-			if (max >= base + 1 && !dump_leaf(t, base + 1, r)) {
-				snprintf(buf, len, "leaf 0x%08x (KVM) goes up to 0x%08x, but there is "
-					 "no leaf 0x%08x (the KVM features and hints)", base, max,
-					 base + 1);
-				return buf;
-			}
-			return NULL;
-		}
-		if (max < base || max > base + 0xff)
-			return NULL;
-	}
-	return NULL;
-}
-
 int pvspin_cmd_detect(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -340,15 +291,12 @@ int pvspin_cmd_detect(int argc, char **argv)
 		fprintf(stderr, "pvspin detect: %s\n", err);
 		return 1;
 	}
-	char missing_buf[160];
-	const char *missing = cpuid_file ? dump_missing(&table, missing_buf,
-							sizeof(missing_buf)) : NULL;
-	if (missing) {
+	if (cpuid_file && pvspin_env_cpuid_complete(&table, err, sizeof(err))) {
 		/* Every pick would rest on a guessed zero (no hypervisor, no
 		 * signature, no features): refuse, as for a malformed dump
 		 * (stdout stays empty, with --json too). */
 		fprintf(stderr, "pvspin detect: %s: %s; give a full dump of `cpuid -1 -r`\n",
-			cpuid_file, missing);
+			cpuid_file, err);
 		pvspin_env_cpuid_free(&table);
 		return 1;
 	}
