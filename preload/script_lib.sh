@@ -15,9 +15,6 @@ need_count() {
 	esac
 }
 need_kind() {
-	"$2" run --lock "$3" -- true >/dev/null 2>&1 || {
-		echo "$1: unknown lock kind '$3'; valid kinds: $("$2" run --lock '?' -- true 2>&1 |
-			sed -n 's/.*valid kinds: //p')" >&2
-		exit 2
-	}
+	_e=$("$2" run --lock "$3" -- true 2>&1 >/dev/null) ||
+		{ echo "$1: ${_e#pvspin run: }" >&2; exit 2; }
 }

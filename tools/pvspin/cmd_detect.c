@@ -225,8 +225,6 @@ static int root_check(const char *dir)
 	return access(dir, X_OK);
 }
 
-/* Does the dump hold leaf 1 subleaf 0, where CPUID.1:ECX bit 31
- * (X86_FEATURE_HYPERVISOR) is read? */
 int pvspin_cmd_detect(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -355,12 +353,24 @@ int pvspin_cmd_detect(int argc, char **argv)
 		/* The library of a program started from here reads these
 		 * first: say so, or the table reads as what it will use. */
 		const char *lock_env = getenv("PVSPIN_LOCK"), *policy_env = getenv("PVSPIN_POLICY");
-		if (!policy_name && lock_env && *lock_env)
-			printf("\nPVSPIN_LOCK=%s is set: programs started from here use that kind, "
-			       "whatever the policies pick\n", lock_env);
-		else if (!policy_name && policy_env && *policy_env)
-			printf("\nPVSPIN_POLICY=%s is set: programs started from here use that "
-			       "policy's pick, not pvspin's\n", policy_env);
+		pvspin_policy_t env_policy;
+		if (policy_name) {
+			/* one policy asked for: no note */
+		} else if (lock_env && *lock_env) {
+			if (pvspin_kind_from_name(lock_env) != PVSPIN_KIND_NONE)
+				printf("\nPVSPIN_LOCK=%s is set: programs started from here use that "
+				       "kind, whatever the policies pick\n", lock_env);
+			else
+				printf("\nPVSPIN_LOCK=%s is set and is not a lock kind: programs "
+				       "started from here exit 2\n", lock_env);
+		} else if (policy_env && *policy_env) {
+			if (!pvspin_policy_parse(policy_env, &env_policy))
+				printf("\nPVSPIN_POLICY=%s is set: programs started from here use "
+				       "that policy's pick, not pvspin's\n", policy_env);
+			else
+				printf("\nPVSPIN_POLICY=%s is set and is not a policy: programs "
+				       "started from here exit 2\n", policy_env);
+		}
 	}
 	pvspin_env_cpuid_free(&table);
 	if (fflush(stdout) || ferror(stdout)) {
