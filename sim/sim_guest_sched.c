@@ -83,13 +83,23 @@ static int64_t gt_vr(const struct gthread *t)
 	return t->on ? t->vr + (int64_t)(S.now - t->since) : t->vr;
 }
 
+/* The threads that may be on v: those of its VM (a thread moves only
+ * between the vCPUs of its VM), slots [*lo, *hi). */
+static void gt_vm_range(const struct vcpu *v, int *lo, int *hi)
+{
+	const struct vm *vm = &S.vms[v->vm];
+	*lo = vm->first * gt_tpv;
+	*hi = (vm->first + vm->n) * gt_tpv;
+}
+
 /* The READY thread of v with the least vruntime (pick_next_entity), or
  * NULL; *nready counts them. */
 static struct gthread *gt_pick(const struct vcpu *v, int *nready)
 {
 	struct gthread *best = NULL;
-	int n = 0;
-	for (int i = 0; i < S.nv * gt_tpv; i++) {
+	int n = 0, lo, hi;
+	gt_vm_range(v, &lo, &hi);
+	for (int i = lo; i < hi; i++) {
 		struct gthread *t = &gt_threads[i];
 		if (t->v != v || t->state != GT_READY)
 			continue;
@@ -105,7 +115,9 @@ static struct gthread *gt_pick(const struct vcpu *v, int *nready)
 /* Whether every thread on v is done. */
 static bool gt_all_done(const struct vcpu *v)
 {
-	for (int i = 0; i < S.nv * gt_tpv; i++)
+	int lo, hi;
+	gt_vm_range(v, &lo, &hi);
+	for (int i = lo; i < hi; i++)
 		if (gt_threads[i].v == v && gt_threads[i].state != GT_DONE)
 			return false;
 	return true;

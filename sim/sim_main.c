@@ -371,8 +371,8 @@ static void fuzz_config(struct sim_config *c, gsl_rng *r, char *cmd, size_t n)
 	snprintf(set[k++], 48, "work=%d", gsl_rng_uniform(r) < 0.5 ? 0 : 50);
 	snprintf(set[k++], 48, "seconds=0.005");
 	snprintf(set[k++], 48, "seed=%lu", gsl_rng_get(r));
-	/* drawn last, so a fuzz seed's earlier keys are those of the runs
-	 * before these keys existed; ebizzy-mm reads them, others ignore */
+	/* drawn last (after the seed), so adding them changed no earlier
+	 * key's draw; ebizzy-mm reads them, the other workloads ignore them */
 	snprintf(set[k++], 48, "threads=%d", (int)gsl_rng_uniform_int(r, 4));
 	snprintf(set[k++], 48, "mm_madvise=%d", gsl_rng_uniform(r) < 0.5);
 	sim_config_defaults(c);
