@@ -637,11 +637,7 @@ static json_int_t mm_counter(json_t *root, const char *name)
 	return json_integer_value(json_object_get(mm, name));
 }
 
-/* ebizzy-mm: runs clean, is deterministic, and a TLB shootdown waits for
- * a target that has IRQs off (waits for or holds an IRQ-safe spinlock):
- * such acks exist, each took at least the handler's time, and the
- * sender waited.  Without steal_time no preempted target is skipped. */
-/* ebizzy-mm's guest threads (sim_guest_mm.c; ebizzy starts 2 x CPUs
+/* ebizzy-mm's guest threads (sim_guest_sched.c; ebizzy starts 2 x CPUs
  * threads): with one thread per vCPU every sleep on mmap_sem idles the
  * vCPU; with two, a vCPU runs its other thread while one sleeps, so a
  * clear share of the sleeps idles nothing, woken threads move to idle
@@ -718,6 +714,10 @@ static void test_ebizzy_mm_guest_threads(void **state)
 	}
 }
 
+/* ebizzy-mm: runs clean, is deterministic, and a TLB shootdown waits for
+ * a target that has IRQs off (waits for or holds an IRQ-safe spinlock):
+ * such acks exist, each took at least the handler's time, and the
+ * sender waited.  Without steal_time no preempted target is skipped. */
 static void test_ebizzy_mm(void **state)
 {
 	(void)state;
