@@ -28,6 +28,7 @@
 #include <time.h>
 
 #include "sim_internal.h"
+#include "lock/spinpark_slice.h"
 
 struct sim S;
 
@@ -367,6 +368,8 @@ static uint64_t mix64(uint64_t x)
 static int setup(const struct sim_config *c)
 {
 	memset(&S, 0, sizeof(S));
+	/* spinpark's per-lock meters hold times and rates of the last run */
+	pvspin_spinpark_slices_reset();
 	S.cfg = c;
 	S.prof = sim_profile_find(c->profile);
 	if (!S.prof) {

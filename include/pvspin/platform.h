@@ -108,8 +108,10 @@ enum pvspin_event {
 	PVSPIN_EV_SPIN_FAIL,         /* spinpark: spins that ran out of budget */
 	PVSPIN_EV_PARK,              /* spinpark: sleeps (park32 calls) of waiters */
 	PVSPIN_EV_UNPARK,            /* spinpark: wake-ups sent by unlock */
-	PVSPIN_EV_HANDOFF,           /* spinpark: locks handed to the starving spinner */
+	PVSPIN_EV_HANDOFF,           /* spinpark: locks handed to a waiter (the starving spinner, or at a slice's end) */
 	PVSPIN_EV_STARVING,          /* spinpark: a parked waiter waited past the starvation bound */
+	PVSPIN_EV_SLICE_ON,          /* spinpark: switches of a lock to slice mode */
+	PVSPIN_EV_SLICE_END,         /* spinpark: slices ended by handing the lock to a parked waiter */
 	PVSPIN_EV_COUNT
 };
 

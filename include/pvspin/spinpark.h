@@ -21,12 +21,17 @@
  *
  *   bits  0- 7  locked byte  0 free, 1 locked, 2 = _SP_HANDOFF: released
  *                            by its holder and reserved for the waiter
- *                            that set _SP_STARVING
+ *                            that set _SP_STARVING, or without
+ *                            _SP_STARVING for a parked waiter that has
+ *                            slept (the end of a slice)
  *   bits  8-11  spinners     threads spinning in the slow path (0-15)
  *   bit  12     STARVING     a waiter has waited past the starvation
  *                            bound and spins for a hand-off
  *   bit  13     WOKEN        a parked waiter was woken and has not run
- *   bits 14-15  reserved     0
+ *   bit  14     SLICED       slice mode: waiters park without spinning,
+ *                            and the thread that runs keeps the lock for
+ *                            a slice (the lock's meter decides; docs)
+ *   bit  15     reserved     0
  *   bits 16-18  budget       spin budget exponent e: a spinner spins at
  *                            most 16 << e PAUSE loops (16-512)
  *   bit  19     ARMED        a parker's membarrier has run on this lock:
@@ -74,7 +79,8 @@ extern "C" {
 #define _SP_SPINNERS_MASK   0x00000f00u
 #define _SP_STARVING        0x00001000u
 #define _SP_WOKEN           0x00002000u
-#define _SP_RESERVED_MASK   0x0000c000u
+#define _SP_SLICED          0x00004000u
+#define _SP_RESERVED_MASK   0x00008000u
 #define _SP_BUDGET_OFFSET   16
 #define _SP_BUDGET_MASK     0x00070000u
 #define _SP_ARMED           0x00080000u

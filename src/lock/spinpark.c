@@ -68,6 +68,7 @@
  * parkers poll every SP_POLL_NS instead of relying on the pairing.
  */
 #include "pvspin/spinpark.h"
+#include "spinpark_slice.h"
 
 /* PAUSE loops of the budget at e = 0. */
 #define SP_SPIN_MIN_LOOPS 16u
@@ -86,6 +87,11 @@
 /* Sleep timeouts: the first, and the cap after doubling. */
 #define SP_PARK_TIMEOUT_MIN_NS 1000000u
 #define SP_PARK_TIMEOUT_MAX_NS 16000000u
+/* A parker's sleep in slice mode: unlocks do not wake parkers before a
+ * slice ends, so this bounds how long a lock that its last holder left
+ * free (and does not come back to) waits for a parked waiter to notice:
+ * two slices (spinpark_slice.c). */
+#define SP_SLICED_PARK_NS 2000000u
 /* Without the heavy fence a sleeper may miss its wake-up: poll. */
 #define SP_POLL_NS 1000000u
 /* Most registered spinners on one lock, whatever the CPUs: a few
@@ -128,6 +134,7 @@ static bool sp_word_corrupt(pvspin_lock_t *lock, uint32_t v)
 struct sp_waiter {
 	bool counted;          /* counted in `parked` */
 	bool starving_owner;   /* we set STARVING and spin for the hand-off */
+	bool slept;            /* returned from a sleep in this lock() call */
 	uint64_t t0;           /* ns of the first park (0: none yet) */
 	uint64_t timeout_ns;   /* of the next sleep */
 };
@@ -153,6 +160,8 @@ static inline uint32_t sp_spinner_cap(void)
 static uint32_t sp_next_budget(const struct sp_waiter *w, uint32_t v, bool long_spin)
 {
 	uint32_t e = sp_budget(v);
+	if (v & _SP_SLICED)
+		return e;   /* parking is the mode's choice, not the spin's failure */
 	if (w->counted && w->t0) {
 		if (pvspin_plat_now_ns() - w->t0 < SP_SHORT_PARK_NS)
 			return e < SP_BUDGET_MAX ? e + 1 : e;
@@ -200,7 +209,7 @@ static inline bool sp_ours(const struct sp_waiter *w, uint32_t v)
 static bool sp_take_or_count(pvspin_lock_t *lock, struct sp_waiter *w, uint32_t v)
 {
 	for (;;) {
-		if (sp_locked(v) == 0) {
+		if (sp_ours(w, v)) {
 			if (sp_take(lock, w, &v, false, false))
 				return true;
 			continue;
@@ -218,25 +227,49 @@ static bool sp_take_or_count(pvspin_lock_t *lock, struct sp_waiter *w, uint32_t 
 }
 
 /*
+ * After an acquisition by a spinning waiter (`v`: the word it took): the
+ * lock is contended, so have every later unlock metered (spinpark_slice.c):
+ * claim the lock's entry and set ARMED, which sends every unlock through
+ * pvspin_spinpark_unlock_wake().  Setting ARMED needs no membarrier here:
+ * we hold the lock, so no unlock runs concurrently, and every later one
+ * is by a thread that acquired after our RMW and so reads ARMED (its
+ * acquiring RMW orders its read after ours).  Parkers that see ARMED
+ * then rely on those unlocks' fences, as they do after sp_arm().
+ */
+static void sp_meter(pvspin_lock_t *lock, uint32_t v)
+{
+	if (v & _SP_ARMED)
+		return;
+	if (sp_slice_of(lock))
+		pvspin_plat_fetch_or32(&lock->val, _SP_ARMED, PVSPIN_RELAXED);
+}
+
+/*
  * Phase 1, the registered spin (file comment).  True: lock taken.  False:
  * we are counted in `parked` (unless the count is full), not spinning.
  */
 static bool sp_spin(pvspin_lock_t *lock, struct sp_waiter *w)
 {
 	uint32_t v = pvspin_plat_load32(&lock->val, PVSPIN_RELAXED), cap = sp_spinner_cap();
-	bool starving = w->counted && w->t0 && pvspin_plat_now_ns() - w->t0 > SP_STARVE_NS;
+	/* In slice mode a waiter that has slept (woken at a slice's end, or
+	 * timed out) is owed the next slice: it spins as the starving owner,
+	 * so the holder's next unlock hands the lock to it while it runs. */
+	bool starving = w->counted && w->t0 &&
+			((w->slept && (v & _SP_SLICED)) || pvspin_plat_now_ns() - w->t0 > SP_STARVE_NS);
 
 	/* Join the spinners: (p, s, 1) -> (p, s + 1, 1) [| STARVING], or take
 	 * a free lock on the way. */
 	for (;;) {
-		if (sp_locked(v) == 0) {
+		if (sp_ours(w, v)) {
 			if (sp_take(lock, w, &v, false, false))
 				return true;
 			continue;
 		}
 		bool owner = starving && !(v & _SP_STARVING);
-		/* Another's hand-off pending, or enough spinners: do not spin. */
-		if (((v & _SP_STARVING) && !owner) || sp_spinners(v) >= cap + owner)
+		/* Slice mode (unless we take over the next slice), another's
+		 * hand-off pending, or enough spinners: do not spin. */
+		if (((v & _SP_SLICED) && !owner) || ((v & _SP_STARVING) && !owner) ||
+		    sp_spinners(v) >= cap + owner)
 			return sp_take_or_count(lock, w, v);
 		uint32_t nv = v + _SP_SPINNER_ONE;
 		if (w->counted)
@@ -260,6 +293,7 @@ static bool sp_spin(pvspin_lock_t *lock, struct sp_waiter *w)
 			/* a spin that paid: the budget grows */
 			if (sp_take(lock, w, &v, true, left < budget / 2)) {
 				pvspin_plat_event(PVSPIN_EV_SPIN_ACQUIRE);
+				sp_meter(lock, v);
 				return true;
 			}
 			continue;
@@ -320,7 +354,7 @@ static bool sp_park(pvspin_lock_t *lock, struct sp_waiter *w)
 	if (w->counted && !fenced && (fenced = sp_arm(lock)))
 		v = pvspin_plat_load32(&lock->val, PVSPIN_ACQUIRE);
 
-	while (sp_locked(v) == 0) {
+	while (sp_ours(w, v)) {
 		if (sp_take(lock, w, &v, false, false))
 			return true;
 	}
@@ -334,9 +368,11 @@ static bool sp_park(pvspin_lock_t *lock, struct sp_waiter *w)
 	if (v & _SP_WOKEN)
 		return false;
 	pvspin_plat_event(PVSPIN_EV_PARK);
-	if (pvspin_plat_park32(&lock->val, v, fenced ? w->timeout_ns : SP_POLL_NS) ==
-	    PVSPIN_PARK_TIMEDOUT && fenced && w->timeout_ns < SP_PARK_TIMEOUT_MAX_NS)
+	uint64_t timeout = !fenced ? SP_POLL_NS : (v & _SP_SLICED) ? SP_SLICED_PARK_NS : w->timeout_ns;
+	if (pvspin_plat_park32(&lock->val, v, timeout) == PVSPIN_PARK_TIMEDOUT && fenced &&
+	    !(v & _SP_SLICED) && w->timeout_ns < SP_PARK_TIMEOUT_MAX_NS)
 		w->timeout_ns *= 2;
+	w->slept = true;
 	return false;
 }
 
@@ -370,6 +406,20 @@ void pvspin_spinpark_unlock_wake(pvspin_lock_t *lock)
 	 * parker enters no slow side at all. */
 	pvspin_plat_fence_full();
 	uint32_t v = pvspin_plat_load32(&lock->val, PVSPIN_RELAXED);
+	struct sp_slice *s = sp_slice_find(lock);
+	bool slice_over = s && sp_slice_unlock(s, lock);
+	if (!s && (v & _SP_SLICED)) {
+		/* the meter's entry went to another lock: no slices without it */
+		pvspin_plat_fetch_and32(&lock->val, ~_SP_SLICED, PVSPIN_RELAXED);
+		v &= ~_SP_SLICED;
+	}
+	/* Slice mode: wake nobody until the slice is over (the thread that
+	 * runs keeps taking the lock); then wake one as below, which spins as
+	 * the starving owner and gets the lock handed off at our next unlock
+	 * (sp_spin).  A slice is not over while a woken waiter is on its way
+	 * (WOKEN) or a spinner will take the lock. */
+	if ((v & _SP_SLICED) && !slice_over)
+		return;
 	/* (p, 0, *) with p > 0 and no WOKEN: set WOKEN, wake one.  A spinner
 	 * will take the lock: waking a sleeper then only adds a thread to
 	 * the run queues and a system call to this unlock (concurrency
@@ -379,7 +429,7 @@ void pvspin_spinpark_unlock_wake(pvspin_lock_t *lock)
 	 * wake-up. */
 	while ((v & _SP_PARKED_MASK) && !(v & (_SP_WOKEN | _SP_SPINNERS_MASK))) {
 		if (pvspin_plat_cmpxchg32(&lock->val, &v, v | _SP_WOKEN, PVSPIN_RELAXED)) {
-			pvspin_plat_event(PVSPIN_EV_UNPARK);
+			pvspin_plat_event(slice_over ? PVSPIN_EV_SLICE_END : PVSPIN_EV_UNPARK);
 			pvspin_plat_unpark32(&lock->val, 1);
 			return;
 		}

@@ -1,0 +1,53 @@
+/*
+ * spinpark_slice.h - lock slices for spinpark: the per-lock meter that
+ * decides, from the lock's measured throughput, whether its waiters spin
+ * (shared mode) or park while one thread at a time runs with the lock for
+ * a slice (slice mode).  Private to src/lock; docs/spinpark.md, "Slice
+ * mode".
+ *
+ * After the scheduler-cooperative locks' lock slices (Patel, Kundu,
+ * Arpaci-Dusseau, Arpaci-Dusseau, "u-SCL", EuroSys 2020) and concurrency
+ * restriction down to one circulating thread (Dice and Kogan, Malthusian
+ * locks, EuroSys 2017); the explore-then-exploit switch after GCR (Dice
+ * and Kogan, "Avoiding Scalability Collapse by Restricting Concurrency",
+ * Euro-Par 2019), which also measures throughput per lock to decide how
+ * many threads may circulate.  No code is taken from any of them.
+ *
+ * The 4-byte word has no room for this state, so it lives in a side table
+ * of SP_SLICE_ENTRIES cache-line sized entries indexed by a hash of the
+ * lock's address, like pvqspinlock's lock->node hash: only locks that have
+ * been contended (ARMED) look there.  A lock whose slot holds another,
+ * live lock is never sliced.
+ */
+#ifndef PVSPIN_SPINPARK_SLICE_H
+#define PVSPIN_SPINPARK_SLICE_H
+
+#include "pvspin/spinpark.h"
+
+struct sp_slice;
+
+/** The side-table entry of `lock`, or NULL if it has none: one load (the
+ *  unlock's lookup).  Thread-safe. */
+struct sp_slice *sp_slice_find(pvspin_lock_t *lock);
+
+/** The side-table entry of `lock`, claiming its slot if the slot is free
+ *  or its lock's meter has not run for a second; NULL if the slot is
+ *  another live lock's or being claimed.  Thread-safe (claims under the
+ *  entry's trylock); one load when the entry is already the lock's. */
+struct sp_slice *sp_slice_of(pvspin_lock_t *lock);
+
+/** Meter one unlock of `lock` (called after its release and a full
+ *  fence); every SP_SLICE_TICK-th metered unlock runs the mode
+ *  controller, which may set or clear _SP_SLICED in the word.  Returns
+ *  true when the lock is in slice mode and the current slice is over: the
+ *  caller should hand the lock to a parked waiter (the next slice then
+ *  starts now).  Thread-safe: one controller at a time per entry (a
+ *  trylock; a busy entry skips its tick). */
+bool sp_slice_unlock(struct sp_slice *s, pvspin_lock_t *lock);
+
+/** Forget every entry (the simulator, before each run, so that no state
+ *  or time of one run leaks into the next).  Not thread-safe: call it
+ *  while no thread uses a spinpark lock. */
+void pvspin_spinpark_slices_reset(void);
+
+#endif /* PVSPIN_SPINPARK_SLICE_H */
