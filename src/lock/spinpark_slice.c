@@ -30,7 +30,10 @@
  * that loses doubles the next exploit phase (up to SP_EXPLOIT_MAX_US), so
  * a lock where one mode always wins pays the probes less and less (after
  * GCR's periodic re-evaluation, Dice and Kogan 2019); a probe that wins
- * resets it.  The very first phase, shared, is a probe's length.
+ * resets it, and one that runs at less than half the other mode's rate
+ * ends after SP_PROBE_ABORT_US.  The very first phase, shared, is a
+ * probe's length.  Each phase starts with SP_WARMUP_US that are not
+ * measured.
  *
  * Slices.  In slice mode (_SP_SLICED in the word) waiters do not spin:
  * they park at once, and unlocks do not wake them, so the thread that
@@ -67,7 +70,12 @@
  * warm-up that is not measured: a switch of mode takes a while to settle
  * (spinners finish their spins, sleepers wake or go to sleep). */
 #define SP_PROBE_US 4000u
-#define SP_WARMUP_US 1000u
+#define SP_WARMUP_US 500u
+/* A probe that has run this long (warm-up included) at less than half the
+ * other mode's rate ends at once: a probe of slice mode on a lock that
+ * many CPUs share (pvspin sim's spawn-dedicated: a quarter of the shared
+ * rate) would otherwise cost a few percent of every exploit phase. */
+#define SP_PROBE_ABORT_US 250u
 /* Exploit phases: the first after a switch, and the cap after doubling. */
 #define SP_EXPLOIT_MIN_US 32000u
 #define SP_EXPLOIT_MAX_US 512000u
@@ -183,7 +191,12 @@ static void sp_set_sliced(pvspin_lock_t *lock, bool on)
 		pvspin_plat_fetch_or32(&lock->val, _SP_SLICED, PVSPIN_RELAXED);
 		pvspin_plat_event(PVSPIN_EV_SLICE_ON);
 	} else {
-		pvspin_plat_fetch_and32(&lock->val, ~_SP_SLICED, PVSPIN_RELAXED);
+		uint32_t v = pvspin_plat_fetch_and32(&lock->val, ~_SP_SLICED, PVSPIN_RELAXED);
+		/* Back to shared mode: the waiters that slice mode put to
+		 * sleep run again and spin or park by shared mode's rules,
+		 * instead of coming back one wake-up per unlock. */
+		if (v >> _SP_PARKED_OFFSET)
+			pvspin_plat_unpark32(&lock->val, v >> _SP_PARKED_OFFSET);
 	}
 }
 
@@ -226,7 +239,11 @@ static bool sp_slice_step(struct sp_slice *s, pvspin_lock_t *lock, uint32_t n)
 		over = true;
 		s->slice_us = now;
 	}
-	if (mode & SP_MODE_WARM) {
+	uint32_t rate = (uint32_t)((uint64_t)(n - s->phase_count) * 1000u / (el ? el : 1));
+	/* a probe far behind the other mode ends early, warm-up or not */
+	bool losing = (mode & SP_MODE_PROBE) && el >= SP_PROBE_ABORT_US &&
+		      (uint64_t)rate * 2u < s->rate[!sliced];
+	if ((mode & SP_MODE_WARM) && !losing) {
 		if (el >= SP_WARMUP_US) {
 			/* the measured part of the phase starts now */
 			s->mode = mode & ~SP_MODE_WARM;
@@ -235,9 +252,9 @@ static bool sp_slice_step(struct sp_slice *s, pvspin_lock_t *lock, uint32_t n)
 		}
 		return over;
 	}
-	if (el < s->phase_len_us)
+	if (el < s->phase_len_us && !losing)
 		return over;
-	s->rate[sliced] = (uint32_t)((uint64_t)(n - s->phase_count) * 1000u / (el ? el : 1));
+	s->rate[sliced] = rate;
 	uint32_t next = sp_next_mode(s, mode);
 #ifdef SP_SLICE_DEBUG
 	fprintf(stderr, "slice %p mode %u el %u n %u rate %u/%u -> %u len %u\n", (void *)lock, mode, el,
@@ -262,7 +279,11 @@ bool sp_slice_unlock(struct sp_slice *s, pvspin_lock_t *lock)
 	if (cpu >= 0) {
 		struct sp_slot_count *c = &sp_slot_counts[cpu];
 		if (c->lock != lock) {
-			/* another lock's count (a few unlocks) is dropped */
+			/* the last lock's count goes to its entry, if it has
+			 * one (its address is only hashed and compared) */
+			struct sp_slice *o = c->n ? sp_slice_find(c->lock) : NULL;
+			if (o)
+				pvspin_plat_fetch_add32(&o->count, c->n, PVSPIN_RELAXED);
 			c->lock = lock;
 			c->n = 0;
 		}
