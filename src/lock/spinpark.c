@@ -229,8 +229,8 @@ static bool sp_take_or_count(pvspin_lock_t *lock, struct sp_waiter *w, uint32_t 
 /*
  * After an acquisition by a spinning waiter (`v`: the word it took): the
  * lock is contended, so have every later unlock metered (spinpark_slice.c):
- * claim the lock's entry and set ARMED, which sends every unlock through
- * pvspin_spinpark_unlock_wake().  Setting ARMED needs no membarrier here:
+ * claim the lock's entry and set ARMED unless a parker has, which sends
+ * every unlock through pvspin_spinpark_unlock_wake().  Setting ARMED needs no membarrier here:
  * we hold the lock, so no unlock runs concurrently, and every later one
  * is by a thread that acquired after our RMW and so reads ARMED (its
  * acquiring RMW orders its read after ours).  Parkers that see ARMED
@@ -238,9 +238,9 @@ static bool sp_take_or_count(pvspin_lock_t *lock, struct sp_waiter *w, uint32_t 
  */
 static void sp_meter(pvspin_lock_t *lock, uint32_t v)
 {
-	if (v & _SP_ARMED)
-		return;
-	if (sp_slice_of(lock))
+	/* also when a parker armed the lock first: claim the entry (one
+	 * load once the entry is the lock's) */
+	if (sp_slice_of(lock) && !(v & _SP_ARMED))
 		pvspin_plat_fetch_or32(&lock->val, _SP_ARMED, PVSPIN_RELAXED);
 }
 
