@@ -78,7 +78,7 @@
 #define SP_PROBE_ABORT_US 250u
 /* Exploit phases: the first after a switch, and the cap after doubling. */
 #define SP_EXPLOIT_MIN_US 32000u
-#define SP_EXPLOIT_MAX_US 512000u
+#define SP_EXPLOIT_MAX_US 128000u
 /* Slice mode must do this much more than shared mode to be chosen. */
 #define SP_SLICE_GAIN_PCT 10u
 /* An entry whose controller has not run for this long may be claimed by
@@ -229,8 +229,11 @@ static bool sp_slice_step(struct sp_slice *s, pvspin_lock_t *lock, uint32_t n)
 
 
 	pvspin_plat_store32(&s->stamp_us, now, PVSPIN_RELAXED);
-	if (el > SP_SLICE_STALE_US) {
-		/* not metered for long (or time from another run): restart */
+	if (el > SP_SLICE_STALE_US ||
+	    (!(mode & SP_MODE_WARM) && el > s->phase_len_us + s->phase_len_us / 4 + SP_WARMUP_US)) {
+		/* not metered for long (time from another run, or the lock
+		 * went unused well past the phase's end, so its rate would
+		 * count the pause): restart the phase, measuring nothing */
 		s->phase_us = s->slice_us = now;
 		s->phase_count = n;
 		return false;

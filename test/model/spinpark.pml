@@ -90,6 +90,13 @@
  *   ARMED_AT_START  the word starts ARMED: no parker ever runs membarrier
  *   FAST_PARKED_ONLY MUTATION (j) with ARMED_AT_START: the unlock's load16
  *                   enters unlock_wake only on parked != 0, not on ARMED
+ *   HOLDER_ARMS     a holder may set ARMED (a locked fetch_or, no
+ *                   membarrier) in any critical section: spinpark.c's
+ *                   sp_meter() after a spinning acquisition
+ *   WAITER_ARMS     MUTATION (k): a waiter that does not hold the lock
+ *                   may set ARMED without a membarrier (rejected: a
+ *                   lost wake-up; what makes HOLDER_ARMS safe is that
+ *                   no unlock runs meanwhile)
  *   NO_ARMED        the protocol before c54ba5c: every counted parker runs
  *                   membarrier, the unlock enters unlock_wake only on
  *                   parked != 0 and reads the word there without a fence;
@@ -288,6 +295,14 @@ active [NTHR] proctype thr()
 
 		/* ---- lock_slowpath: no unregistered first spin; sp_spin ---- */
 spin:
+#ifdef WAITER_ARMS
+		/* MUTATION (k): a waiter that does not hold the lock sets ARMED
+		 * without a membarrier */
+		if
+		:: d_step { drain_me(); w = w | ARMED }
+		:: skip
+		fi;
+#endif
 		v = w;                                          /* load32 */
 		if
 		:: counted && t0 && !late -> late = 1           /* waited past SP_STARVE_NS */
@@ -431,6 +446,15 @@ recheck:
 cs:		/* ---- critical section ---- */
 		incs++;
 		assert(incs == 1);
+#ifdef HOLDER_ARMS
+		/* sp_meter: a holder sets ARMED without a membarrier (the code
+		 * does it after a spinning acquisition; here any holder may, at
+		 * any acquisition: a superset) */
+		if
+		:: d_step { drain_me(); w = w | ARMED }          /* fetch_or32, locked */
+		:: skip
+		fi;
+#endif
 		incs--;
 
 		/* ---- pvspin_spinpark_unlock ---- */
