@@ -6,6 +6,9 @@
  * parks on a futex on the lock word; an unlock wakes one parked waiter.
  * The lock goes to a running thread where one waits (barging), and a
  * waiter that has waited past a starvation bound is handed the lock.
+ * Where a contended lock's measured throughput says so, it runs in slice
+ * mode: one thread at a time keeps taking it for a slice while the
+ * others park (src/lock/spinpark_slice.c).
  *
  * Design sources: two-phase waiting / competitive spinning (Ousterhout
  * 1982; Karlin et al., SOSP 1991), Dice's spin-then-park, the kernel's
