@@ -406,9 +406,9 @@ void pvspin_spinpark_unlock_wake(pvspin_lock_t *lock)
 	 * parker enters no slow side at all. */
 	pvspin_plat_fence_full();
 	uint32_t v = pvspin_plat_load32(&lock->val, PVSPIN_RELAXED);
-	struct sp_slice *s = sp_slice_find(lock);
-	bool slice_over = s && sp_slice_unlock(s, lock);
-	if (!s && (v & _SP_SLICED)) {
+	enum sp_slice_verdict meter = sp_slice_unlock(lock);
+	bool slice_over = meter == SP_SLICE_OVER;
+	if (meter == SP_SLICE_NONE && (v & _SP_SLICED)) {
 		/* the meter's entry went to another lock: no slices without it */
 		pvspin_plat_fetch_and32(&lock->val, ~_SP_SLICED, PVSPIN_RELAXED);
 		v &= ~_SP_SLICED;

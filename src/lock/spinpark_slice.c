@@ -144,7 +144,8 @@ static inline void sp_busy_done(struct sp_slice *s)
 	pvspin_plat_store32(&s->busy, 0, PVSPIN_RELEASE);
 }
 
-struct sp_slice *sp_slice_find(pvspin_lock_t *lock)
+/* The entry of `lock`, or NULL if it has none: one load. */
+static inline struct sp_slice *sp_slice_find(pvspin_lock_t *lock)
 {
 	struct sp_slice *s = sp_slot(lock);
 	return pvspin_plat_loadptr((void *const *)&s->lock, PVSPIN_ACQUIRE) == lock ? s : NULL;
@@ -275,8 +276,11 @@ static bool sp_slice_step(struct sp_slice *s, pvspin_lock_t *lock, uint32_t n)
 	return over;
 }
 
-bool sp_slice_unlock(struct sp_slice *s, pvspin_lock_t *lock)
+enum sp_slice_verdict sp_slice_unlock(pvspin_lock_t *lock)
 {
+	struct sp_slice *s = sp_slice_find(lock);
+	if (!s)
+		return SP_SLICE_NONE;
 	uint32_t add = 1, n;
 	int cpu = pvspin_plat_cpu();
 	if (cpu >= 0) {
@@ -291,7 +295,7 @@ bool sp_slice_unlock(struct sp_slice *s, pvspin_lock_t *lock)
 			c->n = 0;
 		}
 		if (++c->n < SP_SLICE_TICK)
-			return false;
+			return SP_SLICE_GO_ON;
 		add = c->n;
 		c->n = 0;
 		n = pvspin_plat_fetch_add32(&s->count, add, PVSPIN_RELAXED) + add;
@@ -299,15 +303,15 @@ bool sp_slice_unlock(struct sp_slice *s, pvspin_lock_t *lock)
 		/* slot-less: count each unlock, tick on every 16th */
 		n = pvspin_plat_fetch_add32(&s->count, 1, PVSPIN_RELAXED) + 1;
 		if (n % SP_SLICE_TICK)
-			return false;
+			return SP_SLICE_GO_ON;
 	}
 	if (!sp_busy_try(s))
-		return false;
+		return SP_SLICE_GO_ON;
 	bool over = false;
 	if (pvspin_plat_loadptr((void *const *)&s->lock, PVSPIN_RELAXED) == lock)
 		over = sp_slice_step(s, lock, n);
 	sp_busy_done(s);
-	return over;
+	return over ? SP_SLICE_OVER : SP_SLICE_GO_ON;
 }
 
 void pvspin_spinpark_slices_reset(void)

@@ -26,24 +26,26 @@
 
 struct sp_slice;
 
-/** The side-table entry of `lock`, or NULL if it has none: one load (the
- *  unlock's lookup).  Thread-safe. */
-struct sp_slice *sp_slice_find(pvspin_lock_t *lock);
-
 /** The side-table entry of `lock`, claiming its slot if the slot is free
  *  or its lock's meter has not run for a second; NULL if the slot is
  *  another live lock's or being claimed.  Thread-safe (claims under the
  *  entry's trylock); one load when the entry is already the lock's. */
 struct sp_slice *sp_slice_of(pvspin_lock_t *lock);
 
+/** What sp_slice_unlock() found. */
+enum sp_slice_verdict {
+	SP_SLICE_NONE,   /* the lock has no entry: not metered, never sliced */
+	SP_SLICE_GO_ON,  /* metered; nothing to do */
+	SP_SLICE_OVER,   /* in slice mode, and the slice is over: wake a
+			  * parked waiter (the next slice starts now) */
+};
+
 /** Meter one unlock of `lock` (called after its release and a full
- *  fence); every SP_SLICE_TICK-th metered unlock runs the mode
- *  controller, which may set or clear _SP_SLICED in the word.  Returns
- *  true when the lock is in slice mode and the current slice is over: the
- *  caller should hand the lock to a parked waiter (the next slice then
- *  starts now).  Thread-safe: one controller at a time per entry (a
- *  trylock; a busy entry skips its tick). */
-bool sp_slice_unlock(struct sp_slice *s, pvspin_lock_t *lock);
+ *  fence): look up its entry and count the unlock; every SP_SLICE_TICK-th
+ *  unlock of this thread runs the mode controller, which may set or
+ *  clear _SP_SLICED in the word.  Thread-safe: one controller at a time
+ *  per entry (a trylock; a busy entry skips its turn). */
+enum sp_slice_verdict sp_slice_unlock(pvspin_lock_t *lock);
 
 /** Forget every entry (the simulator, before each run, so that no state
  *  or time of one run leaks into the next).  Not thread-safe: call it
