@@ -181,17 +181,19 @@ static void print_stats(void)
 	 * wake-ups: most halt calls return at once (the lock changed, or a
 	 * kick came first); each halt that slept was ended by a kick. */
 	/* spinpark's own waiting (the halt fields are pvqspinlock's). */
-	char sp[192] = "";
+	char sp[256] = "";
 	if (__atomic_load_n(&preload_kind_fixed, __ATOMIC_ACQUIRE) == PVSPIN_KIND_SPINPARK)
 		snprintf(sp, sizeof(sp),
 			 " spin_acquire=%llu spin_fail=%llu park=%llu unpark=%llu handoff=%llu"
-			 " starving=%llu",
+			 " starving=%llu slice_on=%llu slice_end=%llu",
 			 (unsigned long long)ev.count[PVSPIN_EV_SPIN_ACQUIRE],
 			 (unsigned long long)ev.count[PVSPIN_EV_SPIN_FAIL],
 			 (unsigned long long)ev.count[PVSPIN_EV_PARK],
 			 (unsigned long long)ev.count[PVSPIN_EV_UNPARK],
 			 (unsigned long long)ev.count[PVSPIN_EV_HANDOFF],
-			 (unsigned long long)ev.count[PVSPIN_EV_STARVING]);
+			 (unsigned long long)ev.count[PVSPIN_EV_STARVING],
+			 (unsigned long long)ev.count[PVSPIN_EV_SLICE_ON],
+			 (unsigned long long)ev.count[PVSPIN_EV_SLICE_END]);
 	char buf[768];
 	int n = snprintf(buf, sizeof(buf),
 		"pvspin: stats pid=%ld lock=%s acquisitions=%llu contended=%llu halt_calls=%llu"
