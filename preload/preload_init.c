@@ -61,7 +61,18 @@ int preload_stats_enabled(void)
 	int on = __atomic_load_n(&preload_stats_on, __ATOMIC_RELAXED);
 	if (on < 0) {
 		const char *s = getenv("PVSPIN_STATS");
-		on = s && *s && strcmp(s, "0") != 0;
+		on = s && !strcmp(s, "1");
+		if (s && *s && !on && strcmp(s, "0")) {
+			/* neither on nor off: said (write(2): this may run where
+			 * a lock is taken), and off; a race of two first readers
+			 * may say it twice */
+			char msg[160];
+			int len = snprintf(msg, sizeof(msg), "pvspin: ignoring PVSPIN_STATS=%.60s: "
+					   "expected 1 (on) or 0 (off); the stats stay off\n", s);
+			if (len > 0)
+				(void)!write(STDERR_FILENO, msg, (size_t)len < sizeof(msg)
+					     ? (size_t)len : sizeof(msg) - 1);
+		}
 		__atomic_store_n(&preload_stats_on, on, __ATOMIC_RELAXED);
 	}
 	return on;

@@ -17,7 +17,9 @@
 #include <math.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -177,8 +179,13 @@ unsigned sim_usable_cpus(void)
 /* The child for seed `seed`: run, write the document to f, exit with
  * sim_run()'s status (0 clean, 1 stopped; 2 set-up failure, 3 the document
  * could not be written).  Never returns. */
-static void seed_child(const struct sim_config *c, uint64_t seed, FILE *f)
+static void seed_child(const struct sim_config *c, uint64_t seed, FILE *f, pid_t parent)
 {
+	/* A parent that dies (SIGTERM, SIGKILL: anything but a signal to the
+	 * whole process group) takes its runs with it. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)   /* it died before the prctl */
+		_exit(4);
 	struct sim_config cc = *c;
 	struct sim_result r;
 	cc.seed = seed;
@@ -216,6 +223,7 @@ int sim_run_seeds(const struct sim_config *c, unsigned n, unsigned jobs, json_t 
 				break;
 			}
 			fflush(NULL);   /* a child must not write the parent's buffers again */
+			pid_t self = getpid();
 			pid[next] = fork();
 			if (pid[next] < 0) {
 				fprintf(err, "pvspin sim: --seeds: fork: %s\n", strerror(errno));
@@ -223,7 +231,7 @@ int sim_run_seeds(const struct sim_config *c, unsigned n, unsigned jobs, json_t 
 				break;
 			}
 			if (!pid[next])
-				seed_child(c, c->seed + next, f[next]);
+				seed_child(c, c->seed + next, f[next], self);
 			running++;
 			next++;
 		}

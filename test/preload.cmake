@@ -176,6 +176,19 @@ preload_test(preload_stats_nolock_return 30 ${_check} --exit 5 --stats-lines 1
 preload_test(preload_stats_nolock_true 30 ${_check} --stats-lines 1
   --expect "acquisitions=0" --expect "(no lock was taken)"
   -- ${_pvspin} run --stats -- true)
+# a bad PVSPIN_* tunable under `pvspin run`: said once (the tool's library
+# and the program's are one process), and still said by a program that
+# the interposer is preloaded into directly
+preload_test(preload_tunable_reported_once 30 sh -c
+  "n=$(PVSPIN_SPIN_THRESHOLD=abc \"$0\" run -- \"$1\" return 0 2>&1 | grep -c 'ignoring PVSPIN_SPIN_THRESHOLD=abc') && \
+   m=$(LD_PRELOAD=\"$2\" PVSPIN_SPIN_THRESHOLD=abc \"$1\" return 0 2>&1 | grep -c 'ignoring PVSPIN_SPIN_THRESHOLD=abc') && \
+   echo \"run=$n preloaded=$m\"" ${_pvspin} ${_nolock} $<TARGET_FILE:pvspin_preload>)
+set_tests_properties(preload_tunable_reported_once PROPERTIES
+  PASS_REGULAR_EXPRESSION "run=1 preloaded=1")
+# a PVSPIN_STATS that is neither 1 nor 0: said once, and no stats
+preload_test(preload_stats_bad_value 30 ${_check} --stats-lines 0
+  --expect "ignoring PVSPIN_STATS=no: expected 1 (on) or 0 (off)"
+  -- env PVSPIN_STATS=no ${_pvspin} run -- ${_nolock} return 0)
 # ... also when the program closes stderr in an atexit() handler (GNU
 # coreutils' close_stdout: the line goes to the interposer's private
 # duplicate of fd 2), when it leaves by _exit()/_Exit() (dash after a

@@ -4,13 +4,16 @@
  * constructor), so that a bad value is reported whether or not a slow path
  * ever runs.  A lock taken before that (another library's constructor)
  * reads them at its first slow path instead; either way they are read
- * once.  The inline fast paths never look at them.
+ * once, and a bad value is reported once per process (`pvspin run`, which
+ * reports them itself, tells the program it execs not to say it again).
+ * The inline fast paths never look at them.
  */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "pvspin/tunables.h"
 
@@ -51,6 +54,18 @@ static bool valid(pvspin_tunable_t t, uint32_t v)
 	return v >= tunable_range[t].min && v <= tunable_range[t].max;
 }
 
+/* `pvspin run` has read (and reported) the same environment in this very
+ * process before its exec: the program's copy of the library reports
+ * nothing again (PVSPIN_TUNABLES_REPORTED=PID; its children, other
+ * processes, do report). */
+static bool reported_here(void)
+{
+	const char *s = getenv("PVSPIN_TUNABLES_REPORTED");
+	char *end;
+	long pid = s && *s ? strtol(s, &end, 10) : 0;
+	return pid > 0 && !*end && pid == (long)getpid();
+}
+
 static void read_env(void)
 {
 	int unread = 0;
@@ -69,10 +84,11 @@ static void read_env(void)
 		errno = 0;
 		v = strtoul(s, &end, 0);
 		if (errno || *end || v > UINT32_MAX || !valid((pvspin_tunable_t)t, (uint32_t)v)) {
-			fprintf(stderr, "pvspin: ignoring %s=%s: not a valid value for %s "
-				"(expected an integer from %u to %u; the default %u is used)\n",
-				tunable_env[t], s, tunable_names[t], tunable_range[t].min,
-				tunable_range[t].max, tunables[t]);
+			if (!reported_here())
+				fprintf(stderr, "pvspin: ignoring %s=%s: not a valid value for %s "
+					"(expected an integer from %u to %u; the default %u is used)\n",
+					tunable_env[t], s, tunable_names[t], tunable_range[t].min,
+					tunable_range[t].max, tunables[t]);
 			continue;
 		}
 		__atomic_store_n(&tunables[t], (uint32_t)v, __ATOMIC_RELAXED);

@@ -306,6 +306,12 @@ int pvspin_cmd_run(int argc, char **argv)
 		setenv("PVSPIN_STATS", "1", 1);
 	if (spin_limit)
 		setenv("PVSPIN_MUTEX_SPIN_LIMIT", spin_limit, 1);
+	/* This process has reported a bad PVSPIN_* tunable already (the
+	 * library's constructor); the program it becomes must not say it
+	 * again (src/lock/tunables.c). */
+	char pid[24];
+	snprintf(pid, sizeof(pid), "%ld", (long)getpid());
+	setenv("PVSPIN_TUNABLES_REPORTED", pid, 1);
 
 	fflush(NULL);
 	execvp(prog[0], prog);
