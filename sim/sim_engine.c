@@ -365,6 +365,8 @@ static uint64_t mix64(uint64_t x)
 	return x ^ (x >> 31);
 }
 
+volatile sig_atomic_t sim_interrupt;
+
 static int setup(const struct sim_config *c)
 {
 	memset(&S, 0, sizeof(S));
@@ -574,6 +576,10 @@ static void teardown(void)
 static void run_loop(void)
 {
 	while (!S.stop && S.nheap) {
+		if (__builtin_expect(sim_interrupt != 0, 0)) {
+			S.stop = SIM_STOP_INTERRUPTED;
+			break;
+		}
 		struct event e = heap_pop();
 		struct vcpu *v = NULL;
 		/* a stale slice still counts as an event (see "event heap") */

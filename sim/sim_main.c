@@ -23,12 +23,15 @@
  * scenario file is missing, unreadable or malformed (e.g. an INI line that
  * is not KEY = VALUE, or an unknown [section]), or the JSON output
  * cannot be written (checked before simulating, then at the write); 2 bad
- * usage (option, key or value, a host shape that makes no sense).
+ * usage (option, key or value, a host shape that makes no sense).  SIGINT
+ * and SIGTERM stop the run at its next event; its results so far are
+ * reported, then the process ends by that signal.
  *
  * getopt's own messages start with argv[0]: `pvspin sim` passes "pvspin sim".
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <signal.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,7 +60,10 @@ static void usage(FILE *f)
 		"      - reads it from stdin (JSON if it starts with '{', else INI).\n"
 		"Without --json a summary is printed; --json - writes the JSON document to stdout.\n"
 		"--seeds N: the seeds seed .. seed+N-1 (N from 1 to %d), in parallel processes\n"
-		"      (at most one per usable CPU): median and min-max of every figure.\n",
+		"      (at most one per usable CPU): median and min-max of every figure.\n"
+		"SIGINT or SIGTERM stops the run at its next event: what it measured so far is\n"
+		"reported (\"stop\": \"interrupted\"; with --seeds, the seeds that had started),\n"
+		"then the signal ends the process.\n",
 		SIM_MAX_SEEDS);
 }
 
@@ -644,8 +650,19 @@ static int sim_main(int argc, char **argv, char **sets)
 	return rc;
 }
 
+/* SIGINT, SIGTERM: the run stops at its next event and reports what it
+ * has (sim_interrupt); main() then ends by the same signal. */
+static void on_interrupt(int sig)
+{
+	sim_interrupt = sig;
+}
+
 int main(int argc, char **argv)
 {
+	struct sigaction sa = { .sa_handler = on_interrupt };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 	char **sets = calloc((size_t)argc + 1, sizeof(char *));
 	if (!sets) {
 		fprintf(stderr, "pvspin sim: out of memory\n");
@@ -658,6 +675,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "pvspin sim: cannot write to standard output: %s\n", strerror(errno));
 		if (!rc)
 			rc = 1;
+	}
+	int sig = sim_interrupt;
+	if (sig) {
+		fprintf(stderr, "pvspin sim: interrupted by %s: the results cover the simulated "
+			"time until then (\"stop\": \"interrupted\")\n", strsignal(sig));
+		signal(sig, SIG_DFL);
+		raise(sig);
 	}
 	return rc;
 }

@@ -164,6 +164,7 @@ static const char *stop_name(enum sim_stop s)
 	case SIM_STOP_DEADLOCK: return "deadlock";
 	case SIM_STOP_TWO_HOLDERS: return "two_holders";
 	case SIM_STOP_MISUSE: return "misuse";
+	case SIM_STOP_INTERRUPTED: return "interrupted";
 	default: return "none";
 	}
 }

@@ -205,6 +205,7 @@ int sim_run_seeds(const struct sim_config *c, unsigned n, unsigned jobs, json_t 
 	int *status = calloc(n, sizeof(*status));
 	int ret = 0;
 	unsigned running = 0, next = 0, done = 0;
+	bool passed_on = false;   /* sim_interrupt sent to the running seeds */
 	*out = NULL;
 	if (!f || !pid || !status) {
 		fprintf(err, "pvspin sim: --seeds: out of memory\n");
@@ -214,6 +215,17 @@ int sim_run_seeds(const struct sim_config *c, unsigned n, unsigned jobs, json_t 
 	if (!jobs)
 		jobs = sim_usable_cpus();
 	while (done < n) {
+		if (sim_interrupt && !passed_on) {
+			/* start no more seeds; the running ones stop at their
+			 * next event and write what they have */
+			n = next;
+			for (unsigned i = 0; i < next; i++)
+				if (pid[i] > 0)
+					kill(pid[i], sim_interrupt);
+			passed_on = true;
+			if (done >= n)
+				break;
+		}
 		while (running < jobs && next < n) {
 			f[next] = tmpfile();
 			if (!f[next]) {
@@ -259,6 +271,11 @@ int sim_run_seeds(const struct sim_config *c, unsigned n, unsigned jobs, json_t 
 			goto out;
 	}
 
+	if (!n) {
+		fprintf(err, "pvspin sim: --seeds: interrupted before any seed ran\n");
+		ret = -1;
+		goto out;
+	}
 	json_t **runs = calloc(n, sizeof(*runs));
 	if (!runs) {
 		fprintf(err, "pvspin sim: --seeds: out of memory\n");

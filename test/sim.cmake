@@ -14,6 +14,18 @@ if(TARGET pvspin_sim_core)
   add_test(NAME sim_cli_bad_value COMMAND pvspin-sim --preset smoke --set lock=mutex)
   set_tests_properties(sim_cli_bad_value PROPERTIES
     PASS_REGULAR_EXPRESSION "bad value 'mutex' for key 'lock'. valid: qspinlock")
+  # SIGINT / SIGTERM: a run stops, reports what it has ("stop":
+  # "interrupted"; --seeds: the seeds that ran) and ends by the signal,
+  # leaving no worker behind
+  add_test(NAME sim_cli_interrupted COMMAND sh -c
+    "d=$(mktemp -d) && v=999 && \
+     timeout --preserve-status -s INT 1 \"$0\" --preset smoke --set seconds=1000 --json $d/a.json 2>/dev/null; a=$? && \
+     timeout --preserve-status -s TERM 1 \"$0\" --preset smoke --set seconds=$v.5 --seeds 3 --json $d/b.json 2>/dev/null; b=$? && \
+     sleep 0.5 && left=$(pgrep -f \"seconds=$v.5\" | wc -l) && \
+     echo \"exit=$a/$b left=$left\" && grep -o '\"stop\": *\"interrupted\"' $d/a.json $d/b.json | wc -l && rm -r $d"
+    $<TARGET_FILE:pvspin-sim>)
+  set_tests_properties(sim_cli_interrupted PROPERTIES TIMEOUT 30
+    PASS_REGULAR_EXPRESSION "exit=130/143 left=0\n[3-9]")
   add_test(NAME sim_cli_list COMMAND pvspin sim --list)
   set_tests_properties(sim_cli_list PROPERTIES
     PASS_REGULAR_EXPRESSION "kcbench-no-ple.*ebizzy-boost.*spawn-dedicated")
