@@ -43,6 +43,11 @@
 
 /** Stack of one vCPU coroutine, bytes. */
 #define SIM_STACK_SIZE (64 * 1024)
+/* Lock waits kept per VM for the percentiles, exactly up to this many,
+ * then as a uniform sample of this many (lat_add); 32 MiB of doubles. */
+#ifndef SIM_LAT_KEEP
+#define SIM_LAT_KEEP ((size_t)1 << 22)
+#endif
 /** A coroutine for `entry(arg)` on a new SIM_STACK_SIZE stack (mmap; out
  *  of memory ends the run), returning to S.main_ctx when entry returns.
  *  Returns the stack (munmap it with SIM_STACK_SIZE).  sim_engine.c. */
@@ -182,8 +187,13 @@ struct vm {
 	int nlocks;
 	int last_boosted;
 	uint64_t events[PVSPIN_EV_COUNT];
-	double *lat;                 /* lock wait samples, ns */
+	double *lat;                 /* lock wait samples, ns: every wait up to
+				      * SIM_LAT_KEEP, then a uniform reservoir
+				      * of SIM_LAT_KEEP of them (sim_guest.c) */
 	size_t nlat, caplat;
+	uint64_t lat_seen;           /* waits seen (> nlat once sampled) */
+	double lat_sum, lat_max;     /* over every wait seen */
+	uint64_t lat_rng;            /* the reservoir's own generator state */
 	long ops;
 	sim_time_t done_at;
 	int ndone;
