@@ -317,7 +317,10 @@ static uint32_t spin_limit(void)
 		const char *s = getenv("PVSPIN_MUTEX_SPIN_LIMIT");
 		char *end = NULL;
 		unsigned long n = s && *s ? strtoul(s, &end, 10) : 0;
-		if (s && *s && (*end || n > UINT32_MAX || *s == '-')) {
+		/* decimal digits only, as every pvspin number (no sign, blank
+		 * or 0x: strtoul would take those) */
+		if (s && *s && (*end || n > UINT32_MAX || *s < '0' || *s > '9' ||
+				strlen(s) > 10)) {
 			/* pvspin run validates; set by hand, a bad value means
 			 * "off", said once (write(2): this may run anywhere a
 			 * mutex is taken) */

@@ -397,7 +397,8 @@ static int run_fuzz(long n, uint64_t seed, const char *json_path)
 	json_t *fails = json_array();
 	bool progress = isatty(STDERR_FILENO);   /* a run per line would flood a log */
 	gsl_rng_set(r, (unsigned long)seed);
-	for (long i = 0; i < n; i++) {
+	long done = 0;
+	for (long i = 0; i < n && !sim_interrupt; i++) {
 		struct sim_config c;
 		struct sim_result res;
 		char cmd[1024];
@@ -406,6 +407,13 @@ static int run_fuzz(long n, uint64_t seed, const char *json_path)
 				failures);
 		fuzz_config(&c, r, cmd, sizeof(cmd));
 		int rc = sim_run(&c, &res);
+		if (rc > 0 && res.stop == SIM_STOP_INTERRUPTED) {
+			/* stopped by the signal, not broken: not a run */
+			json_decref(res.json);
+			free(res.report);
+			break;
+		}
+		done++;
 		if (progress && rc)
 			fputs("\r\033[K", stderr);   /* the report starts on a clean line */
 		if (rc < 0) {
@@ -433,11 +441,13 @@ static int run_fuzz(long n, uint64_t seed, const char *json_path)
 	gsl_rng_free(r);
 	if (progress)
 		fputs("\r\033[K", stderr);
-	printf("pvspin sim --fuzz: %ld runs, %ld broken (seed %llu): %s\n", n, failures,
-	       (unsigned long long)seed, failures ? "FAILURE" : "SUCCESS");
+	printf("pvspin sim --fuzz: %ld runs%s, %ld broken (seed %llu): %s\n", done,
+	       done < n ? " (interrupted)" : "", failures, (unsigned long long)seed,
+	       failures ? "FAILURE" : "SUCCESS");
 	if (json_path) {
 		json_t *j = json_object();
-		json_object_set_new(j, "runs", json_integer(n));
+		json_object_set_new(j, "runs", json_integer(done));
+		json_object_set_new(j, "runs_asked", json_integer(n));
 		json_object_set_new(j, "seed", sim_u64_json(seed));
 		json_object_set_new(j, "failures", fails);
 		if (write_json(j, json_path))

@@ -204,7 +204,7 @@ int sim_run_seeds(const struct sim_config *c, unsigned n, unsigned jobs, json_t 
 	pid_t *pid = calloc(n, sizeof(*pid));
 	int *status = calloc(n, sizeof(*status));
 	int ret = 0;
-	unsigned running = 0, next = 0, done = 0;
+	unsigned running = 0, next = 0, done = 0, asked = n;
 	bool passed_on = false;   /* sim_interrupt sent to the running seeds */
 	*out = NULL;
 	if (!f || !pid || !status) {
@@ -276,6 +276,10 @@ int sim_run_seeds(const struct sim_config *c, unsigned n, unsigned jobs, json_t 
 		ret = -1;
 		goto out;
 	}
+	if (n < asked)
+		fprintf(err, "pvspin sim: --seeds: interrupted: %u of the %u seeds started "
+			"(%llu .. %llu), the others did not run\n", n, asked,
+			(unsigned long long)c->seed, (unsigned long long)(c->seed + n - 1));
 	json_t **runs = calloc(n, sizeof(*runs));
 	if (!runs) {
 		fprintf(err, "pvspin sim: --seeds: out of memory\n");
@@ -308,6 +312,11 @@ int sim_run_seeds(const struct sim_config *c, unsigned n, unsigned jobs, json_t 
 		}
 		if (WEXITSTATUS(st))
 			ret = 1;
+		const char *stop = json_string_value(json_object_get(runs[i], "stop"));
+		if (!passed_on && stop && !strcmp(stop, "interrupted"))
+			fprintf(err, "pvspin sim: --seeds: the run of seed %llu was interrupted "
+				"(a signal to that worker); its results cover the time until then\n",
+				(unsigned long long)s);
 		json_array_append_new(seeds, sim_u64_json(s));
 		json_array_append(arr, runs[i]);
 	}
@@ -317,6 +326,7 @@ int sim_run_seeds(const struct sim_config *c, unsigned n, unsigned jobs, json_t 
 		json_object_set_new(*out, "seeds", seeds);
 		json_object_set_new(*out, "summary", sim_seeds_summary(runs, n));
 		json_object_set_new(*out, "runs", arr);
+		json_object_set_new(*out, "seeds_asked", json_integer(asked));
 	} else {
 		json_decref(seeds);
 		json_decref(arr);

@@ -4,8 +4,12 @@
 # contend (issue 12).  Included by test/CMakeLists.txt.
 add_executable(test_tunables_env test_tunables_env.c)
 target_link_libraries(test_tunables_env PRIVATE pvspin_static)
-foreach(case "PVSPIN_SPIN_THRESHOLD|99999999999999|spin_threshold|pvqspinlock|an integer from 1 to 4294967295|2048"
-             "PVSPIN_TAS_BACKOFF_MAX|xyz|tas_backoff_max|tas|an integer from 0 to 4294967295|0")
+# Numbers are plain decimal, as on every command line: 0x10, +5 and " 7"
+# are refused (strtoul would take them, 010 as octal 8).
+foreach(case "PVSPIN_SPIN_THRESHOLD|99999999999999|spin_threshold|pvqspinlock|a decimal integer from 1 to 4294967295|2048"
+             "PVSPIN_TAS_BACKOFF_MAX|xyz|tas_backoff_max|tas|a decimal integer from 0 to 4294967295|0"
+             "PVSPIN_PENDING_LOOPS|0x10|pending_loops|qspinlock|a decimal integer from 1 to 4294967295|512"
+             "PVSPIN_EARLY_HALT_PREEMPTED|2|early_halt_preempted|pvqspinlock|a decimal integer from 0 to 1|0")
   string(REPLACE "|" ";" f "${case}")
   list(GET f 0 var)
   list(GET f 1 value)

@@ -24,12 +24,14 @@ static const char *const tunable_names[PVSPIN_TUNE_COUNT] = {
 	[PVSPIN_TUNE_EARLY_HALT_PREEMPTED] = "early_halt_preempted",
 };
 
+#ifndef PVSPIN_PLATFORM_SIM   /* the simulator reads no environment */
 static const char *const tunable_env[PVSPIN_TUNE_COUNT] = {
 	[PVSPIN_TUNE_SPIN_THRESHOLD] = "PVSPIN_SPIN_THRESHOLD",
 	[PVSPIN_TUNE_PENDING_LOOPS] = "PVSPIN_PENDING_LOOPS",
 	[PVSPIN_TUNE_TAS_BACKOFF_MAX] = "PVSPIN_TAS_BACKOFF_MAX",
 	[PVSPIN_TUNE_EARLY_HALT_PREEMPTED] = "PVSPIN_EARLY_HALT_PREEMPTED",
 };
+#endif
 
 static uint32_t tunables[PVSPIN_TUNE_COUNT] = {
 	[PVSPIN_TUNE_SPIN_THRESHOLD] = PVSPIN_DEFAULT_SPIN_THRESHOLD,
@@ -54,6 +56,25 @@ static bool valid(pvspin_tunable_t t, uint32_t v)
 	return v >= tunable_range[t].min && v <= tunable_range[t].max;
 }
 
+#ifndef PVSPIN_PLATFORM_SIM
+/* A decimal number of 1 to 10 digits and nothing else (no sign, no
+ * blanks, no 0x or octal), at most UINT32_MAX, as every number pvspin's
+ * command lines take.  False for anything else. */
+static bool parse_decimal_u32(const char *s, uint32_t *out)
+{
+	uint64_t v = 0;
+	int n = 0;
+	for (; *s >= '0' && *s <= '9'; s++, n++) {
+		v = v * 10 + (uint64_t)(*s - '0');
+		if (n >= 10 || v > UINT32_MAX)
+			return false;
+	}
+	if (*s || !n)
+		return false;
+	*out = (uint32_t)v;
+	return true;
+}
+
 /* `pvspin run` has read (and reported) the same environment in this very
  * process before its exec: the program's copy of the library reports
  * nothing again (PVSPIN_TUNABLES_REPORTED=PID; its children, other
@@ -65,6 +86,7 @@ static bool reported_here(void)
 	long pid = s && *s ? strtol(s, &end, 10) : 0;
 	return pid > 0 && !*end && pid == (long)getpid();
 }
+#endif
 
 static void read_env(void)
 {
@@ -75,24 +97,25 @@ static void read_env(void)
 			;
 		return;
 	}
+	/* The simulator sets them from its configuration (spin_threshold and
+	 * the others are keys of `pvspin sim`), never from the environment. */
+#ifndef PVSPIN_PLATFORM_SIM
 	for (int t = 0; t < PVSPIN_TUNE_COUNT; t++) {
 		const char *s = getenv(tunable_env[t]);
-		char *end;
-		unsigned long v;
+		uint32_t v;
 		if (!s || !*s)
-			continue;
-		errno = 0;
-		v = strtoul(s, &end, 0);
-		if (errno || *end || v > UINT32_MAX || !valid((pvspin_tunable_t)t, (uint32_t)v)) {
+			continue;   /* empty: unset */
+		if (!parse_decimal_u32(s, &v) || !valid((pvspin_tunable_t)t, v)) {
 			if (!reported_here())
 				fprintf(stderr, "pvspin: ignoring %s=%s: not a valid value for %s "
-					"(expected an integer from %u to %u; the default %u is used)\n",
+					"(expected a decimal integer from %u to %u; the default %u is used)\n",
 					tunable_env[t], s, tunable_names[t], tunable_range[t].min,
 					tunable_range[t].max, tunables[t]);
 			continue;
 		}
-		__atomic_store_n(&tunables[t], (uint32_t)v, __ATOMIC_RELAXED);
+		__atomic_store_n(&tunables[t], v, __ATOMIC_RELAXED);
 	}
+#endif
 	__atomic_store_n(&env_state, 2, __ATOMIC_RELEASE);
 }
 
