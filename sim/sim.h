@@ -256,11 +256,11 @@ enum sim_stop {
 	SIM_STOP_NONE, SIM_STOP_END, SIM_STOP_DONE,
 	SIM_STOP_DEADLOCK,          /* all vCPUs stuck, or one lost wake-up */
 	SIM_STOP_TWO_HOLDERS, SIM_STOP_MISUSE,
-	SIM_STOP_INTERRUPTED,       /* sim_interrupt was set (SIGINT, SIGTERM) */
+	SIM_STOP_INTERRUPTED,       /* sim_interrupt was set (SIGINT, SIGTERM, SIGHUP) */
 };
 
-/** Set (to the signal's number) by `pvspin sim`'s SIGINT / SIGTERM
- *  handler: a run stops at its next event, with what it has measured so
+/** Set (to the signal's number) by `pvspin sim`'s SIGINT / SIGTERM /
+ *  SIGHUP handler: a run stops at its next event, with what it has measured so
  *  far (SIM_STOP_INTERRUPTED), and sim_run_seeds() starts no more seeds
  *  and passes the signal on to the running ones.  0 otherwise. */
 extern volatile sig_atomic_t sim_interrupt;

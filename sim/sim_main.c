@@ -23,8 +23,8 @@
  * scenario file is missing, unreadable or malformed (e.g. an INI line that
  * is not KEY = VALUE, or an unknown [section]), or the JSON output
  * cannot be written (checked before simulating, then at the write); 2 bad
- * usage (option, key or value, a host shape that makes no sense).  SIGINT
- * and SIGTERM stop the run at its next event; its results so far are
+ * usage (option, key or value, a host shape that makes no sense).  SIGINT,
+ * SIGTERM and SIGHUP stop the run at its next event; its results so far are
  * reported, then the process ends by that signal.
  *
  * getopt's own messages start with argv[0]: `pvspin sim` passes "pvspin sim".
@@ -61,9 +61,9 @@ static void usage(FILE *f)
 		"Without --json a summary is printed; --json - writes the JSON document to stdout.\n"
 		"--seeds N: the seeds seed .. seed+N-1 (N from 1 to %d), in parallel processes\n"
 		"      (at most one per usable CPU): median and min-max of every figure.\n"
-		"SIGINT or SIGTERM stops the run at its next event: what it measured so far is\n"
-		"reported (\"stop\": \"interrupted\"; with --seeds, the seeds that had started),\n"
-		"then the signal ends the process.\n",
+		"SIGINT, SIGTERM or SIGHUP stops the run at its next event: what it measured\n"
+		"so far is reported (\"stop\": \"interrupted\"; with --seeds, the seeds that\n"
+		"had started), then the signal ends the process.\n",
 		SIM_MAX_SEEDS);
 }
 
@@ -660,7 +660,7 @@ static int sim_main(int argc, char **argv, char **sets)
 	return rc;
 }
 
-/* SIGINT, SIGTERM: the run stops at its next event and reports what it
+/* SIGINT, SIGTERM, SIGHUP: the run stops at its next event and reports what it
  * has (sim_interrupt); main() then ends by the same signal. */
 static void on_interrupt(int sig)
 {
@@ -673,6 +673,7 @@ int main(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);   /* a closed terminal: a --json file still gets the results */
 	char **sets = calloc((size_t)argc + 1, sizeof(char *));
 	if (!sets) {
 		fprintf(stderr, "pvspin sim: out of memory\n");
