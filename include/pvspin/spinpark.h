@@ -24,9 +24,7 @@
  *
  *   bits  0- 7  locked byte  0 free, 1 locked, 2 = _SP_HANDOFF: released
  *                            by its holder and reserved for the waiter
- *                            that set _SP_STARVING, or without
- *                            _SP_STARVING for a parked waiter that has
- *                            slept (the end of a slice)
+ *                            that set _SP_STARVING
  *   bits  8-11  spinners     threads spinning in the slow path (0-15)
  *   bit  12     STARVING     a waiter has waited past the starvation
  *                            bound and spins for a hand-off

@@ -209,7 +209,7 @@ static inline bool sp_ours(const struct sp_waiter *w, uint32_t v)
 static bool sp_take_or_count(pvspin_lock_t *lock, struct sp_waiter *w, uint32_t v)
 {
 	for (;;) {
-		if (sp_ours(w, v)) {
+		if (sp_locked(v) == 0) {
 			if (sp_take(lock, w, &v, false, false))
 				return true;
 			continue;
@@ -260,7 +260,7 @@ static bool sp_spin(pvspin_lock_t *lock, struct sp_waiter *w)
 	/* Join the spinners: (p, s, 1) -> (p, s + 1, 1) [| STARVING], or take
 	 * a free lock on the way. */
 	for (;;) {
-		if (sp_ours(w, v)) {
+		if (sp_locked(v) == 0) {
 			if (sp_take(lock, w, &v, false, false))
 				return true;
 			continue;
@@ -354,7 +354,7 @@ static bool sp_park(pvspin_lock_t *lock, struct sp_waiter *w)
 	if (w->counted && !fenced && (fenced = sp_arm(lock)))
 		v = pvspin_plat_load32(&lock->val, PVSPIN_ACQUIRE);
 
-	while (sp_ours(w, v)) {
+	while (sp_locked(v) == 0) {
 		if (sp_take(lock, w, &v, false, false))
 			return true;
 	}
