@@ -410,7 +410,7 @@ void pvspin_spinpark_unlock_wake(pvspin_lock_t *lock)
 	bool slice_over = meter == SP_SLICE_OVER;
 	if (meter == SP_SLICE_NONE && (v & _SP_SLICED)) {
 		/* the meter's entry went to another lock: no slices without it */
-		pvspin_plat_fetch_and32(&lock->val, ~_SP_SLICED, PVSPIN_RELAXED);
+		sp_slice_leave(lock);
 		v &= ~_SP_SLICED;
 	}
 	/* Slice mode: wake nobody until the slice is over (the thread that

@@ -184,20 +184,26 @@ struct sp_slice *sp_slice_of(pvspin_lock_t *lock)
 	return tag == lock ? s : NULL;
 }
 
-/* Set or clear _SP_SLICED in the word (relaxed RMW: a mode bit, which no
- * other field depends on). */
+void sp_slice_leave(pvspin_lock_t *lock)
+{
+	/* relaxed RMW: a mode bit, which no other field depends on */
+	uint32_t v = pvspin_plat_fetch_and32(&lock->val, ~_SP_SLICED, PVSPIN_RELAXED);
+	/* Back to shared mode: the waiters that slice mode put to sleep run
+	 * again and spin or park by shared mode's rules, instead of coming
+	 * back one wake-up per unlock. */
+	if ((v & _SP_SLICED) && (v >> _SP_PARKED_OFFSET))
+		pvspin_plat_unpark32(&lock->val, v >> _SP_PARKED_OFFSET);
+}
+
+/* Set or clear _SP_SLICED in the word. */
 static void sp_set_sliced(pvspin_lock_t *lock, bool on)
 {
 	if (on) {
+		/* relaxed RMW: a mode bit, which no other field depends on */
 		pvspin_plat_fetch_or32(&lock->val, _SP_SLICED, PVSPIN_RELAXED);
 		pvspin_plat_event(PVSPIN_EV_SLICE_ON);
 	} else {
-		uint32_t v = pvspin_plat_fetch_and32(&lock->val, ~_SP_SLICED, PVSPIN_RELAXED);
-		/* Back to shared mode: the waiters that slice mode put to
-		 * sleep run again and spin or park by shared mode's rules,
-		 * instead of coming back one wake-up per unlock. */
-		if (v >> _SP_PARKED_OFFSET)
-			pvspin_plat_unpark32(&lock->val, v >> _SP_PARKED_OFFSET);
+		sp_slice_leave(lock);
 	}
 }
 

@@ -47,6 +47,13 @@ enum sp_slice_verdict {
  *  per entry (a trylock; a busy entry skips its turn). */
 enum sp_slice_verdict sp_slice_unlock(pvspin_lock_t *lock);
 
+/** Leave slice mode: clear _SP_SLICED and wake the waiters it put to
+ *  sleep (all those counted in `parked`), so that they spin or park by
+ *  shared mode's rules.  Nothing if the lock was not sliced.  The
+ *  controller's switch, and the unlock's when the lock lost its entry.
+ *  Thread-safe. */
+void sp_slice_leave(pvspin_lock_t *lock);
+
 /** Forget every entry (the simulator, before each run, so that no state
  *  or time of one run leaks into the next).  Not thread-safe: call it
  *  while no thread uses a spinpark lock. */
