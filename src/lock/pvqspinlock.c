@@ -21,6 +21,7 @@
  */
 #include "pvspin/pvqspinlock.h"
 #include "pvspin/tunables.h"
+#include "lock_hash.h"
 #include "lock_steps.h"
 #include "qnode.h"
 
@@ -41,9 +42,7 @@ static struct pv_hash_entry pv_lock_hash[PV_HASH_ENTRIES];
 
 static inline uint32_t pv_hash_index(const pvspin_lock_t *lock)
 {
-	/* Fibonacci hashing of the lock's address. */
-	uint64_t h = (uint64_t)(uintptr_t)lock * 0x9E3779B97F4A7C15ull;
-	return (uint32_t)(h >> 40) % PV_HASH_ENTRIES;
+	return lock_hash(lock) % PV_HASH_ENTRIES;
 }
 
 /* Store lock -> node in the first free entry from the lock's home slot.

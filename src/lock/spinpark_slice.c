@@ -52,6 +52,7 @@
  * its turn.  Everything else in an entry is the controller's.
  */
 #include "spinpark_slice.h"
+#include "lock_hash.h"
 
 #include <string.h>
 #ifdef SP_SLICE_DEBUG
@@ -128,9 +129,7 @@ static inline uint32_t sp_now_us(void)
 
 static inline struct sp_slice *sp_slot(const pvspin_lock_t *lock)
 {
-	/* Fibonacci hashing of the lock's address (as pvqspinlock's hash). */
-	uint64_t h = (uint64_t)(uintptr_t)lock * 0x9E3779B97F4A7C15ull;
-	return &sp_slices[(h >> 40) & (SP_SLICE_ENTRIES - 1)];
+	return &sp_slices[lock_hash(lock) & (SP_SLICE_ENTRIES - 1)];
 }
 
 static inline bool sp_busy_try(struct sp_slice *s)
