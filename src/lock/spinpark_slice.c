@@ -248,12 +248,16 @@ static bool sp_slice_step(struct sp_slice *s, pvspin_lock_t *lock, uint32_t n)
 		over = true;
 		s->slice_us = now;
 	}
-	uint32_t rate = (uint32_t)((uint64_t)(n - s->phase_count) * 1000u / (el ? el : 1));
-	/* a probe far behind the other mode ends early, warm-up or not */
-	bool losing = (mode & SP_MODE_PROBE) && el >= SP_PROBE_ABORT_US &&
-		      (uint64_t)rate * 2u < s->rate[!sliced];
-	if ((mode & SP_MODE_WARM) && !losing) {
-		if (el >= SP_WARMUP_US) {
+	/* The phase's rate so far (a division: only when it is used), at
+	 * the phase's end and for a probe, which ends early, warm-up or not,
+	 * when it runs at less than half the other mode's rate. */
+	bool probing = (mode & SP_MODE_PROBE) && el >= SP_PROBE_ABORT_US;
+	bool ending = !(mode & SP_MODE_WARM) && el >= s->phase_len_us;
+	uint32_t rate = probing || ending
+			? (uint32_t)((uint64_t)(n - s->phase_count) * 1000u / (el ? el : 1)) : 0;
+	bool losing = probing && (uint64_t)rate * 2u < s->rate[!sliced];
+	if (!ending && !losing) {
+		if ((mode & SP_MODE_WARM) && el >= SP_WARMUP_US) {
 			/* the measured part of the phase starts now */
 			s->mode = mode & ~SP_MODE_WARM;
 			s->phase_us = now;
@@ -261,8 +265,6 @@ static bool sp_slice_step(struct sp_slice *s, pvspin_lock_t *lock, uint32_t n)
 		}
 		return over;
 	}
-	if (el < s->phase_len_us && !losing)
-		return over;
 	s->rate[sliced] = rate;
 	uint32_t next = sp_next_mode(s, mode);
 #ifdef SP_SLICE_DEBUG
