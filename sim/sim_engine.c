@@ -357,14 +357,6 @@ void vcpu_stop(struct vcpu *v, enum sim_stop why)
 
 /* ---- set-up, main loop, the run ------------------------------------------ */
 
-static uint64_t mix64(uint64_t x)
-{
-	x += 0x9E3779B97F4A7C15ull;
-	x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-	x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-	return x ^ (x >> 31);
-}
-
 volatile sig_atomic_t sim_interrupt;
 
 static int setup(const struct sim_config *c)
@@ -392,6 +384,8 @@ static int setup(const struct sim_config *c)
 	S.vcpus = xcalloc((size_t)S.nv, sizeof(*S.vcpus));
 	S.pcpus = xcalloc((size_t)S.np, sizeof(*S.pcpus));
 	S.vms = xcalloc((size_t)c->vms, sizeof(*S.vms));
+	for (int m = 0; m < c->vms; m++)   /* each VM's own wait-sample stream */
+		S.vms[m].lat_rng = sim_mix64(c->seed ^ (0x1A7E5A3ull + (uint64_t)m));
 	/* timer slots: RESUME / POLL_END and PLE per vCPU, SLICE per pCPU */
 	S.slotpos = xcalloc(2 * (size_t)S.nv + (size_t)S.np, sizeof(*S.slotpos));
 	memset(S.slotpos, 0xff, (2 * (size_t)S.nv + (size_t)S.np) * sizeof(*S.slotpos));
@@ -466,7 +460,7 @@ static int setup(const struct sim_config *c)
 		v->rng = gsl_rng_alloc(gsl_rng_mt19937);
 		if (!v->rng)
 			oom();
-		gsl_rng_set(v->rng, (unsigned long)mix64(c->seed * 1000003ull + (uint64_t)i));
+		gsl_rng_set(v->rng, (unsigned long)sim_mix64(c->seed * 1000003ull + (uint64_t)i));
 		v->stack = coroutine_make(&v->ctx, vcpu_entry, i);
 		pvspin_qnodes[i][0].count = 0;
 		/* every vCPU starts runnable on its pCPU */
@@ -479,7 +473,7 @@ static int setup(const struct sim_config *c)
 	S.host_rng = gsl_rng_alloc(gsl_rng_mt19937);
 	if (!S.host_rng)
 		oom();
-	gsl_rng_set(S.host_rng, (unsigned long)mix64(c->seed ^ 0x5EED0F1057ull));
+	gsl_rng_set(S.host_rng, (unsigned long)sim_mix64(c->seed ^ 0x5EED0F1057ull));
 	/* a profile with a periodic tick: its phase is random; Linux fires
 	 * every CPU's tick at the same jiffy boundary (tick_sched.c: no
 	 * offset unless the skew_tick boot option is given) */

@@ -51,17 +51,16 @@ static void lat_add(struct vm *vm, double ns)
 	if (ns > vm->lat_max)
 		vm->lat_max = ns;
 	if (vm->nlat == SIM_LAT_KEEP) {
-		uint64_t x = (vm->lat_rng += 0x9E3779B97F4A7C15ull);
-		x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-		x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-		x ^= x >> 31;
-		uint64_t j = x % vm->lat_seen;
+		uint64_t j = sim_mix64(vm->lat_rng) % vm->lat_seen;
+		vm->lat_rng += 0x9E3779B97F4A7C15ull;
 		if (j < SIM_LAT_KEEP)
 			vm->lat[j] = ns;
 		return;
 	}
 	if (vm->nlat == vm->caplat) {
 		vm->caplat = vm->caplat ? 2 * vm->caplat : 4096;
+		if (vm->caplat > SIM_LAT_KEEP)
+			vm->caplat = SIM_LAT_KEEP;
 		vm->lat = realloc(vm->lat, vm->caplat * sizeof(double));
 		if (!vm->lat)
 			oom();

@@ -43,6 +43,17 @@
 
 /** Stack of one vCPU coroutine, bytes. */
 #define SIM_STACK_SIZE (64 * 1024)
+/* splitmix64's output for state x (Steele, Lea, Flood, "Fast splittable
+ * pseudorandom number generators", OOPSLA 2014): seeds of the generators,
+ * and the wait reservoir's stream (x, x + golden, ...). */
+static inline uint64_t sim_mix64(uint64_t x)
+{
+	x += 0x9E3779B97F4A7C15ull;
+	x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+	x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+	return x ^ (x >> 31);
+}
+
 /* Lock waits kept per VM for the percentiles, exactly up to this many,
  * then as a uniform sample of this many (lat_add); 32 MiB of doubles. */
 #ifndef SIM_LAT_KEEP

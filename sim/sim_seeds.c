@@ -226,7 +226,8 @@ int sim_run_seeds(const struct sim_config *c, unsigned n, unsigned jobs, json_t 
 			if (done >= n)
 				break;
 		}
-		while (running < jobs && next < n) {
+		/* no seed starts once the signal came (it would report ~0 s) */
+		while (!sim_interrupt && running < jobs && next < n) {
 			f[next] = tmpfile();
 			if (!f[next]) {
 				fprintf(err, "pvspin sim: --seeds: cannot create a temporary file: %s\n",
