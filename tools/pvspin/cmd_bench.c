@@ -98,7 +98,7 @@ static int parse_num(const char *opt, const char *s, uint64_t lo, uint64_t hi, u
 	char *end;
 	errno = 0;
 	unsigned long long v = strtoull(s, &end, 10);
-	if (!*s || *end || s[0] == '-' || s[0] == '+' || s[0] == ' ' || errno || v < lo || v > hi) {
+	if (!tool_is_decimal(s) || *end || errno || v < lo || v > hi) {
 		return usage_error("%s: '%s' is not a valid number "
 				   "(expected an integer from %" PRIu64 " to %" PRIu64 ")",
 				   opt, s, lo, hi);

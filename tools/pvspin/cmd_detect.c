@@ -354,16 +354,15 @@ int pvspin_cmd_detect(int argc, char **argv)
 		 * first: say so, or the table reads as what it will use. */
 		const char *lock_env = getenv("PVSPIN_LOCK"), *policy_env = getenv("PVSPIN_POLICY");
 		pvspin_policy_t env_policy;
-		if (policy_name) {
-			/* one policy asked for: no note */
-		} else if (lock_env && *lock_env) {
+		/* (one policy asked for: no note) */
+		if (!policy_name && lock_env && *lock_env) {
 			if (pvspin_kind_from_name(lock_env) != PVSPIN_KIND_NONE)
 				printf("\nPVSPIN_LOCK=%s is set: programs started from here use that "
 				       "kind, whatever the policies pick\n", lock_env);
 			else
 				printf("\nPVSPIN_LOCK=%s is set and is not a lock kind: programs "
 				       "started from here exit 2\n", lock_env);
-		} else if (policy_env && *policy_env) {
+		} else if (!policy_name && policy_env && *policy_env) {
 			if (!pvspin_policy_parse(policy_env, &env_policy))
 				printf("\nPVSPIN_POLICY=%s is set: programs started from here use "
 				       "that policy's pick, not pvspin's\n", policy_env);

@@ -231,8 +231,7 @@ int pvspin_cmd_run(int argc, char **argv)
 			char *end;
 			errno = 0;
 			unsigned long n = strtoul(optarg, &end, 10);
-			if (!*optarg || *end || errno || n > 0xffffffffUL || optarg[0] < '0' ||
-			    optarg[0] > '9' || strlen(optarg) > 10) {
+			if (!tool_is_decimal(optarg) || *end || errno || n > 0xffffffffUL) {
 				fprintf(stderr, "pvspin run: --spin-limit needs a number of PAUSE loops"
 					" from 0 to 4294967295, not '%s'\n", optarg);
 				return 2;

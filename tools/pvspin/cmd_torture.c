@@ -256,8 +256,8 @@ static int parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max,
 	unsigned long long v;
 
 	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || end == s || *end || s[0] == '-' || v < min || v > max) {
+	v = strtoull(s, &end, 10);
+	if (!tool_is_decimal(s) || errno || *end || v < min || v > max) {
 		fprintf(stderr, "pvspin torture: %s: '%s' is not valid: an integer from %" PRIu64
 			" to %" PRIu64 "\n", opt, s, min, max);
 		return -1;

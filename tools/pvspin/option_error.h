@@ -9,6 +9,7 @@
 #define PVSPIN_TOOLS_OPTION_ERROR_H
 
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -38,6 +39,15 @@ static inline int tool_option_error(const char *prog, int opt, char *const *argv
 		fprintf(stderr, "%s: unknown option '%s'\n", prog, name);
 	fprintf(stderr, "(%s --help lists the options)\n", prog);
 	return 2;
+}
+
+/** True if `s` is a plain decimal number: 1 to 20 digits and nothing else
+ *  (no sign, blank, 0x or octal prefix), the only form an option's number
+ *  takes in every subcommand (the range is the caller's to check). */
+static inline bool tool_is_decimal(const char *s)
+{
+	size_t n = strspn(s, "0123456789");
+	return n > 0 && n <= 20 && !s[n];
 }
 
 #endif /* PVSPIN_TOOLS_OPTION_ERROR_H */
