@@ -20,3 +20,16 @@ target_link_libraries(pvspin PRIVATE PkgConfig::JANSSON PkgConfig::GSL m)
 if(PVSPIN_HAVE_CK_SPINLOCK_H)
   target_compile_definitions(pvspin PRIVATE PVSPIN_HAVE_CK)
 endif()
+
+# A/B builds only (tools/pvspin/bench/ab_build.sh): a directory of another
+# revision's spinpark, renamed, measured as the lock `spinpark_base`.
+set(PVSPIN_BENCH_AB_DIR "" CACHE PATH
+  "A/B builds: renamed spinpark sources of another revision (ab_build.sh)")
+if(PVSPIN_BENCH_AB_DIR)
+  target_sources(pvspin PRIVATE
+    ${PVSPIN_BENCH_DIR}/peer_ab.c
+    ${PVSPIN_BENCH_AB_DIR}/spinpark_base.c
+    ${PVSPIN_BENCH_AB_DIR}/spinpark_base_slice.c)
+  target_include_directories(pvspin PRIVATE ${PVSPIN_BENCH_AB_DIR})
+  target_compile_definitions(pvspin PRIVATE PVSPIN_BENCH_AB)
+endif()

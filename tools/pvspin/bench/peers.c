@@ -35,7 +35,8 @@ _Static_assert(sizeof(pthread_spinlock_t) <= BENCH_LOCK_SIZE, "lock storage");
 	{ (void)c; lock_fn(l); }                                              \
 	static inline void name##_unlock_op(void *l, void *c)                \
 	{ (void)c; unlock_fn(l); }                                            \
-	static void name##_run(struct bench_worker *w)                        \
+	__attribute__((aligned(64))) static void                              \
+	name##_run(struct bench_worker *w)                                    \
 	{ bench_worker_loop(w, name##_lock_op, name##_unlock_op); }
 
 /* ---- pvspin kinds: the lock word, zero-initialised ----------------------- */
@@ -90,13 +91,18 @@ _Static_assert(sizeof(ck_spinlock_fas_t) <= BENCH_LOCK_SIZE, "lock storage");
 static int ck_mcs_init(void *mem) { ck_spinlock_mcs_init(mem); return 0; }
 static inline void ck_mcs_lock_op(void *l, void *c) { ck_spinlock_mcs_lock(l, c); }
 static inline void ck_mcs_unlock_op(void *l, void *c) { ck_spinlock_mcs_unlock(l, c); }
-static void ck_mcs_run(struct bench_worker *w) { bench_worker_loop(w, ck_mcs_lock_op, ck_mcs_unlock_op); }
+__attribute__((aligned(64))) static void ck_mcs_run(struct bench_worker *w)
+{ bench_worker_loop(w, ck_mcs_lock_op, ck_mcs_unlock_op); }
 
 static int ck_ticket_init(void *mem) { ck_spinlock_ticket_init(mem); return 0; }
 BENCH_PEER_LOOP(ck_ticket, ck_spinlock_ticket_lock, ck_spinlock_ticket_unlock)
 
 static int ck_fas_init(void *mem) { ck_spinlock_fas_init(mem); return 0; }
 BENCH_PEER_LOOP(ck_fas, ck_spinlock_fas_lock, ck_spinlock_fas_unlock)
+#endif
+
+#ifdef PVSPIN_BENCH_AB
+void bench_ab_run(struct bench_worker *w);   /* bench/peer_ab.c */
 #endif
 
 /* ---- the table ------------------------------------------------------------ */
@@ -125,6 +131,10 @@ static const struct bench_lock locks[] = {
 	  PVSPIN_KIND_NONE, ck_ticket_init, nop_destroy, ck_ticket_run },
 	{ "ck_fas", "Concurrency Kit ck_spinlock_fas (fetch-and-store)",
 	  PVSPIN_KIND_NONE, ck_fas_init, nop_destroy, ck_fas_run },
+#endif
+#ifdef PVSPIN_BENCH_AB
+	{ "spinpark_base", "another revision's spinpark (A/B build, bench/ab_build.sh)",
+	  PVSPIN_KIND_NONE, pv_init, nop_destroy, bench_ab_run },
 #endif
 };
 #define NLOCKS (sizeof(locks) / sizeof(locks[0]))

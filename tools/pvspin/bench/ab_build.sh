@@ -1,0 +1,49 @@
+#!/bin/sh
+# ab_build.sh - an A/B build of `pvspin bench`: the working tree, plus
+# revision REV's spinpark renamed and measured as the lock `spinpark_base`
+# (bench/peer_ab.c).  Both run in the same bench run, cell after cell, so
+# a change to spinpark is compared with its base under the same noise:
+#
+#   tools/pvspin/bench/ab_build.sh HEAD            # base = the last commit
+#   build/ab/tools/pvspin bench --locks spinpark,spinpark_base --repeat 5
+#
+# usage: ab_build.sh REV [BUILD_DIR]   (default BUILD_DIR: build/ab)
+# REV is any git revision with src/lock/spinpark_slice.c (the slice-mode
+# layout); its include/pvspin/spinpark.h, src/lock/spinpark.c,
+# src/lock/spinpark_slice.{c,h} and src/lock/lock_hash.h are copied into
+# BUILD_DIR/ab_base with every external name prefixed (pvspin_spinpark_ ->
+# pvspin_spinpark_base_, sp_ -> spb_, _SP_ -> _SPB_), so the two copies
+# share nothing but the platform layer.  Exit 2 on bad usage, 1 if REV
+# lacks a file or the build fails.
+set -eu
+if [ $# -lt 1 ] || [ $# -gt 2 ]; then
+	echo "usage: ab_build.sh REV [BUILD_DIR]" >&2
+	exit 2
+fi
+rev=$1
+top=$(git rev-parse --show-toplevel)
+build=${2:-$top/build/ab}
+git -C "$top" rev-parse --verify --quiet "$rev^{commit}" >/dev/null ||
+	{ echo "ab_build: '$rev' is not a revision of $top" >&2; exit 2; }
+dir=$build/ab_base
+mkdir -p "$dir"
+copy() { # PATH_IN_REV NAME_IN_DIR
+	git -C "$top" show "$rev:$1" > "$dir/$2.tmp" 2>/dev/null ||
+		{ echo "ab_build: $rev has no $1" >&2; exit 1; }
+	sed -e 's/pvspin_spinpark_/pvspin_spinpark_base_/g' \
+	    -e 's/\bsp_/spb_/g' -e 's/_SP_/_SPB_/g' \
+	    -e 's/PVSPIN_SPINPARK_H/PVSPIN_SPINPARK_BASE_H/g' \
+	    -e 's/PVSPIN_SPINPARK_SLICE_H/PVSPIN_SPINPARK_BASE_SLICE_H/g' \
+	    -e 's|"pvspin/spinpark.h"|"spinpark_base.h"|' \
+	    -e 's|"spinpark_slice.h"|"spinpark_base_slice.h"|' \
+	    "$dir/$2.tmp" > "$dir/$2"
+	rm -f "$dir/$2.tmp"
+}
+copy include/pvspin/spinpark.h spinpark_base.h
+copy src/lock/spinpark.c spinpark_base.c
+copy src/lock/spinpark_slice.c spinpark_base_slice.c
+copy src/lock/spinpark_slice.h spinpark_base_slice.h
+copy src/lock/lock_hash.h lock_hash.h
+cmake -S "$top" -B "$build" -DCMAKE_BUILD_TYPE=Release -DPVSPIN_BENCH_AB_DIR="$dir" >/dev/null
+cmake --build "$build" -j "$(nproc 2>/dev/null || echo 2)" --target pvspin >/dev/null
+echo "ab_build: $build/tools/pvspin bench --locks spinpark,spinpark_base  (spinpark_base = $rev's)"
