@@ -25,6 +25,10 @@
  *                    (nanosleep) while T threads wait for it; prints the
  *                    waiters' CPU time per wall second ("waiter_cpu=X");
  *                    with a third argument L, fails above L/1000 of it
+ *   membarrier       the process is registered for membarrier's private
+ *                    expedited command when main starts, and so is a fork
+ *                    child (the interposer registers at load); exit 77
+ *                    where the kernel cannot say (before Linux 6.3)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -37,6 +41,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "test_membarrier.h"
 
 #include "test_barrier.h"
 
@@ -447,6 +453,24 @@ static int cmd_spinsleep(int t, long ms, long max_mcpu)
 	return 0;
 }
 
+static int cmd_membarrier(void)
+{
+	int r = test_membarrier_private_registered();
+	if (r < 0)
+		return 77;
+	if (r != 1)
+		FAIL("membarrier: not registered for PRIVATE_EXPEDITED when main starts");
+	pid_t pid = fork();
+	if (pid < 0)
+		FAIL("fork: %s", strerror(errno));
+	if (pid == 0)
+		_exit(test_membarrier_private_registered() == 1 ? 0 : 1);
+	int st;
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		FAIL("membarrier: a fork child is not registered");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
@@ -474,5 +498,7 @@ int main(int argc, char **argv)
 		return cmd_pingpong(a);
 	if (!strcmp(c, "spinsleep"))
 		return cmd_spinsleep((int)a, b, d);
+	if (!strcmp(c, "membarrier"))
+		return cmd_membarrier();
 	FAIL("unknown subcommand %s", c);
 }

@@ -191,8 +191,10 @@ PVSPIN_PLAT_INLINE void pvspin_plat_fence_light(void)
  * a full memory barrier on every CPU that runs a thread of this process
  * (~0.2-0.7 us measured on the 2-vCPU development guest).  After it
  * returns, every other thread's accesses are ordered as if its
- * pvspin_plat_fence_light() had been a full fence.  Registers the process
- * on first use (and again in a fork child).  Returns false when membarrier
+ * pvspin_plat_fence_light() had been a full fence.  The process is
+ * registered when the library is loaded and in every fork child (cheap
+ * while single-threaded; with threads running, registering waits for an
+ * RCU grace period, 12-15 ms here), else on first use.  Returns false when membarrier
  * is not available (kernel < 4.14, seccomp, PVSPIN_PRELOAD_NO_MEMBARRIER=1):
  * the caller must then not rely on the pairing (poll instead).
  * Thread-safe.

@@ -222,6 +222,33 @@ bool pvspin_plat_fence_heavy_available(void)
 	return st == 1;
 }
 
+/*
+ * Register early.  MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED is cheap only
+ * while the process has one thread (the kernel then just marks the
+ * address space: 6-10 us here); with more, it waits until every CPU's run
+ * queue has seen the new state, an RCU grace period: 12-15 ms measured on
+ * this 2-vCPU guest (a second thread spinning or sleeping alike).
+ * Registered lazily, at the first park, those 12-15 ms fell on a waiter
+ * every time: under `pvspin run` the first pthread_mutex waiter to sleep
+ * waited 8-20 ms for a lock its holder had released long before (glibc:
+ * about 0.1 ms).  So register when the library is loaded (constructors run
+ * before main, normally single-threaded) and in a fork child, which has one
+ * thread until it creates more (the registration belongs to the address
+ * space).  The lazy path stays for a library loaded into a running,
+ * multi-threaded process.
+ */
+static void membarrier_after_fork_child(void)
+{
+	if (__atomic_load_n(&membarrier_state, __ATOMIC_RELAXED) == 1)
+		(void)syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0);
+}
+
+__attribute__((constructor)) static void membarrier_register_at_load(void)
+{
+	if (pvspin_plat_fence_heavy_available())
+		pthread_atfork(NULL, NULL, membarrier_after_fork_child);
+}
+
 bool pvspin_plat_fence_heavy(void)
 {
 	if (!pvspin_plat_fence_heavy_available())
