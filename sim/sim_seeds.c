@@ -205,7 +205,7 @@ int sim_run_seeds(const struct sim_config *c, unsigned n, unsigned jobs, json_t 
 	int *status = calloc(n, sizeof(*status));
 	int ret = 0;
 	unsigned running = 0, next = 0, done = 0, asked = n;
-	bool passed_on = false;   /* sim_interrupt sent to the running seeds */
+	bool passed_on = false;   /* the stop signal sent to the running seeds */
 	*out = NULL;
 	if (!f || !pid || !status) {
 		fprintf(err, "pvspin sim: --seeds: out of memory\n");
@@ -215,19 +215,19 @@ int sim_run_seeds(const struct sim_config *c, unsigned n, unsigned jobs, json_t 
 	if (!jobs)
 		jobs = sim_usable_cpus();
 	while (done < n) {
-		if (sim_interrupt && !passed_on) {
+		if (tool_stop_signal() && !passed_on) {
 			/* start no more seeds; the running ones stop at their
 			 * next event and write what they have */
 			n = next;
 			for (unsigned i = 0; i < next; i++)
 				if (pid[i] > 0)
-					kill(pid[i], sim_interrupt);
+					kill(pid[i], tool_stop_signal());
 			passed_on = true;
 			if (done >= n)
 				break;
 		}
 		/* no seed starts once the signal came (it would report ~0 s) */
-		while (!sim_interrupt && running < jobs && next < n) {
+		while (!tool_stop_signal() && running < jobs && next < n) {
 			f[next] = tmpfile();
 			if (!f[next]) {
 				fprintf(err, "pvspin sim: --seeds: cannot create a temporary file: %s\n",
