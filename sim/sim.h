@@ -39,6 +39,7 @@
 
 #include "pvspin/lock.h"
 #include "pvspin/platform.h"
+#include "../tools/pvspin/stop_signal.h"
 
 typedef uint64_t sim_time_t;               /* ns */
 #define SIM_T_INF UINT64_MAX
@@ -256,14 +257,14 @@ enum sim_stop {
 	SIM_STOP_NONE, SIM_STOP_END, SIM_STOP_DONE,
 	SIM_STOP_DEADLOCK,          /* all vCPUs stuck, or one lost wake-up */
 	SIM_STOP_TWO_HOLDERS, SIM_STOP_MISUSE,
-	SIM_STOP_INTERRUPTED,       /* sim_interrupt was set (SIGINT, SIGTERM, SIGHUP) */
+	SIM_STOP_INTERRUPTED,       /* a stop signal came (SIGINT, SIGTERM, SIGHUP) */
 };
 
-/** Set (to the signal's number) by `pvspin sim`'s SIGINT / SIGTERM /
- *  SIGHUP handler: a run stops at its next event, with what it has measured so
- *  far (SIM_STOP_INTERRUPTED), and sim_run_seeds() starts no more seeds
- *  and passes the signal on to the running ones.  0 otherwise. */
-extern volatile sig_atomic_t sim_interrupt;
+/* The stop signals (SIGINT, SIGTERM, SIGHUP) `pvspin sim` catches with
+ * tool_stop_signals_catch(): once tool_stop_signal() is set, a run stops
+ * at its next event with what it has measured so far
+ * (SIM_STOP_INTERRUPTED), and sim_run_seeds() starts no more seeds and
+ * passes the signal on to the running ones. */
 
 /** Outcome of one run: the JSON document and how it stopped. */
 struct sim_result {

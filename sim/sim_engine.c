@@ -357,8 +357,6 @@ void vcpu_stop(struct vcpu *v, enum sim_stop why)
 
 /* ---- set-up, main loop, the run ------------------------------------------ */
 
-volatile sig_atomic_t sim_interrupt;
-
 static int setup(const struct sim_config *c)
 {
 	memset(&S, 0, sizeof(S));
@@ -570,7 +568,7 @@ static void teardown(void)
 static void run_loop(void)
 {
 	while (!S.stop && S.nheap) {
-		if (__builtin_expect(sim_interrupt != 0, 0)) {
+		if (__builtin_expect(tool_stop_signal() != 0, 0)) {
 			S.stop = SIM_STOP_INTERRUPTED;
 			break;
 		}

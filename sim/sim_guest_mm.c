@@ -3,8 +3,6 @@
  * "ebizzy-mm"): mmap_sem as a sleeping rwsem, page faults, the zone lock,
  * TLB shootdowns and the guest idle loop.
  */
-#define _GNU_SOURCE
-#include <sys/mman.h>
 
 #include "sim_guest_sched.h"
 

@@ -398,7 +398,7 @@ static int run_fuzz(long n, uint64_t seed, const char *json_path)
 	bool progress = isatty(STDERR_FILENO);   /* a run per line would flood a log */
 	gsl_rng_set(r, (unsigned long)seed);
 	long done = 0;
-	for (long i = 0; i < n && !sim_interrupt; i++) {
+	for (long i = 0; i < n && !tool_stop_signal(); i++) {
 		struct sim_config c;
 		struct sim_result res;
 		char cmd[1024];
@@ -660,20 +660,13 @@ static int sim_main(int argc, char **argv, char **sets)
 	return rc;
 }
 
-/* SIGINT, SIGTERM, SIGHUP: the run stops at its next event and reports what it
- * has (sim_interrupt); main() then ends by the same signal. */
-static void on_interrupt(int sig)
-{
-	sim_interrupt = sig;
-}
-
 int main(int argc, char **argv)
 {
-	struct sigaction sa = { .sa_handler = on_interrupt };
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);   /* a closed terminal: a --json file still gets the results */
+	/* SIGINT, SIGTERM, SIGHUP (a closed terminal: a --json file still gets
+	 * the results): the run stops at its next event and reports what it
+	 * has; main() then ends by the same signal. */
+	static const int stop_sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	tool_stop_signals_catch(stop_sigs, sizeof(stop_sigs) / sizeof(stop_sigs[0]));
 	char **sets = calloc((size_t)argc + 1, sizeof(char *));
 	if (!sets) {
 		fprintf(stderr, "pvspin sim: out of memory\n");
@@ -687,12 +680,10 @@ int main(int argc, char **argv)
 		if (!rc)
 			rc = 1;
 	}
-	int sig = sim_interrupt;
-	if (sig) {
+	if (tool_stop_signal()) {
 		fprintf(stderr, "pvspin sim: interrupted by %s: the results cover the simulated "
-			"time until then (\"stop\": \"interrupted\")\n", strsignal(sig));
-		signal(sig, SIG_DFL);
-		raise(sig);
+			"time until then (\"stop\": \"interrupted\")\n", strsignal(tool_stop_signal()));
+		tool_stop_signal_reraise();
 	}
 	return rc;
 }

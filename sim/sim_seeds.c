@@ -11,6 +11,12 @@
  * reads it after the child has exited.  Nothing is shared otherwise, so a
  * seed's document is byte-identical to a run of that seed alone (apart
  * from the wall-clock fields), however many run at once.
+ *
+ * A stop signal (tool_stop_signal()) must reach the parent wherever it is:
+ * it stays blocked except inside sigsuspend(), which the parent enters
+ * only when it has no child to reap and has seen no signal, so one that
+ * comes between that check and the wait is pending and ends the wait at
+ * once (a plain wait() could sleep through it until every seed finished).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -176,16 +182,59 @@ unsigned sim_usable_cpus(void)
 	return n > 0 ? (unsigned)n : 1;
 }
 
+/* SIGCHLD's handler: nothing to do but end the parent's sigsuspend() (a
+ * SIGCHLD ignored or left at SIG_DFL would not). */
+static void on_child(int sig)
+{
+	(void)sig;
+}
+
+/* What the parent changed for its wait, to give back: its signal mask and
+ * SIGCHLD's disposition. */
+struct seeds_signals {
+	sigset_t mask;
+	struct sigaction chld;
+};
+
+/* Block the stop signals and SIGCHLD (and catch SIGCHLD) for the wait;
+ * the original mask and SIGCHLD's disposition go to *orig, the mask to
+ * wait in (the original one, with SIGCHLD taken out) to *wait_mask. */
+static void seeds_signals_take(struct seeds_signals *orig, sigset_t *wait_mask)
+{
+	struct sigaction chld = { .sa_handler = on_child, .sa_flags = SA_NOCLDSTOP };
+	sigset_t block;
+	sigemptyset(&chld.sa_mask);
+	tool_stop_signals(&block);
+	sigaddset(&block, SIGCHLD);
+	sigaction(SIGCHLD, &chld, &orig->chld);
+	sigprocmask(SIG_BLOCK, &block, &orig->mask);
+	*wait_mask = orig->mask;
+	sigdelset(wait_mask, SIGCHLD);
+}
+
+/* Undo seeds_signals_take(), in the parent or in a child.  A stop signal
+ * that came meanwhile is pending and is taken now, by its handler. */
+static void seeds_signals_give_back(const struct seeds_signals *orig)
+{
+	sigaction(SIGCHLD, &orig->chld, NULL);
+	sigprocmask(SIG_SETMASK, &orig->mask, NULL);
+}
+
 /* The child for seed `seed`: run, write the document to f, exit with
  * sim_run()'s status (0 clean, 1 stopped; 2 set-up failure, 3 the document
  * could not be written).  Never returns. */
-static void seed_child(const struct sim_config *c, uint64_t seed, FILE *f, pid_t parent)
+static void seed_child(const struct sim_config *c, uint64_t seed, FILE *f, pid_t parent,
+		       const struct seeds_signals *orig)
 {
 	/* A parent that dies (SIGTERM, SIGKILL: anything but a signal to the
 	 * whole process group) takes its runs with it. */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != parent)   /* it died before the prctl */
 		_exit(4);
+	/* The parent's signals as they were before its wait: the stop
+	 * signals keep their handler (a forwarded one stops this run at its
+	 * next event, with its results) and are unblocked again. */
+	seeds_signals_give_back(orig);
 	struct sim_config cc = *c;
 	struct sim_result r;
 	cc.seed = seed;
@@ -205,7 +254,10 @@ int sim_run_seeds(const struct sim_config *c, unsigned n, unsigned jobs, json_t 
 	int *status = calloc(n, sizeof(*status));
 	int ret = 0;
 	unsigned running = 0, next = 0, done = 0, asked = n;
-	bool passed_on = false;   /* sim_interrupt sent to the running seeds */
+	bool passed_on = false;   /* the stop signal sent to the running seeds */
+	struct seeds_signals orig;
+	sigset_t wait_mask;
+	bool taken = false;       /* orig is to be given back */
 	*out = NULL;
 	if (!f || !pid || !status) {
 		fprintf(err, "pvspin sim: --seeds: out of memory\n");
@@ -214,20 +266,22 @@ int sim_run_seeds(const struct sim_config *c, unsigned n, unsigned jobs, json_t 
 	}
 	if (!jobs)
 		jobs = sim_usable_cpus();
+	seeds_signals_take(&orig, &wait_mask);
+	taken = true;
 	while (done < n) {
-		if (sim_interrupt && !passed_on) {
+		if (tool_stop_signal() && !passed_on) {
 			/* start no more seeds; the running ones stop at their
 			 * next event and write what they have */
 			n = next;
 			for (unsigned i = 0; i < next; i++)
 				if (pid[i] > 0)
-					kill(pid[i], sim_interrupt);
+					kill(pid[i], tool_stop_signal());
 			passed_on = true;
 			if (done >= n)
 				break;
 		}
 		/* no seed starts once the signal came (it would report ~0 s) */
-		while (!sim_interrupt && running < jobs && next < n) {
+		while (!tool_stop_signal() && running < jobs && next < n) {
 			f[next] = tmpfile();
 			if (!f[next]) {
 				fprintf(err, "pvspin sim: --seeds: cannot create a temporary file: %s\n",
@@ -244,7 +298,7 @@ int sim_run_seeds(const struct sim_config *c, unsigned n, unsigned jobs, json_t 
 				break;
 			}
 			if (!pid[next])
-				seed_child(c, c->seed + next, f[next], self);
+				seed_child(c, c->seed + next, f[next], self, &orig);
 			running++;
 			next++;
 		}
@@ -253,13 +307,20 @@ int sim_run_seeds(const struct sim_config *c, unsigned n, unsigned jobs, json_t 
 		if (ret < 0)
 			next = n;      /* start no more; collect the running ones */
 		int st;
-		pid_t p = wait(&st);
+		pid_t p = waitpid(-1, &st, WNOHANG);
 		if (p < 0) {
 			if (errno == EINTR)
 				continue;
 			fprintf(err, "pvspin sim: --seeds: wait: %s\n", strerror(errno));
 			ret = -1;
 			goto out;
+		}
+		if (!p) {
+			/* nothing to reap: sleep until a child ends or a stop
+			 * signal comes, unless one came that is not passed on */
+			if (!tool_stop_signal() || passed_on)
+				sigsuspend(&wait_mask);
+			continue;
 		}
 		for (unsigned i = 0; i < n; i++)
 			if (pid[i] == p) {
@@ -271,6 +332,8 @@ int sim_run_seeds(const struct sim_config *c, unsigned n, unsigned jobs, json_t 
 		if (ret < 0 && !running)
 			goto out;
 	}
+	seeds_signals_give_back(&orig);
+	taken = false;
 
 	if (!n) {
 		fprintf(err, "pvspin sim: --seeds: interrupted before any seed ran\n");
@@ -336,6 +399,8 @@ int sim_run_seeds(const struct sim_config *c, unsigned n, unsigned jobs, json_t 
 		json_decref(runs[i]);
 	free(runs);
 out:
+	if (taken)
+		seeds_signals_give_back(&orig);
 	for (unsigned i = 0; f && i < n; i++)
 		if (f[i])
 			fclose(f[i]);

@@ -26,6 +26,33 @@ if(TARGET pvspin_sim_core)
     $<TARGET_FILE:pvspin-sim>)
   set_tests_properties(sim_cli_interrupted PROPERTIES TIMEOUT 30
     PASS_REGULAR_EXPRESSION "exit=130/143 left=0\n[3-9]")
+  # --seeds: SIGTERM to the parent alone, at moments from before its
+  # handlers to the workers' runs, over and over: it passes the signal on,
+  # collects what the workers have and ends by it (143), every time.  A
+  # parent that slept through the signal (a check, then a blocking wait)
+  # would wait for runs of 998 s: the watchdog kills it (137).  SIGTERM,
+  # not SIGINT: a background job of sh ignores SIGINT until the handlers
+  # are installed.
+  file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/sim_seeds_interrupt.sh
+"p=\"$1\"; d=$(mktemp -d); fail=0
+for delay in 0 0.005 0.01 0.015 0.02 0.03 0.05 0.1 0.2 0.01 0.02 0.04; do
+  \"$p\" --preset smoke --set seconds=998.5 --seeds 3 --json $d/r.json 2>$d/err &
+  pid=$!
+  sleep $delay; kill -TERM $pid
+  i=0; while kill -0 $pid 2>/dev/null && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done
+  kill -KILL $pid 2>/dev/null; wait $pid; r=$?
+  [ $r -eq 143 ] || { echo \"delay $delay: exit $r: $(cat $d/err)\"; fail=1; }
+done
+sleep 0.5
+left=$(pgrep -f 'seconds=998[.]5' | wc -l)
+[ $left -eq 0 ] || { echo \"$left workers left\"; fail=1; }
+rm -r $d
+[ $fail -eq 0 ] && echo seeds-interrupt-ok
+")
+  add_test(NAME sim_cli_seeds_interrupt
+    COMMAND sh ${CMAKE_CURRENT_BINARY_DIR}/sim_seeds_interrupt.sh $<TARGET_FILE:pvspin-sim>)
+  set_tests_properties(sim_cli_seeds_interrupt PROPERTIES TIMEOUT 120
+    PASS_REGULAR_EXPRESSION "seeds-interrupt-ok")
   add_test(NAME sim_cli_list COMMAND pvspin sim --list)
   set_tests_properties(sim_cli_list PROPERTIES
     PASS_REGULAR_EXPRESSION "kcbench-no-ple.*ebizzy-boost.*spawn-dedicated")

@@ -32,6 +32,7 @@
 #include "bench/stats.h"
 #include "bench/workload.h"
 #include "option_error.h"
+#include "stop_signal.h"
 
 #define USAGE_EXIT 2
 
@@ -364,19 +365,6 @@ static struct bench_cell_spec row_spec(const struct bench_config *c, const struc
 	return spec;
 }
 
-/* SIGINT / SIGTERM: the signal's number; the run stops after the cell
- * in progress and reports what completed. */
-static volatile sig_atomic_t stop_signal;
-static void on_stop_signal(int sig) { stop_signal = sig; }
-
-static void catch_stop_signals(void)
-{
-	struct sigaction sa = { .sa_handler = on_stop_signal };
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-}
-
 /* Run repeat k of one row into res[k].  Returns 0, or 1 if the cell could
  * not run. */
 static int run_repeat(const struct bench_config *c, struct bench_row *row,
@@ -437,7 +425,10 @@ int pvspin_cmd_bench(int argc, char **argv)
 			    (c.csv_path && strcmp(c.csv_path, "-")) || c.plot_path;
 	if (report_files)
 		signal(SIGPIPE, SIG_IGN);
-	catch_stop_signals();
+	/* SIGINT / SIGTERM: the run stops after the cell in progress and
+	 * reports what completed, then ends by the signal */
+	static const int stop_sigs[] = { SIGINT, SIGTERM };
+	tool_stop_signals_catch(stop_sigs, sizeof(stop_sigs) / sizeof(stop_sigs[0]));
 
 	FILE *table = (c.json_path && !strcmp(c.json_path, "-")) ||
 		      (c.csv_path && !strcmp(c.csv_path, "-")) ? stderr : stdout;
@@ -497,12 +488,12 @@ int pvspin_cmd_bench(int argc, char **argv)
 		ret = 1;
 		goto free_rows;
 	}
-	for (size_t t = 0; t < c.nthreads && !stop_signal; t++) {
+	for (size_t t = 0; t < c.nthreads && !tool_stop_signal(); t++) {
 		bool complete = true;
 		for (unsigned k = 0; k < c.repeat && complete; k++)
 			for (size_t l = 0; l < c.nlocks && complete; l++, cell++) {
 				size_t i = l * c.nthreads + t;
-				if (stop_signal)
+				if (tool_stop_signal())
 					complete = false;
 				else if (run_repeat(&c, &rows[i], res[i], k, cell, ncells, progress)) {
 					ret = 1;
@@ -512,7 +503,7 @@ int pvspin_cmd_bench(int argc, char **argv)
 		threads_done += complete;
 	}
 	bench_hogs_stop(&hogs);
-	c.interrupted = stop_signal != 0;
+	c.interrupted = tool_stop_signal() != 0;
 	if (progress)
 		fputs("\r\033[K", stderr);
 	/* The complete rows, in table order (lock-major): all of them, or
@@ -560,13 +551,11 @@ free_rows:
 	free(rows);
 	free(report);
 	free(res);
-	if (stop_signal) {
+	if (tool_stop_signal()) {
 		/* the reports are out: end by the signal, as the caller asked */
 		fprintf(stderr, "pvspin bench: interrupted by %s after %zu of %zu thread counts\n",
-			strsignal(stop_signal), threads_done, c.nthreads);
-		fflush(NULL);
-		signal(stop_signal, SIG_DFL);
-		raise(stop_signal);
+			strsignal(tool_stop_signal()), threads_done, c.nthreads);
+		tool_stop_signal_reraise();
 	}
 out:
 	free(c.locks);

@@ -43,12 +43,11 @@
 #include "pvspin/tunables.h"
 #include "torture/torture.h"
 #include "option_error.h"
+#include "stop_signal.h"
 
 /* Spin threshold forced on lost_kick unless given: small, so that waiters
  * reach the halt path (and the dropped kicks) quickly. */
 #define LOST_KICK_SPIN_THRESHOLD 64
-
-static volatile sig_atomic_t interrupted; /* the signal number, 0: none */
 
 static void spin_ns(uint64_t ns)
 {
@@ -266,11 +265,6 @@ static int parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max,
 	return 0;
 }
 
-static void on_sigint(int sig)
-{
-	interrupted = sig;
-}
-
 /* Let the writers go: they sleep on t->go, not polling it (1024 writers
  * polling every 100 us kept 2 CPUs from creating the rest for 20 s). */
 static void start_writers(struct torture *t)
@@ -408,11 +402,10 @@ int pvspin_cmd_torture(int argc, char **argv)
 			strerror(errno));
 		return 1;
 	}
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_sigint;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	/* SIGINT / SIGTERM: the run ends at the next watchdog tick, checks
+	 * what it has and says INTERRUPTED (exit 128 + the signal) */
+	static const int stop_sigs[] = { SIGINT, SIGTERM };
+	tool_stop_signals_catch(stop_sigs, sizeof(stop_sigs) / sizeof(stop_sigs[0]));
 
 	printf("pvspin torture: lock %s%s, %d writers on %d CPUs, %u s, long hold %u ms, "
 	       "seed %" PRIu64 ", stall %u ms, injection %s",
@@ -477,8 +470,8 @@ int pvspin_cmd_torture(int argc, char **argv)
 		}
 		if (now >= end)
 			break;
-		if (interrupted) {
-			cut_short = interrupted;
+		if (tool_stop_signal()) {
+			cut_short = tool_stop_signal();
 			break;
 		}
 	}

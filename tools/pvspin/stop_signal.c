@@ -1,0 +1,65 @@
+/*
+ * stop_signal.c - see stop_signal.h.
+ */
+#include <pthread.h>
+#include <stdio.h>
+
+#include "stop_signal.h"
+
+volatile sig_atomic_t tool_stop_signo;
+
+/* The signals caught so far: each handler blocks the others while it runs
+ * (see on_stop_signal), and tool_stop_signals() hands them out. */
+static sigset_t caught;
+static int caught_init;
+
+static void on_stop_signal(int sig)
+{
+	/* The first one stopped the run and is the one to end by.  The other
+	 * stop signals are blocked while this runs (sa_mask), so none can
+	 * come between the test and the store in this thread. */
+	if (!tool_stop_signo)
+		tool_stop_signo = sig;
+}
+
+int tool_stop_signals_catch(const int *sigs, size_t n)
+{
+	if (!caught_init) {
+		sigemptyset(&caught);
+		caught_init = 1;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (sigaddset(&caught, sigs[i]))
+			return -1;
+	struct sigaction sa = { .sa_handler = on_stop_signal, .sa_mask = caught };
+	for (size_t i = 0; i < n; i++)
+		if (sigaction(sigs[i], &sa, NULL))
+			return -1;
+	return 0;
+}
+
+void tool_stop_signals(sigset_t *set)
+{
+	if (caught_init)
+		*set = caught;
+	else
+		sigemptyset(set);
+}
+
+void tool_stop_signal_reraise(void)
+{
+	int sig = tool_stop_signo;
+	if (!sig)
+		return;
+	fflush(NULL);
+	struct sigaction dfl = { .sa_handler = SIG_DFL };
+	sigemptyset(&dfl.sa_mask);
+	sigaction(sig, &dfl, NULL);
+	/* a caller may have it blocked (around a sigsuspend()); a pending
+	 * second one then ends the process here, as the raise would */
+	sigset_t one;
+	sigemptyset(&one);
+	sigaddset(&one, sig);
+	pthread_sigmask(SIG_UNBLOCK, &one, NULL);
+	raise(sig);
+}

@@ -1,0 +1,64 @@
+/*
+ * stop_signal.h - the signals that ask a long run to stop early, for every
+ * tool that reports what it has before it goes (`pvspin bench`, `pvspin
+ * torture`, `pvspin-sim`): catch them, ask which one came, and end the
+ * process by it so that its exit status (128 + the signal in a shell) says
+ * what stopped it.
+ *
+ * When to stop is each caller's: bench after the cell in progress, torture
+ * at its next watchdog tick, the simulator at its next event.
+ */
+#ifndef PVSPIN_TOOLS_STOP_SIGNAL_H
+#define PVSPIN_TOOLS_STOP_SIGNAL_H
+
+#include <signal.h>
+#include <stddef.h>
+
+/* Read it through tool_stop_signal(); extern only so that the read is
+ * inline (the simulator checks it at every event). */
+extern volatile sig_atomic_t tool_stop_signo;
+
+/**
+ * Catch each of the `n` signals `sigs`: the first of them to arrive is
+ * recorded (tool_stop_signal()), a later one changes nothing, and the
+ * process goes on.  No SA_RESTART: a blocking call (a sleep, a wait for a
+ * child) returns EINTR, so that a caller that waits sees the signal at
+ * once.  A signal inherited as ignored is caught too (a shell's background
+ * job ignores SIGINT; the caller asked for these).  The set caught so far
+ * is kept for tool_stop_signals().  Returns 0, or -1 with errno set by
+ * sigaction() (EINVAL: not a signal that can be caught); the signals before
+ * the failing one stay caught.  Not thread-safe: call it before starting
+ * threads.
+ */
+int tool_stop_signals_catch(const int *sigs, size_t n);
+
+/**
+ * Fill `set` with the signals tool_stop_signals_catch() has caught (empty
+ * if none), for a caller that blocks them around a wait of its own
+ * (sigsuspend()).  Always succeeds.  Thread-safe once the signals are
+ * caught; not async-signal-safe.
+ */
+void tool_stop_signals(sigset_t *set);
+
+/**
+ * The first caught signal that has arrived, 0 if none has.  Async-signal-
+ * safe and thread-safe (a plain read of a sig_atomic_t).
+ */
+static inline int tool_stop_signal(void)
+{
+	return tool_stop_signo;
+}
+
+/**
+ * End the process by the signal tool_stop_signal() recorded, as if it had
+ * not been caught: stdio's buffers are flushed first (a death by signal
+ * does not flush them), then the signal's disposition is restored to
+ * SIG_DFL, it is unblocked in the calling thread and raised.  Returns only
+ * if no signal was recorded (or its default action does not end the
+ * process, which is not the case of SIGINT, SIGTERM or SIGHUP).  Not
+ * async-signal-safe (fflush) nor thread-safe: call it from the main
+ * thread, once the results are out.
+ */
+void tool_stop_signal_reraise(void);
+
+#endif /* PVSPIN_TOOLS_STOP_SIGNAL_H */
