@@ -215,14 +215,15 @@ int sim_config_set_list(struct sim_config *c, const char *list, FILE *err);
 int sim_config_preset(struct sim_config *c, const char *name, FILE *err);
 /** Parse an INI scenario file (keys of --set; optional [scenario] or [sim]
  *  section).  `preset = NAME`, wherever it is, is applied first, then the
- *  other keys in file order; a second preset line is an error.  Checks the
+ *  other keys in file order.  Checks the
  *  whole file before applying anything (on an error `c` is unchanged).
  *  Stops at the first error and reports only it, naming the file and line.
  *  Returns 0; -1 +
  *  message on a bad key or value (a usage error, as with --set); -2 +
  *  message when the file is missing, a directory, unreadable or malformed:
  *  a line that is not INI, a line over inih's 199 characters, an unknown
- *  section, no key at all (an empty scenario: the file failed).  '#' and
+ *  section, a key given twice (preset included; the message names it and
+ *  both lines), no key at all (an empty scenario: the file failed).  '#' and
  *  ';' start comments, at the start of a line or after a value. */
 int sim_config_load_ini(struct sim_config *c, const char *path, FILE *err);
 /** sim_config_load_ini() of an open stream `f` (not closed), named `name`

@@ -499,25 +499,23 @@ static int scenario_line(void *user, const char *section, const char *name, cons
 		scenario_section_error(x, section, (int)strlen(section), name);
 		return 1;
 	}
-	if (!strcmp(name, "preset") && x->preset) {
-		fprintf(x->msgf, "pvspin sim: %s:%d: preset given twice (lines %d and %d); give "
-				 "one (it is applied first, wherever it is)\n", x->path, x->line,
-			x->preset_line, x->line);
+	/* a key given twice, preset included, is a mistake (an edit that
+	 * missed the first), not a silent "the last one wins": a malformed
+	 * file, as a JSON duplicate (which jansson refuses), so exit 1 */
+	int first = 0;
+	if (!strcmp(name, "preset"))
+		first = x->preset ? x->preset_line : 0;
+	else
+		for (int i = 0; i < x->nkeys && !first; i++)
+			if (!strcmp(x->keys[i].name, name))
+				first = x->keys[i].line;
+	if (first) {
+		fprintf(x->msgf, "pvspin sim: %s:%d: '%s' given twice (lines %d and %d); "
+				 "give it once\n", x->path, x->line, name, first, x->line);
 		x->fail_line = x->line;
-		x->fail_rc = -1;
+		x->fail_rc = -2;
 		return 1;
 	}
-	/* a key given twice is a mistake (an edit that missed the first),
-	 * not a silent "the last one wins" */
-	for (int i = 0; i < x->nkeys; i++)
-		if (!strcmp(x->keys[i].name, name)) {
-			fprintf(x->msgf, "pvspin sim: %s:%d: '%s' given twice (lines %d and %d); "
-					 "give it once\n", x->path, x->line, name,
-				x->keys[i].line, x->line);
-			x->fail_line = x->line;
-			x->fail_rc = -2;   /* a malformed file, as a JSON duplicate */
-			return 1;
-		}
 	if (sim_config_set(&x->scratch, name, value, x->msgf)) {
 		fprintf(x->msgf, "pvspin sim: %s:%d: in the line '%s'\n", x->path, x->line, x->raw);
 		x->fail_line = x->line;

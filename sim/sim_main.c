@@ -12,8 +12,10 @@
  * its first non-blank character is '{', else INI).  Order of application: preset
  * (--preset NAME or --set preset=NAME, wherever given; two different ones
  * are a usage error), FILE (an empty one, without a key, is an error; its
- * own preset first, then its other keys in order; a preset other than the
- * command line's is a usage error), each other --set in order, --seed.
+ * own preset first, then its other keys in order; a key given twice in it,
+ * preset included, is an error as in a malformed file; a preset other than
+ * the command line's is a usage error), each other --set in order (the
+ * later of two for one key wins, as a --set wins over the file), --seed.
  * --seeds N runs the seeds seed .. seed+N-1 in parallel processes and
  * reports the median and min-max of every figure (sim_seeds.c).  --list
  * and --keys take no other

@@ -173,10 +173,28 @@ if(TARGET pvspin_sim_core AND TARGET pvspin)
   pvspin_sim_cli_expect(sim_cli_seeds_wrap 2
     "--seeds 2 from seed 18446744073709551615 would pass 2\\^64 - 1; give a seed up to 18446744073709551614"
     ${P} sim --preset smoke --seed 18446744073709551615 --seeds 2)
-  # a key given twice is refused, not "the last one wins" (INI: test_sim.c)
+  # a key given twice in one scenario file is refused, not "the last one
+  # wins": a malformed file (exit 1), whichever key, preset included, INI
+  # or JSON (also test_sim.c)
   pvspin_sim_cli_expect(sim_cli_json_duplicate_key 1
     "sim_duplicate_key.json:1: duplicate object key near '\"vms\"'"
     ${P} sim ${CMAKE_CURRENT_SOURCE_DIR}/data/sim_duplicate_key.json)
+  pvspin_sim_cli_expect(sim_cli_json_duplicate_preset 1
+    "sim_duplicate_preset.json:3: duplicate object key near '\"preset\"'"
+    ${P} sim ${CMAKE_CURRENT_SOURCE_DIR}/data/sim_duplicate_preset.json)
+  pvspin_sim_cli_expect(sim_cli_ini_duplicate_key 1
+    "^pvspin sim: [^\n]*sim_duplicate_key.ini:3: 'vms' given twice \\(lines 1 and 3\\); give it once\n"
+    ${P} sim ${CMAKE_CURRENT_SOURCE_DIR}/data/sim_duplicate_key.ini)
+  pvspin_sim_cli_expect(sim_cli_ini_duplicate_preset 1
+    "^pvspin sim: [^\n]*sim_duplicate_preset.ini:4: 'preset' given twice \\(lines 2 and 4\\); give it once\n"
+    ${P} sim ${CMAKE_CURRENT_SOURCE_DIR}/data/sim_duplicate_preset.ini)
+  # on the command line a later --set of a key wins (the run stops at
+  # 2 ms, not 1 ms), and a --set wins over the file's key (the file says
+  # seconds = 0.002)
+  pvspin_sim_cli_output(sim_cli_set_twice_later_wins 0 "stop end at 0.002000 s"
+    ${P} sim --preset smoke --set seconds=0.001 --set seconds=0.002)
+  pvspin_sim_cli_output(sim_cli_set_over_file 0 "stop end at 0.003000 s"
+    ${P} sim ${CMAKE_CURRENT_SOURCE_DIR}/data/sim_preset_smoke.ini --set seconds=0.003)
 
   # The VM number of a vmN.KEY key is 0..63 and never wraps (2^32 is not vm0).
   pvspin_sim_cli_expect(sim_cli_vm_number_wrap 2

@@ -539,7 +539,8 @@ static int load_ini_text(struct sim_config *c, const char *text, char **msg)
 
 /* `preset = NAME` anywhere in an INI file is applied first, then every
  * other key in file order (as in a JSON scenario): the keys before the
- * preset line are not thrown away.  Two preset lines are an error. */
+ * preset line are not thrown away.  Two preset lines are an error, as
+ * two lines of any other key. */
 static void test_ini_preset_anywhere(void **state)
 {
 	(void)state;
@@ -557,8 +558,10 @@ static void test_ini_preset_anywhere(void **state)
 	assert_int_equal(sim_config_check(&c, stderr), 0);
 
 	sim_config_defaults(&c);
-	assert_int_equal(load_ini_text(&c, "preset = smoke\nvms = 2\npreset = smoke\n", &msg), -1);
-	assert_non_null(strstr(msg, ":3: preset given twice (lines 1 and 3)"));
+	/* a malformed file (-2, exit 1), as any key given twice and as a
+	 * JSON duplicate: not a usage error (-1, exit 2) */
+	assert_int_equal(load_ini_text(&c, "preset = smoke\nvms = 2\npreset = smoke\n", &msg), -2);
+	assert_non_null(strstr(msg, ":3: 'preset' given twice (lines 1 and 3)"));
 	free(msg);
 
 	/* any other key given twice: an error naming both lines */
