@@ -291,39 +291,64 @@ bool pvspin_env_cpuid_get(const pvspin_env_cpuid_t *t, uint32_t leaf,
 #endif
 }
 
-/* ---- completeness (pvspin/policy.h) ---------------------------------- */
+/* ---- the leaves detection reads ------------------------------------- */
 
-/* The leaves detect_cpuid() (env_detect.c) reads, in its order. */
-int pvspin_env_cpuid_complete(const pvspin_env_cpuid_t *t, char *err, size_t errlen)
+void pvspin_env_cpuid_scan(const pvspin_env_cpuid_t *t, struct pvspin_env_cpuid_scan *s)
 {
 	uint32_t r[4];
-	if (!pvspin_env_cpuid_get(t, 1, 0, r)) {
+	memset(s, 0, sizeof(*s));
+	s->no_leaf1 = !pvspin_env_cpuid_get(t, 1, 0, r);
+	s->hypervisor = r[2] >> 31 & 1;
+	if (!s->hypervisor)
+		return;         /* leaves 0x4000xxxx are meaningless on bare metal */
+	s->no_hv_leaf = !pvspin_env_cpuid_get(t, PVSPIN_CPUID_HV_BASE, 0, s->hv);
+	/*
+	 * KVM's interface at 0x40000000, or further up when another interface
+	 * (Hyper-V enlightenments) occupies the first range: Linux scans every
+	 * 0x100 leaves up to 0x40010000.  To keep live detection fast we stop
+	 * at the first range that is not a hypervisor interface (EAX, its
+	 * highest leaf, outside the range), instead of issuing 255 CPUIDs
+	 * (each one a VM exit).
+	 */
+	memcpy(r, s->hv, sizeof(r));
+	for (uint32_t base = PVSPIN_CPUID_HV_BASE; base < PVSPIN_CPUID_HV_SCAN_END;
+	     base += 0x100) {
+		if (base != PVSPIN_CPUID_HV_BASE)
+			pvspin_env_cpuid_get(t, base, 0, r);
+		/* "KVMKVMKVM\0\0\0" in EBX, ECX, EDX */
+		if (r[1] == 0x4b4d564bu && r[2] == 0x564b4d56u && r[3] == 0x0000004du) {
+			s->kvm_base = base;
+			s->kvm_max = r[0];
+			s->no_kvm_leaf = !pvspin_env_cpuid_get(t, base + 1, 0, s->kvm);
+			return;
+		}
+		if (r[0] < base || r[0] > base + 0xff)
+			return;
+	}
+}
+
+/* ---- completeness (pvspin/policy.h) ---------------------------------- */
+
+int pvspin_env_cpuid_complete(const pvspin_env_cpuid_t *t, char *err, size_t errlen)
+{
+	struct pvspin_env_cpuid_scan s;
+	pvspin_env_cpuid_scan(t, &s);
+	if (s.no_leaf1) {
 		set_err(err, errlen, "no leaf 0x00000001 (its ECX bit 31 tells whether a "
 			"hypervisor is present)");
 		return -1;
 	}
-	if (!(r[2] >> 31 & 1))
-		return 0;
-	if (!pvspin_env_cpuid_get(t, PVSPIN_CPUID_HV_BASE, 0, r)) {
+	if (s.hypervisor && s.no_hv_leaf) {
 		set_err(err, errlen, "leaf 0x00000001 has the hypervisor bit set, but there is "
 			"no leaf 0x40000000 (the hypervisor's signature)");
 		return -1;
 	}
-	for (uint32_t base = PVSPIN_CPUID_HV_BASE; base < PVSPIN_CPUID_HV_SCAN_END; base += 0x100) {
-		if (base != PVSPIN_CPUID_HV_BASE && !pvspin_env_cpuid_get(t, base, 0, r))
-			return 0;
-		uint32_t max = r[0];
-		if (r[1] == 0x4b4d564bu && r[2] == 0x564b4d56u && r[3] == 0x0000004du) {
-			if (max >= base + 1 && !pvspin_env_cpuid_get(t, base + 1, 0, r)) {
-				set_err(err, errlen, "leaf 0x%08x (KVM) goes up to 0x%08x, but there "
-					"is no leaf 0x%08x (the KVM features and hints)", base, max,
-					base + 1);
-				return -1;
-			}
-			return 0;
-		}
-		if (max < base || max > base + 0xff)
-			return 0;
+	/* an interface whose EAX says it has no leaf base + 1: zeros are right */
+	if (s.kvm_base && s.kvm_max >= s.kvm_base + 1 && s.no_kvm_leaf) {
+		set_err(err, errlen, "leaf 0x%08x (KVM) goes up to 0x%08x, but there "
+			"is no leaf 0x%08x (the KVM features and hints)", s.kvm_base, s.kvm_max,
+			s.kvm_base + 1);
+		return -1;
 	}
 	return 0;
 }

@@ -187,45 +187,24 @@ static void sig_escape(const char sig[12], char out[PVSPIN_ENV_SIGNATURE_MAX])
 
 static void detect_cpuid(pvspin_env_t *env, const pvspin_env_cpuid_t *t)
 {
-	uint32_t r[4];
+	struct pvspin_env_cpuid_scan s;
 	char sig[12];
 
+	pvspin_env_cpuid_scan(t, &s);
 	env->hypervisor_name = "none";
 	env->base_leaf = PVSPIN_CPUID_HV_BASE;
-	pvspin_env_cpuid_get(t, 1, 0, r);
-	env->hypervisor = r[2] >> 31 & 1;
+	env->hypervisor = s.hypervisor;
 	if (!env->hypervisor)
-		return;         /* leaves 0x4000xxxx are meaningless on bare metal */
-
-	pvspin_env_cpuid_get(t, PVSPIN_CPUID_HV_BASE, 0, r);
-	env->hv_max_leaf = r[0];
-	sig_bytes(r, sig);
+		return;
+	env->hv_max_leaf = s.hv[0];
+	sig_bytes(s.hv, sig);
 	sig_escape(sig, env->signature);
 	env->hypervisor_name = env->signature[0] ? sig_name(sig) : "unknown";
-
-	/*
-	 * KVM's interface at 0x40000000, or further up when another interface
-	 * (Hyper-V enlightenments) occupies the first range: Linux scans every
-	 * 0x100 leaves up to 0x40010000.  To keep live detection fast we stop
-	 * at the first range that is not a hypervisor interface (EAX, its
-	 * highest leaf, outside the range), instead of issuing 255 CPUIDs
-	 * (each one a VM exit).
-	 */
-	for (uint32_t base = PVSPIN_CPUID_HV_BASE; base < PVSPIN_CPUID_HV_SCAN_END;
-	     base += 0x100) {
-		if (base != PVSPIN_CPUID_HV_BASE)
-			pvspin_env_cpuid_get(t, base, 0, r);
-		sig_bytes(r, sig);
-		if (!memcmp(sig, "KVMKVMKVM\0\0\0", 12)) {
-			env->kvm = true;
-			env->base_leaf = base;
-			pvspin_env_cpuid_get(t, base + 1, 0, r);
-			env->kvm_features = r[0];
-			env->kvm_hints = r[3];
-			return;
-		}
-		if (r[0] < base || r[0] > base + 0xff)
-			return;
+	if (s.kvm_base) {
+		env->kvm = true;
+		env->base_leaf = s.kvm_base;
+		env->kvm_features = s.kvm[0];
+		env->kvm_hints = s.kvm[3];
 	}
 }
 

@@ -16,6 +16,33 @@
 bool pvspin_env_cpuid_get(const pvspin_env_cpuid_t *t, uint32_t leaf,
 			  uint32_t subleaf, uint32_t r[4]);
 
+/** The CPUID leaves detection reads, and which of them a table lacks. */
+struct pvspin_env_cpuid_scan {
+	bool hypervisor;        /* CPUID.1:ECX bit 31 */
+	uint32_t hv[4];         /* leaf 0x40000000: EAX its highest leaf, then
+				 * the signature; zeros without the bit */
+	uint32_t kvm_base;      /* leaf of the KVM signature, 0: none found */
+	uint32_t kvm_max;       /* EAX at kvm_base: that interface's highest leaf */
+	uint32_t kvm[4];        /* leaf kvm_base + 1 (features, hints); zeros
+				 * without KVM */
+	/* absent from the table (always false for the CPUID instruction):
+	 * leaf 1, leaf 0x40000000 (with the bit set), leaf kvm_base + 1 */
+	bool no_leaf1, no_hv_leaf, no_kvm_leaf;
+};
+
+/**
+ * Read what detection uses from table `t` (NULL: the CPUID instruction)
+ * into `s`: leaf 1; with the hypervisor bit, leaf 0x40000000; then the
+ * KVM interface as Linux finds it (hypervisor_cpuid_base(): every 0x100
+ * leaves from 0x40000000 up to PVSPIN_CPUID_HV_SCAN_END), stopping at the
+ * first range that is not a hypervisor interface (its EAX outside the
+ * range, as an absent leaf's zeros are), and its leaf base + 1.  One
+ * scan for pvspin_env_detect() and pvspin_env_cpuid_complete(), so that
+ * the completeness check asks for exactly the leaves detection reads.
+ * No heap use; thread-safe (reads only).
+ */
+void pvspin_env_cpuid_scan(const pvspin_env_cpuid_t *t, struct pvspin_env_cpuid_scan *s);
+
 /** Number of CPUs in a kernel cpulist ("0-3,8,10-11\n"); -1 if malformed.
  *  An empty list is 0. */
 int pvspin_env_cpulist_count(const char *s);
