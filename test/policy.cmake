@@ -42,6 +42,9 @@ set(PVSPIN_DETECT_CHECKS
   # (null) this machine
   "sources_mixed|--expect|sources.root=null|--expect|sources.cpuid=${PD}/cpuid/baremetal.txt|--|detect|--json|--cpuid|${PD}/cpuid/baremetal.txt|--interval-ms|0"
   "sources_root|--expect|sources.root=${PD}/root-empty|--expect|choices.pvspin.reason=pvspin: bare metal, unknown CPUs, not overcommitted: threads can still outnumber CPUs|--|detect|--json|--cpuid|${PD}/cpuid/baremetal.txt|--root|${PD}/root-empty|--interval-ms|0"
+  # an unparsable cpu.max: the quota is not known, the error names it
+  "bad_quota|--expect|cpu_quota=null|--expect|cpu_quota_known=false|--expect|cpu_quota_error=${PD}/root-bad-quota/sys/fs/cgroup/app/cpu.max: '100'|--|detect|--json|--cpuid|${PD}/cpuid/baremetal.txt|--root|${PD}/root-bad-quota|--interval-ms|0"
+  "good_quota_no_error|--expect|cpu_quota_known=true|--expect|cpu_quota_error=null|--|detect|--json|--cpuid|${PD}/cpuid/baremetal.txt|--root|${PD}/root-v2-quota|--interval-ms|0"
   # Cpus_allowed_list on the first line of proc/self/status
   "status_first_line|--expect|cpus_allowed=3|--|detect|--json|--cpuid|${PD}/cpuid/baremetal.txt|--root|${PD}/root-status-first|--interval-ms|0"
 )

@@ -2,8 +2,8 @@
 # policy_detect_text.sh PVSPIN DATA - `pvspin detect`'s text output and
 # errors (test/policy.cmake): where the facts come from with --cpuid,
 # "unknown" CPU counts, a quoted signature that stays unambiguous, a
-# write error named by the subcommand, a directory given as --cpuid and a
-# FIFO under --root.  Prints what failed; exit 0 when all hold, 1 otherwise.
+# write error named by the subcommand, a directory given as --cpuid, an
+# unparsable cgroup cpu.max and a FIFO under --root.  Prints what failed; exit 0 when all hold, 1 otherwise.
 p="$1"; d="$2"; fail=0
 bad() { printf 'FAIL: %s\n' "$*"; fail=1; }
 has() { printf '%s\n' "$1" | grep -F -q -e "$2" || bad "$3: no '$2' in: $1"; }
@@ -32,6 +32,15 @@ err=$("$p" detect --interval-ms 0 2>&1 >/dev/full); r=$?
 err=$("$p" detect --cpuid "$d/cpuid" --interval-ms 0 2>&1 >/dev/null); r=$?
 [ $r -eq 1 ] || bad "directory cpuid: exit $r"
 has "$err" "pvspin detect: $d/cpuid: cannot read: Is a directory" directory-cpuid
+
+# an unparsable cpu.max: a warning naming the file and its content, the
+# quota "unknown" (not "none"), exit 0 (as any unreadable /proc or /sys file)
+out=$("$p" detect --root "$d/root-bad-quota" --interval-ms 0 2>&1); r=$?
+[ $r -eq 0 ] || bad "bad quota: exit $r"
+has "$out" "pvspin detect: warning: $d/root-bad-quota/sys/fs/cgroup/app/cpu.max: '100' is not a cgroup CPU quota" bad-quota
+has "$out" "cpu quota      unknown (a quota file does not parse, see the warning; none assumed)" bad-quota
+err=$("$p" detect --json --policy pvspin --root "$d/root-bad-quota" --interval-ms 0 2>&1 >/dev/null)
+has "$err" "cpu.max: '100' is not a cgroup CPU quota" bad-quota-json
 
 t=$(mktemp -d) && mkdir -p "$t/proc" && mkfifo "$t/proc/cmdline" && mkfifo "$t/proc/stat" || exit 1
 out=$(timeout 30 "$p" detect --root "$t" --interval-ms 50); r=$?

@@ -313,6 +313,73 @@ static void test_root_cgroup_escape(void **state)
 	remove_tree(top);
 }
 
+/* A quota file that exists but does not parse is never read silently as
+ * "no quota": quota_known is false and quota_error names the file and its
+ * content; the good levels' quota still counts.  Good files stay known. */
+static void test_root_bad_quota(void **state)
+{
+	(void)state;
+	static const struct { const char *v1quota, *v1period, *v2; const char *bad; double q; } t[] = {
+		{ NULL, NULL, "abc\n", "/sys/fs/cgroup/a/cpu.max: 'abc'", 0 },
+		{ NULL, NULL, "100\n", "/sys/fs/cgroup/a/cpu.max: '100'", 0 },
+		{ NULL, NULL, "100 0\n", "/sys/fs/cgroup/a/cpu.max: '100 0'", 0 },
+		{ NULL, NULL, "", "/sys/fs/cgroup/a/cpu.max: ''", 0 },
+		{ NULL, NULL, "max\n", "/sys/fs/cgroup/a/cpu.max: 'max'", 0 },
+		{ NULL, NULL, "-5 100000\n", "/sys/fs/cgroup/a/cpu.max: '-5 100000'", 0 },
+		{ NULL, NULL, "50000 100000 7\n", "/sys/fs/cgroup/a/cpu.max: '50000 100000 7'", 0 },
+		{ NULL, NULL, "max 100000\n", NULL, 0 },
+		{ NULL, NULL, "50000 100000\n", NULL, 0.5 },
+		{ "abc\n", "100000\n", NULL, "/sys/fs/cgroup/cpu/a/cpu.cfs_quota_us: 'abc'", 0 },
+		{ "50000\n", "0\n", NULL, "/sys/fs/cgroup/cpu/a/cpu.cfs_period_us: '0'", 0 },
+		{ "-1\n", "100000\n", NULL, NULL, 0 },
+		{ "50000\n", "100000\n", NULL, NULL, 0.5 },
+	};
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		char top[] = "/tmp/pvspin-test-root-XXXXXX";
+		assert_non_null(mkdtemp(top));
+		if (t[i].v2) {
+			put_file(top, "proc/self/cgroup", "0::/a\n");
+			put_file(top, "sys/fs/cgroup/a/cpu.max", t[i].v2);
+		} else {
+			put_file(top, "proc/self/cgroup", "3:cpu:/a\n");
+			put_file(top, "sys/fs/cgroup/cpu/a/cpu.cfs_quota_us", t[i].v1quota);
+			put_file(top, "sys/fs/cgroup/cpu/a/cpu.cfs_period_us", t[i].v1period);
+		}
+		pvspin_env_cpuid_t none = { 0 };
+		pvspin_env_source_t src = { top, &none };
+		pvspin_env_t env;
+		assert_int_equal(pvspin_env_detect(&env, &src), 0);
+		print_message("%zu: known %d, quota %.2f, error \"%s\"\n", i, env.quota_known,
+			      env.cpu_quota, env.quota_error);
+		assert_float_equal(env.cpu_quota, t[i].q, 1e-9);
+		if (t[i].bad) {
+			char want[600];
+			snprintf(want, sizeof(want), "%s%s", top, t[i].bad);
+			assert_false(env.quota_known);
+			assert_string_equal(env.quota_error, want);
+		} else {
+			assert_true(env.quota_known);
+			assert_string_equal(env.quota_error, "");
+		}
+		remove_tree(top);
+	}
+
+	/* a bad level does not hide a good one above it */
+	char top[] = "/tmp/pvspin-test-root-XXXXXX";
+	assert_non_null(mkdtemp(top));
+	put_file(top, "proc/self/cgroup", "0::/a/b\n");
+	put_file(top, "sys/fs/cgroup/a/cpu.max", "150000 100000\n");
+	put_file(top, "sys/fs/cgroup/a/b/cpu.max", "15O000 100000\n");
+	pvspin_env_cpuid_t none = { 0 };
+	pvspin_env_source_t src = { top, &none };
+	pvspin_env_t env;
+	assert_int_equal(pvspin_env_detect(&env, &src), 0);
+	assert_float_equal(env.cpu_quota, 1.5, 1e-9);
+	assert_false(env.quota_known);
+	assert_non_null(strstr(env.quota_error, "/sys/fs/cgroup/a/b/cpu.max: '15O000 100000'"));
+	remove_tree(top);
+}
+
 /* CPU counts no kernel can have, or that contradict each other, are
  * unknown (0), and the pvspin policy then says "unknown CPUs". */
 static void test_root_absurd_cpus(void **state)
@@ -479,6 +546,7 @@ int main(void)
 		cmocka_unit_test(test_roots),
 		cmocka_unit_test(test_root_fifo),
 		cmocka_unit_test(test_root_cgroup_escape),
+		cmocka_unit_test(test_root_bad_quota),
 		cmocka_unit_test(test_root_absurd_cpus),
 		cmocka_unit_test(test_cpulist),
 		cmocka_unit_test(test_steal_pct),

@@ -152,6 +152,8 @@ typedef struct pvspin_env_source {
 
 /** Longest escaped signature: 12 bytes, each at most "\xNN", plus NUL. */
 #define PVSPIN_ENV_SIGNATURE_MAX (12 * 4 + 1)
+/** Size of pvspin_env_t.quota_error, its terminating NUL included. */
+#define PVSPIN_ENV_QUOTA_ERROR_MAX 512
 
 /**
  * What detection found.  A count of 0 means "unknown" (file missing or
@@ -197,10 +199,19 @@ typedef struct pvspin_env {
 	int rseq_slice_ext;
 	/** Which facts were read rather than assumed: numa_nodes (false: no
 	 *  /sys/devices/system/node/online, 1 assumed), cpu_quota (false: no
-	 *  readable /proc/self/cgroup, no quota assumed) and nopvspin (false:
-	 *  no readable /proc/cmdline, "no" assumed).  The policies use the
-	 *  assumed values; `pvspin detect` says they are assumed. */
+	 *  readable /proc/self/cgroup, no quota assumed; or a quota file along
+	 *  the cgroup path that does not parse, see quota_error: its level
+	 *  counts as no quota) and nopvspin (false: no readable /proc/cmdline,
+	 *  "no" assumed).  The policies use the assumed values; `pvspin
+	 *  detect` says they are assumed. */
 	bool numa_known, quota_known, cmdline_known;
+	/** The first cgroup quota file that exists but does not parse (cpu.max
+	 *  not "QUOTA PERIOD" or "max PERIOD" with positive integers; v1
+	 *  cpu.cfs_quota_us not -1 or a positive integer, cpu.cfs_period_us
+	 *  not a positive integer), as "PATH: 'CONTENT'" (the path under the
+	 *  root, the content's first line, other bytes than printable ASCII as
+	 *  '?', truncated to fit); "" when every quota file read parses. */
+	char quota_error[PVSPIN_ENV_QUOTA_ERROR_MAX];
 } pvspin_env_t;
 
 /**

@@ -210,11 +210,83 @@ static void detect_cpuid(pvspin_env_t *env, const pvspin_env_cpuid_t *t)
 
 /* ---- cgroup CPU quota ------------------------------------------------ */
 
+/* A decimal number of digits only, at most 10^15 (far above any quota or
+ * period in us), from *p, which moves past it.  Returns -1 if there is none. */
+static long long quota_number(const char **p)
+{
+	long long v = 0;
+	const char *s = *p;
+	if (*s < '0' || *s > '9')
+		return -1;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		if (v > 1000000000000000ll)
+			return -1;
+		v = v * 10 + (*s - '0');
+	}
+	*p = s;
+	return v;
+}
+
+/* Whether only blanks and line ends are left at p. */
+static bool quota_end(const char *p)
+{
+	return !p[strspn(p, " \t\n")];
+}
+
+/* Record the first quota file that does not parse ("PATH: 'CONTENT'",
+ * env.quota_error): read as no quota, but said, never silently. */
+static void quota_bad(const pvspin_env_source_t *src, const char *rel, const char *buf,
+		      char err[PVSPIN_ENV_QUOTA_ERROR_MAX])
+{
+	if (err[0])
+		return;
+	char content[64];
+	size_t n = 0;
+	for (const char *p = buf; *p && *p != '\n' && n + 1 < sizeof(content); p++)
+		content[n++] = *p >= 0x20 && *p < 0x7f ? *p : '?';
+	content[n] = '\0';
+	snprintf(err, PVSPIN_ENV_QUOTA_ERROR_MAX, "%s%s: '%s'",
+		 src && src->root ? src->root : "", rel, content);
+}
+
+/* cgroup v2 "cpu.max": "QUOTA PERIOD" or "max PERIOD" (us, positive).
+ * Returns the quota in CPUs, 0 for "max", -1 if it does not parse. */
+static double parse_cpu_max(const char *buf)
+{
+	const char *p = buf;
+	long long quota = 0;
+	if (!strncmp(p, "max", 3))
+		p += 3;
+	else if ((quota = quota_number(&p)) <= 0)
+		return -1;
+	if (*p != ' ')
+		return -1;
+	p++;
+	long long period = quota_number(&p);
+	if (period <= 0 || !quota_end(p))
+		return -1;
+	return (double)quota / (double)period;
+}
+
+/* cgroup v1 cpu.cfs_quota_us ("-1": none) or, with allow_none false,
+ * cpu.cfs_period_us: a positive integer.  Returns it, 0 for "-1", -1 if
+ * it does not parse. */
+static long long parse_cfs(const char *buf, bool allow_none)
+{
+	const char *p = buf;
+	if (allow_none && !strncmp(p, "-1", 2) && quota_end(p + 2))
+		return 0;
+	long long v = quota_number(&p);
+	return v > 0 && quota_end(p) ? v : -1;
+}
+
 /* Smallest quota (CPUs) along cgpath and its ancestors under mount; 0 if
  * none.  v2: "cpu.max" = "QUOTA PERIOD" or "max PERIOD"; v1:
- * cpu.cfs_quota_us (-1 = none) / cpu.cfs_period_us. */
+ * cpu.cfs_quota_us (-1 = none) / cpu.cfs_period_us.  A file that exists
+ * but does not parse counts as no quota at its level and is recorded in
+ * err (the first one only). */
 static double walk_quota(const pvspin_env_source_t *src, const char *mount,
-			 const char *cgpath, bool v1)
+			 const char *cgpath, bool v1, char err[PVSPIN_ENV_QUOTA_ERROR_MAX])
 {
 	char level[PATH_MAX];
 	char rel[PATH_MAX + 64];
@@ -230,22 +302,24 @@ static double walk_quota(const pvspin_env_source_t *src, const char *mount,
 		double q = 0;
 		if (!v1) {
 			snprintf(rel, sizeof(rel), "%s%s/cpu.max", mount, level);
-			if (read_file(src, rel, buf, sizeof(buf)) > 0 && strncmp(buf, "max", 3)) {
-				char *end;
-				double quota = strtod(buf, &end);
-				double period = strtod(end, NULL);
-				if (quota > 0 && period > 0)
-					q = quota / period;
+			if (read_file(src, rel, buf, sizeof(buf)) >= 0) {
+				q = parse_cpu_max(buf);
+				if (q < 0)
+					quota_bad(src, rel, buf, err);
 			}
 		} else {
 			snprintf(rel, sizeof(rel), "%s%s/cpu.cfs_quota_us", mount, level);
-			if (read_file(src, rel, buf, sizeof(buf)) > 0) {
-				double quota = strtod(buf, NULL);
+			if (read_file(src, rel, buf, sizeof(buf)) >= 0) {
+				long long quota = parse_cfs(buf, true);
+				if (quota < 0)
+					quota_bad(src, rel, buf, err);
 				snprintf(rel, sizeof(rel), "%s%s/cpu.cfs_period_us", mount, level);
-				if (quota > 0 && read_file(src, rel, buf, sizeof(buf)) > 0) {
-					double period = strtod(buf, NULL);
-					if (period > 0)
-						q = quota / period;
+				if (quota > 0 && read_file(src, rel, buf, sizeof(buf)) >= 0) {
+					long long period = parse_cfs(buf, false);
+					if (period < 0)
+						quota_bad(src, rel, buf, err);
+					else
+						q = (double)quota / (double)period;
 				}
 			}
 		}
@@ -282,7 +356,8 @@ static bool path_climbs(const char *path)
 /* cgroup v2 path from the "0::PATH" line of /proc/self/cgroup, mounted at
  * /sys/fs/cgroup (or /sys/fs/cgroup/unified in the hybrid layout); cgroup
  * v1 "cpu" controller line as a fallback. */
-static double detect_quota(const pvspin_env_source_t *src, bool *known)
+static double detect_quota(const pvspin_env_source_t *src, bool *known,
+			   char err[PVSPIN_ENV_QUOTA_ERROR_MAX])
 {
 	char buf[4096];
 	double quota = 0;
@@ -301,8 +376,8 @@ static double detect_quota(const pvspin_env_source_t *src, bool *known)
 		if (path_climbs(path))
 			continue;       /* malformed: no quota from this line */
 		if (!strcmp(line, "0") && !*ctrls) {
-			quota = min_quota(quota, walk_quota(src, "/sys/fs/cgroup", path, false));
-			quota = min_quota(quota, walk_quota(src, "/sys/fs/cgroup/unified", path, false));
+			quota = min_quota(quota, walk_quota(src, "/sys/fs/cgroup", path, false, err));
+			quota = min_quota(quota, walk_quota(src, "/sys/fs/cgroup/unified", path, false, err));
 			continue;
 		}
 		/* v1: is "cpu" one of the comma-separated controllers? */
@@ -312,10 +387,12 @@ static double detect_quota(const pvspin_env_source_t *src, bool *known)
 			continue;
 		char mount[300];
 		snprintf(mount, sizeof(mount), "/sys/fs/cgroup/%s", ctrls);
-		quota = min_quota(quota, walk_quota(src, mount, path, true));
+		quota = min_quota(quota, walk_quota(src, mount, path, true, err));
 		if (strcmp(ctrls, "cpu"))
-			quota = min_quota(quota, walk_quota(src, "/sys/fs/cgroup/cpu", path, true));
+			quota = min_quota(quota, walk_quota(src, "/sys/fs/cgroup/cpu", path, true, err));
 	}
+	if (err[0])
+		*known = false;   /* one level's quota is not known */
 	return quota;
 }
 
@@ -472,7 +549,7 @@ int pvspin_env_detect(pvspin_env_t *env, const pvspin_env_source_t *src)
 	env->numa_known = env->numa_nodes > 0;
 	if (!env->numa_nodes)
 		env->numa_nodes = 1;    /* no NUMA support: one node */
-	env->cpu_quota = detect_quota(src, &env->quota_known);
+	env->cpu_quota = detect_quota(src, &env->quota_known, env->quota_error);
 
 	pvspin_env_cputime_t t;
 	env->steal_pct = -1;

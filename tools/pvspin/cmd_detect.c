@@ -88,7 +88,7 @@ static json_t *env_json(const pvspin_env_t *env, const struct steal_sample *samp
 			       "features_raw", fraw,
 			       "hints", hints,
 			       "hints_raw", hraw);
-	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:o, s:o, s:b, s:b, s:b, s:b, s:b}",
+	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:o, s:o, s:b, s:b, s:b, s:b, s:b, s:o}",
 			 "hypervisor", hv,
 			 "cpus_online", json_count(env->cpus_online),
 			 "cpus_possible", json_count(env->cpus_possible),
@@ -103,7 +103,9 @@ static json_t *env_json(const pvspin_env_t *env, const struct steal_sample *samp
 			 "rseq_slice_ext", env->rseq_slice_ext > 0,
 			 "numa_nodes_known", env->numa_known,
 			 "cpu_quota_known", env->quota_known,
-			 "nopvspin_known", env->cmdline_known);
+			 "nopvspin_known", env->cmdline_known,
+			 "cpu_quota_error", env->quota_error[0] ? json_string(env->quota_error)
+								: json_null());
 }
 
 static void print_count(const char *label, int n, const char *unit)
@@ -173,7 +175,11 @@ static void env_text(const pvspin_env_t *env, const struct steal_sample *sample,
 	else
 		printf("numa nodes     unknown (cannot read /sys/devices/system/node/online; 1 assumed)\n");
 	if (env->cpu_quota > 0)
-		printf("cpu quota      %.2f CPUs (cgroup)\n", env->cpu_quota);
+		printf("cpu quota      %.2f CPUs (cgroup)%s\n", env->cpu_quota, env->quota_error[0]
+		       ? ", or less: a quota file does not parse (see the warning)" : "");
+	else if (env->quota_error[0])
+		printf("cpu quota      unknown (a quota file does not parse, see the warning; "
+		       "none assumed)\n");
 	else if (env->quota_known)
 		printf("cpu quota      none\n");
 	else
@@ -301,6 +307,13 @@ int pvspin_cmd_detect(int argc, char **argv)
 	pvspin_env_source_t src = { root, cpuid_file ? &table : NULL };
 	pvspin_env_t env;
 	pvspin_env_detect(&env, &src);
+	/* on stderr whatever the output (--json, --policy), so that a
+	 * mistyped or corrupt quota file is never taken for "no quota" */
+	if (env.quota_error[0])
+		fprintf(stderr, "pvspin detect: warning: %s is not a cgroup CPU quota (cpu.max: "
+			"\"QUOTA PERIOD\" or \"max PERIOD\"; v1: cpu.cfs_quota_us -1 or a positive "
+			"number, cpu.cfs_period_us a positive number); read as no quota\n",
+			env.quota_error);
 	struct steal_sample sample = { -1, interval };
 	if (interval > 0) {
 		pvspin_env_t sampled = env;
