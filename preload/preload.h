@@ -74,10 +74,6 @@ static inline bool preload_stats_wanted(void)
  *  when preload_stats_wanted(); per-thread-slot counters, no shared line. */
 void preload_count_acquire(bool contended);
 
-/** Read PVSPIN_MUTEX_SPIN_LIMIT now (at load), so that a bad value is
- *  reported once at start even by a program whose mutexes never wait. */
-void preload_mutex_env_check(void);
-
 /** The interposer's own mutex wait (preload_mutex.c), counted for the
  *  stats line like the acquisitions: */
 enum preload_mutex_event {

@@ -346,8 +346,6 @@ __attribute__((constructor)) static void preload_init(void)
 	active_copy = this_copy_is_active();
 	(void)preload_real();
 	(void)preload_kind();
-	if (active_copy)
-		preload_mutex_env_check();   /* a bad value is said at load */
 	if (preload_stats_enabled() && active_copy)
 		stats_fd_open();
 	errno = saved;

@@ -261,12 +261,14 @@ add_test(NAME preload_stats_field_names COMMAND ${_pvspin} run --lock pvqspinloc
 set_tests_properties(preload_stats_field_names PROPERTIES TIMEOUT 60 LABELS preload
   PASS_REGULAR_EXPRESSION "pvspin: stats[ ]pid=[0-9]+ lock=pvqspinlock acquisitions=[0-9]+ contended=[0-9]+ halt_calls=[0-9]+ \\(pv_wait_node=[0-9]+ pv_wait_head=[0-9]+\\) halt_sleeps=[0-9]+ unlock_kicks=[0-9]+ slots_in_use=")
 
-# The interposer's PVSPIN_MUTEX_SPIN_LIMIT, set by hand to a bad value, is
-# refused once, at load (a program whose mutexes never wait hears it too),
-# with its range (pvspin run --spin-limit refuses it itself).
-add_test(NAME tunables_env_mutex_spin_limit COMMAND sh -c
+# The interposer's PVSPIN_MUTEX_SPIN_LIMIT (the tunable mutex_spin_limit),
+# set by hand to a bad value, is refused once, at load (a program whose
+# mutexes never wait hears it too), with the library's wording and its
+# range (pvspin run --spin-limit refuses it itself).  Without the check no
+# line comes, and PASS_REGULAR_EXPRESSION fails the test.
+add_test(NAME preload_tunables_env_mutex_spin_limit COMMAND sh -c
   "PVSPIN_MUTEX_SPIN_LIMIT=abc LD_PRELOAD=\"$1\" \"$0\" count 10 2>&1"
   ${_helper} ${_lib})
-set_tests_properties(tunables_env_mutex_spin_limit PROPERTIES LABELS preload
-  PASS_REGULAR_EXPRESSION "pvspin: ignoring PVSPIN_MUTEX_SPIN_LIMIT=abc: not a number of PAUSE loops from 0 to 4294967295"
+set_tests_properties(preload_tunables_env_mutex_spin_limit PROPERTIES LABELS preload
+  PASS_REGULAR_EXPRESSION "pvspin: ignoring PVSPIN_MUTEX_SPIN_LIMIT=abc: not a valid value for mutex_spin_limit \\(expected a decimal integer from 0 to 4294967295. the default 0 is used\\)"
   FAIL_REGULAR_EXPRESSION "ignoring PVSPIN_MUTEX[^\n]*\n.*ignoring PVSPIN_MUTEX")

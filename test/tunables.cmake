@@ -9,7 +9,8 @@ target_link_libraries(test_tunables_env PRIVATE pvspin_static)
 foreach(case "PVSPIN_SPIN_THRESHOLD|99999999999999|spin_threshold|pvqspinlock|a decimal integer from 1 to 4294967295|2048"
              "PVSPIN_TAS_BACKOFF_MAX|xyz|tas_backoff_max|tas|a decimal integer from 0 to 4294967295|0"
              "PVSPIN_PENDING_LOOPS|0x10|pending_loops|qspinlock|a decimal integer from 1 to 4294967295|512"
-             "PVSPIN_EARLY_HALT_PREEMPTED|2|early_halt_preempted|pvqspinlock|a decimal integer from 0 to 1|0")
+             "PVSPIN_EARLY_HALT_PREEMPTED|2|early_halt_preempted|pvqspinlock|a decimal integer from 0 to 1|0"
+             "PVSPIN_MUTEX_SPIN_LIMIT|-1|mutex_spin_limit|tas|a decimal integer from 0 to 4294967295|0")
   string(REPLACE "|" ";" f "${case}")
   list(GET f 0 var)
   list(GET f 1 value)

@@ -4,7 +4,8 @@
  * Each tunable is read once at the start of a slow path, so a change
  * applies to later acquisitions.  Each can also be set from the
  * environment: PVSPIN_SPIN_THRESHOLD, PVSPIN_PENDING_LOOPS,
- * PVSPIN_TAS_BACKOFF_MAX, PVSPIN_EARLY_HALT_PREEMPTED, read and checked
+ * PVSPIN_TAS_BACKOFF_MAX, PVSPIN_EARLY_HALT_PREEMPTED,
+ * PVSPIN_MUTEX_SPIN_LIMIT, read and checked
  * once when the library is loaded (an invalid value is reported on stderr
  * then, "pvspin: ignoring VAR=VALUE: ...", and the default kept).
  * Thread-safe.
@@ -34,6 +35,12 @@ typedef enum pvspin_tunable {
 	 *  predecessor's CPU is preempted (the variant the kernel tried and
 	 *  reverted), 0 = only when the predecessor is halted.  Default 0. */
 	PVSPIN_TUNE_EARLY_HALT_PREEMPTED,
+	/** libpvspin-preload.so (`pvspin run`): PAUSE loops an interposed
+	 *  pthread mutex waiter spins before it sleeps, for every kind
+	 *  (0 = the budget measured per mutex, docs/preload.md "Waiting").
+	 *  Read once per contended mutex wait; the library's own locks never
+	 *  read it.  Default 0. */
+	PVSPIN_TUNE_MUTEX_SPIN_LIMIT,
 	PVSPIN_TUNE_COUNT
 } pvspin_tunable_t;
 

@@ -22,6 +22,7 @@ static const char *const tunable_names[PVSPIN_TUNE_COUNT] = {
 	[PVSPIN_TUNE_PENDING_LOOPS] = "pending_loops",
 	[PVSPIN_TUNE_TAS_BACKOFF_MAX] = "tas_backoff_max",
 	[PVSPIN_TUNE_EARLY_HALT_PREEMPTED] = "early_halt_preempted",
+	[PVSPIN_TUNE_MUTEX_SPIN_LIMIT] = "mutex_spin_limit",
 };
 
 #ifndef PVSPIN_PLATFORM_SIM   /* the simulator reads no environment */
@@ -30,6 +31,7 @@ static const char *const tunable_env[PVSPIN_TUNE_COUNT] = {
 	[PVSPIN_TUNE_PENDING_LOOPS] = "PVSPIN_PENDING_LOOPS",
 	[PVSPIN_TUNE_TAS_BACKOFF_MAX] = "PVSPIN_TAS_BACKOFF_MAX",
 	[PVSPIN_TUNE_EARLY_HALT_PREEMPTED] = "PVSPIN_EARLY_HALT_PREEMPTED",
+	[PVSPIN_TUNE_MUTEX_SPIN_LIMIT] = "PVSPIN_MUTEX_SPIN_LIMIT",
 };
 #endif
 
@@ -38,6 +40,7 @@ static uint32_t tunables[PVSPIN_TUNE_COUNT] = {
 	[PVSPIN_TUNE_PENDING_LOOPS] = 512,
 	[PVSPIN_TUNE_TAS_BACKOFF_MAX] = 0,
 	[PVSPIN_TUNE_EARLY_HALT_PREEMPTED] = 0,
+	[PVSPIN_TUNE_MUTEX_SPIN_LIMIT] = 0,
 };
 
 static int env_state; /* 0 unread, 1 reading, 2 read */
@@ -49,6 +52,7 @@ static const struct { uint32_t min, max; } tunable_range[PVSPIN_TUNE_COUNT] = {
 	[PVSPIN_TUNE_PENDING_LOOPS] = { 1, UINT32_MAX },
 	[PVSPIN_TUNE_TAS_BACKOFF_MAX] = { 0, UINT32_MAX },
 	[PVSPIN_TUNE_EARLY_HALT_PREEMPTED] = { 0, 1 },
+	[PVSPIN_TUNE_MUTEX_SPIN_LIMIT] = { 0, UINT32_MAX },
 };
 
 static bool valid(pvspin_tunable_t t, uint32_t v)
