@@ -192,7 +192,7 @@ static void wake_one_sleeper(struct pmutex *pm, uint32_t v)
 	__atomic_fetch_add(&pm->seq, 1, __ATOMIC_SEQ_CST);
 	preload_futex_wake(&pm->seq, 1);
 	if (preload_stats_wanted())
-		preload_count_mutex(PRELOAD_MUTEX_WAKE);
+		preload_count(PRELOAD_EV(PRELOAD_EV_MUTEX_WAKE));
 }
 
 static inline void word_unlock_kind(struct pmutex *pm, pvspin_kind_t k)
@@ -232,7 +232,7 @@ static int sleep_on_seq(struct pmutex *pm, uint32_t s, bool poll, clockid_t cloc
 			const struct timespec *abstime)
 {
 	if (preload_stats_wanted())
-		preload_count_mutex(PRELOAD_MUTEX_SLEEP);
+		preload_count(PRELOAD_EV(PRELOAD_EV_MUTEX_SLEEP));
 	if (!poll)
 		return preload_futex_wait(&pm->seq, s, clock, abstime) == ETIMEDOUT ? ETIMEDOUT : 0;
 	struct timespec slice;
@@ -466,11 +466,9 @@ static int word_wait(struct pmutex *pm, clockid_t clock, const struct timespec *
 	pvspin_kind_t k = preload_kind();
 	bool spun = word_spin(pm, k, spin_limit());
 	int ret = spun ? 0 : word_sleep(pm, k, clock, abstime);
-	if (ret == 0 && preload_stats_wanted()) {
-		preload_count_acquire(true);
-		if (spun)
-			preload_count_mutex(PRELOAD_MUTEX_SPIN_ACQUIRE);
-	}
+	if (ret == 0 && preload_stats_wanted())   /* one call: one slot look-up */
+		preload_count(PRELOAD_EV(PRELOAD_EV_ACQUIRE) | PRELOAD_EV(PRELOAD_EV_CONTENDED) |
+			      (spun ? PRELOAD_EV(PRELOAD_EV_MUTEX_SPIN_ACQUIRE) : 0));
 	return ret;
 }
 
