@@ -70,25 +70,27 @@ static inline bool preload_stats_wanted(void)
 	       preload_stats_enabled();
 }
 
-/** Count one acquisition; `contended`: the first try failed.  Only called
- *  when preload_stats_wanted(); per-thread-slot counters, no shared line. */
-void preload_count_acquire(bool contended);
-
-/** Read PVSPIN_MUTEX_SPIN_LIMIT now (at load), so that a bad value is
- *  reported once at start even by a program whose mutexes never wait. */
-void preload_mutex_env_check(void);
-
-/** The interposer's own mutex wait (preload_mutex.c), counted for the
- *  stats line like the acquisitions: */
-enum preload_mutex_event {
-	PRELOAD_MUTEX_SPIN_ACQUIRE,  /* a waiter took the mutex while spinning */
-	PRELOAD_MUTEX_SLEEP,         /* a FUTEX_WAIT call (it may return at once) */
-	PRELOAD_MUTEX_WAKE,          /* an unlock's FUTEX_WAKE call */
-	PRELOAD_MUTEX_NEVENTS
+/** What the stats line counts, one array per thread slot. */
+enum preload_event {
+	PRELOAD_EV_ACQUIRE,            /* an acquisition of a mutex or spinlock */
+	PRELOAD_EV_CONTENDED,          /* ... whose first try failed */
+	PRELOAD_EV_MUTEX_SPIN_ACQUIRE, /* a mutex waiter took it while spinning */
+	PRELOAD_EV_MUTEX_SLEEP,        /* a mutex FUTEX_WAIT call (it may return at once) */
+	PRELOAD_EV_MUTEX_WAKE,         /* a mutex unlock's FUTEX_WAKE call */
+	PRELOAD_NEVENTS
 };
 
-/** Count one mutex event; only called when preload_stats_wanted(). */
-void preload_count_mutex(enum preload_mutex_event e);
+/** The bit of event `e` in preload_count()'s mask. */
+#define PRELOAD_EV(e) (1u << (e))
+
+/**
+ * Count each event whose bit (PRELOAD_EV()) is set in `events`, once:
+ * one look-up of this thread's slot for all of them, so that a thread
+ * without a slot costs one slots_exhausted per call, not one per event.
+ * Only called when preload_stats_wanted().  Per-thread-slot counters, no
+ * shared line (slot-less threads share one, atomically).  Thread-safe.
+ */
+void preload_count(unsigned events);
 
 /** Take `l` with the process's kind and count the acquisition
  *  (contended: the first try failed) when the counters are on.  The
@@ -100,7 +102,8 @@ static inline void preload_word_lock(pvspin_lock_t *l)
 		bool contended = !pvspin_kind_trylock(k, l);
 		if (contended)
 			pvspin_kind_lock(k, l);
-		preload_count_acquire(contended);
+		preload_count(PRELOAD_EV(PRELOAD_EV_ACQUIRE) |
+			      (contended ? PRELOAD_EV(PRELOAD_EV_CONTENDED) : 0));
 		return;
 	}
 	pvspin_kind_lock(k, l);
@@ -112,7 +115,7 @@ static inline bool preload_word_trylock(pvspin_lock_t *l)
 {
 	bool ok = pvspin_kind_trylock(preload_kind(), l);
 	if (ok && preload_stats_wanted())
-		preload_count_acquire(false);
+		preload_count(PRELOAD_EV(PRELOAD_EV_ACQUIRE));
 	return ok;
 }
 

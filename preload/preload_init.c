@@ -81,44 +81,29 @@ int preload_stats_enabled(void)
 /* One line per thread slot (a slot has one owner at a time; it passes to
  * a new thread through the slot bitmap's release/acquire), so counting is
  * a plain relaxed load+store on a line no other thread writes. */
-struct acq_counts {
-	uint64_t acquisitions;
-	uint64_t contended;
-	uint64_t mutex[PRELOAD_MUTEX_NEVENTS];
+struct slot_counts {
+	uint64_t n[PRELOAD_NEVENTS];
 } __attribute__((aligned(64)));
+_Static_assert(sizeof(struct slot_counts) == 64, "a slot's counters fill one cache line");
 
-static struct acq_counts slot_counts[PVSPIN_MAX_CPUS];
-static uint64_t slotless_acquisitions, slotless_contended;
-static uint64_t slotless_mutex[PRELOAD_MUTEX_NEVENTS];
+static struct slot_counts slot_counts[PVSPIN_MAX_CPUS];
+static uint64_t slotless_counts[PRELOAD_NEVENTS]; /* threads without a slot */
 
-/* A relaxed load and store: the slot's line has one writer. */
-static inline void count_own(uint64_t *c)
+void preload_count(unsigned events)
 {
-	__atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
-}
-
-void preload_count_mutex(enum preload_mutex_event e)
-{
-	int cpu = pvspin_plat_cpu();
-	if (cpu < 0)
-		__atomic_fetch_add(&slotless_mutex[e], 1, __ATOMIC_RELAXED);
-	else
-		count_own(&slot_counts[cpu].mutex[e]);
-}
-
-void preload_count_acquire(bool contended)
-{
-	int cpu = pvspin_plat_cpu();
-	if (cpu < 0) {
-		__atomic_fetch_add(&slotless_acquisitions, 1, __ATOMIC_RELAXED);
-		if (contended)
-			__atomic_fetch_add(&slotless_contended, 1, __ATOMIC_RELAXED);
-		return;
+	int cpu = pvspin_plat_cpu();   /* the one look-up (it counts an exhausted pool) */
+	for (; events; events &= events - 1) {
+		int e = __builtin_ctz(events);
+		if (cpu < 0) {
+			/* relaxed RMW: shared by every slot-less thread, summed at exit */
+			__atomic_fetch_add(&slotless_counts[e], 1, __ATOMIC_RELAXED);
+		} else {
+			/* relaxed load and store: the slot's line has one writer */
+			uint64_t *c = &slot_counts[cpu].n[e];
+			__atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) + 1,
+					 __ATOMIC_RELAXED);
+		}
 	}
-	struct acq_counts *c = &slot_counts[cpu];
-	count_own(&c->acquisitions);
-	if (contended)
-		count_own(&c->contended);
 }
 
 /* Is this copy of the library the one the program's calls reach?  When it
@@ -170,17 +155,14 @@ static void stats_write(const char *buf, size_t len)
 
 static void print_stats(void)
 {
-	uint64_t acq = __atomic_load_n(&slotless_acquisitions, __ATOMIC_RELAXED);
-	uint64_t con = __atomic_load_n(&slotless_contended, __ATOMIC_RELAXED);
-	unsigned long long mx[PRELOAD_MUTEX_NEVENTS];
-	for (int e = 0; e < PRELOAD_MUTEX_NEVENTS; e++)
-		mx[e] = __atomic_load_n(&slotless_mutex[e], __ATOMIC_RELAXED);
-	for (int s = 0; s < PVSPIN_MAX_CPUS; s++) {
-		acq += __atomic_load_n(&slot_counts[s].acquisitions, __ATOMIC_RELAXED);
-		con += __atomic_load_n(&slot_counts[s].contended, __ATOMIC_RELAXED);
-		for (int e = 0; e < PRELOAD_MUTEX_NEVENTS; e++)
-			mx[e] += __atomic_load_n(&slot_counts[s].mutex[e], __ATOMIC_RELAXED);
+	/* relaxed: a sum of counters, exact once the counting threads are gone */
+	unsigned long long cnt[PRELOAD_NEVENTS];
+	for (int e = 0; e < PRELOAD_NEVENTS; e++) {
+		cnt[e] = __atomic_load_n(&slotless_counts[e], __ATOMIC_RELAXED);
+		for (int s = 0; s < PVSPIN_MAX_CPUS; s++)
+			cnt[e] += __atomic_load_n(&slot_counts[s].n[e], __ATOMIC_RELAXED);
 	}
+	unsigned long long acq = cnt[PRELOAD_EV_ACQUIRE], con = cnt[PRELOAD_EV_CONTENDED];
 	struct pvspin_events ev;
 	struct pvspin_slot_stats sl;
 	pvspin_events_read(&ev);
@@ -212,7 +194,7 @@ static void print_stats(void)
 		" slots_in_use=%u slots_allocated=%llu slots_exhausted=%llu"
 		" mutex_spin_acquire=%llu mutex_sleeps=%llu mutex_wakes=%llu%s%s\n",
 		(long)getpid(), pvspin_kind_name(__atomic_load_n(&preload_kind_fixed, __ATOMIC_ACQUIRE)),
-		(unsigned long long)acq, (unsigned long long)con,
+		acq, con,
 		(unsigned long long)(ev.count[PVSPIN_EV_PV_WAIT_NODE] +
 				     ev.count[PVSPIN_EV_PV_WAIT_HEAD]),
 		(unsigned long long)ev.count[PVSPIN_EV_PV_WAIT_NODE],
@@ -220,8 +202,8 @@ static void print_stats(void)
 		(unsigned long long)ev.count[PVSPIN_EV_PV_KICK_WAKE],
 		(unsigned long long)ev.count[PVSPIN_EV_PV_KICK_UNLOCK],
 		sl.in_use, (unsigned long long)sl.allocated,
-		(unsigned long long)sl.exhausted, mx[PRELOAD_MUTEX_SPIN_ACQUIRE],
-		mx[PRELOAD_MUTEX_SLEEP], mx[PRELOAD_MUTEX_WAKE], sp,
+		(unsigned long long)sl.exhausted, cnt[PRELOAD_EV_MUTEX_SPIN_ACQUIRE],
+		cnt[PRELOAD_EV_MUTEX_SLEEP], cnt[PRELOAD_EV_MUTEX_WAKE], sp,
 		acq ? "" : " (no lock was taken)");
 	if (n > 0)
 		stats_write(buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
@@ -346,8 +328,6 @@ __attribute__((constructor)) static void preload_init(void)
 	active_copy = this_copy_is_active();
 	(void)preload_real();
 	(void)preload_kind();
-	if (active_copy)
-		preload_mutex_env_check();   /* a bad value is said at load */
 	if (preload_stats_enabled() && active_copy)
 		stats_fd_open();
 	errno = saved;

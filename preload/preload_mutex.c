@@ -102,14 +102,12 @@
 #include <errno.h>
 #include <limits.h>
 #include <stddef.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "preload.h"
 #include "pvspin/platform.h"
 #include "pvspin/spinlock.h"
+#include "pvspin/tunables.h"
 
 struct pmutex {
 	pvspin_lock_t word;
@@ -194,7 +192,7 @@ static void wake_one_sleeper(struct pmutex *pm, uint32_t v)
 	__atomic_fetch_add(&pm->seq, 1, __ATOMIC_SEQ_CST);
 	preload_futex_wake(&pm->seq, 1);
 	if (preload_stats_wanted())
-		preload_count_mutex(PRELOAD_MUTEX_WAKE);
+		preload_count(PRELOAD_EV(PRELOAD_EV_MUTEX_WAKE));
 }
 
 static inline void word_unlock_kind(struct pmutex *pm, pvspin_kind_t k)
@@ -234,7 +232,7 @@ static int sleep_on_seq(struct pmutex *pm, uint32_t s, bool poll, clockid_t cloc
 			const struct timespec *abstime)
 {
 	if (preload_stats_wanted())
-		preload_count_mutex(PRELOAD_MUTEX_SLEEP);
+		preload_count(PRELOAD_EV(PRELOAD_EV_MUTEX_SLEEP));
 	if (!poll)
 		return preload_futex_wait(&pm->seq, s, clock, abstime) == ETIMEDOUT ? ETIMEDOUT : 0;
 	struct timespec slice;
@@ -306,47 +304,15 @@ _Static_assert(SPIN_MAX_NS <= UINT16_MAX, "spin_avg_ns is 16 bits");
 /* The most spinners the spinq bitmap can follow (32 tickets given up). */
 #define SPIN_CAP_MAX 31u
 
-/* PVSPIN_MUTEX_SPIN_LIMIT: 0 (default) = the measured budget; N = every
- * waiter spins at most N PAUSE loops (an override), then sleeps. */
-static int64_t mutex_spin_limit = -1;
-
-static uint32_t spin_limit(void)
+/* PVSPIN_MUTEX_SPIN_LIMIT (the tunable mutex_spin_limit, read and checked
+ * with the library's others in src/lock/tunables.c, which reports a bad
+ * value once, at load): 0 (default) = the measured budget; N = every
+ * waiter spins at most N PAUSE loops (an override), then sleeps.  One
+ * acquire load and one relaxed load per contended wait, once the
+ * environment has been read. */
+static inline uint32_t spin_limit(void)
 {
-	int64_t v = __atomic_load_n(&mutex_spin_limit, __ATOMIC_RELAXED);
-	if (__builtin_expect(v < 0, 0)) {
-		const char *s = getenv("PVSPIN_MUTEX_SPIN_LIMIT");
-		char *end = NULL;
-		unsigned long n = s && *s ? strtoul(s, &end, 10) : 0;
-		/* decimal digits only, as every pvspin number (no sign, blank
-		 * or 0x: strtoul would take those) */
-		if (s && *s && (*end || n > UINT32_MAX || *s < '0' || *s > '9' ||
-				strlen(s) > 10)) {
-			/* pvspin run validates; set by hand, a bad value means
-			 * "off", said once (write(2): this may run anywhere a
-			 * mutex is taken) */
-			static int warned;
-			n = 0;
-			if (!__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED)) {
-				char msg[192];
-				int len = snprintf(msg, sizeof(msg), "pvspin: ignoring "
-						   "PVSPIN_MUTEX_SPIN_LIMIT=%.60s: not a number of "
-						   "PAUSE loops from 0 to 4294967295 (the measured "
-						   "budget is used)\n", s);
-				if (len > 0)
-					(void)!write(STDERR_FILENO, msg, (size_t)len < sizeof(msg)
-						     ? (size_t)len : sizeof(msg) - 1);
-			}
-		}
-		v = (int64_t)n;
-		/* relaxed: every thread computes the same value */
-		__atomic_store_n(&mutex_spin_limit, v, __ATOMIC_RELAXED);
-	}
-	return (uint32_t)v;
-}
-
-void preload_mutex_env_check(void)
-{
-	(void)spin_limit();
+	return pvspin_tunable_get(PVSPIN_TUNE_MUTEX_SPIN_LIMIT);
 }
 
 /* How many waiters of one mutex may spin at once: one fewer than the
@@ -500,11 +466,9 @@ static int word_wait(struct pmutex *pm, clockid_t clock, const struct timespec *
 	pvspin_kind_t k = preload_kind();
 	bool spun = word_spin(pm, k, spin_limit());
 	int ret = spun ? 0 : word_sleep(pm, k, clock, abstime);
-	if (ret == 0 && preload_stats_wanted()) {
-		preload_count_acquire(true);
-		if (spun)
-			preload_count_mutex(PRELOAD_MUTEX_SPIN_ACQUIRE);
-	}
+	if (ret == 0 && preload_stats_wanted())   /* one call: one slot look-up */
+		preload_count(PRELOAD_EV(PRELOAD_EV_ACQUIRE) | PRELOAD_EV(PRELOAD_EV_CONTENDED) |
+			      (spun ? PRELOAD_EV(PRELOAD_EV_MUTEX_SPIN_ACQUIRE) : 0));
 	return ret;
 }
 

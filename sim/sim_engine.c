@@ -388,7 +388,10 @@ static int setup(const struct sim_config *c)
 	S.slotpos = xcalloc(2 * (size_t)S.nv + (size_t)S.np, sizeof(*S.slotpos));
 	memset(S.slotpos, 0xff, (2 * (size_t)S.nv + (size_t)S.np) * sizeof(*S.slotpos));
 
-	/* the lock code's tunables are process-wide: set all of them per run */
+	/* the lock code's tunables are process-wide: set all of them per run.
+	 * All but PVSPIN_TUNE_MUTEX_SPIN_LIMIT, which only the LD_PRELOAD
+	 * interposer's pthread mutexes read: the simulator runs the lock
+	 * kinds, not the interposer, so it has no key and keeps its default. */
 	pvspin_tunable_set(PVSPIN_TUNE_SPIN_THRESHOLD, c->spin_threshold);
 	pvspin_tunable_set(PVSPIN_TUNE_PENDING_LOOPS, c->pending_loops);
 	pvspin_tunable_set(PVSPIN_TUNE_TAS_BACKOFF_MAX, c->tas_backoff_max);

@@ -153,6 +153,23 @@ preload_test(preload_ctor 60 ${_check} --min-acquisitions 1000
 preload_test(preload_thread_slots 120 ${_check} --min-slots-allocated 5000
   --max-slots-in-use 2 --no-exhaustion
   -- ${_pvspin} run --stats -- ${_helper} threads 5000)
+# a thread without a slot (all 4096 taken by live threads) is counted
+# once in slots_exhausted per counted event, not once per counter: its
+# contended wait counts its acquisition (and spin acquisition, if it took
+# the mutex spinning) in one call, each futex sleep in one more, so
+# slots_exhausted = 1 + mutex_sleeps (it was 2 for a spin acquisition)
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/preload_stats_slotless.sh
+"l=$(PVSPIN_MUTEX_SPIN_LIMIT=1000000000 \"$1\" run --lock tas --stats -- \"$2\" slotless 4096 2>&1) ||
+  { echo \"exit $?: $l\"; exit 1; }
+echo \"$l\"
+x=$(echo \"$l\" | sed -n 's/.*slots_exhausted=\\([0-9]*\\) .*mutex_sleeps=\\([0-9]*\\) .*/\\1 \\2/p')
+set -- $x
+[ $# -eq 2 ] && [ $1 -eq $(($2 + 1)) ] || { echo \"slots_exhausted=$1 mutex_sleeps=$2\"; exit 1; }
+echo slotless-ok
+")
+preload_test(preload_stats_slotless 60 sh ${CMAKE_CURRENT_BINARY_DIR}/preload_stats_slotless.sh
+  ${_pvspin} ${_helper})
+set_tests_properties(preload_stats_slotless PROPERTIES PASS_REGULAR_EXPRESSION "slotless-ok")
 # the program's malloc locks mutexes, one of them robust (dlsym trap)
 preload_test(preload_malloc 60 ${_check} --min-acquisitions 8000
   -- ${_pvspin} run --stats -- $<TARGET_FILE:test_preload_malloc>)
@@ -183,15 +200,29 @@ preload_test(preload_stats_nolock_return 30 ${_check} --exit 5 --stats-lines 1
 preload_test(preload_stats_nolock_true 30 ${_check} --stats-lines 1
   --expect "acquisitions=0" --expect "(no lock was taken)"
   -- ${_pvspin} run --stats -- true)
-# a bad PVSPIN_* tunable under `pvspin run`: said once (the tool's library
-# and the program's are one process), and still said by a program that
-# the interposer is preloaded into directly
+# a bad PVSPIN_* tunable: a program the interposer is preloaded into
+# directly says so exactly once ("ignoring", the default kept) ...
 preload_test(preload_tunable_reported_once 30 sh -c
-  "n=$(PVSPIN_SPIN_THRESHOLD=abc \"$0\" run -- \"$1\" return 0 2>&1 | grep -c 'ignoring PVSPIN_SPIN_THRESHOLD=abc') && \
-   m=$(LD_PRELOAD=\"$2\" PVSPIN_SPIN_THRESHOLD=abc \"$1\" return 0 2>&1 | grep -c 'ignoring PVSPIN_SPIN_THRESHOLD=abc') && \
-   echo \"run=$n preloaded=$m\"" ${_pvspin} ${_nolock} $<TARGET_FILE:pvspin_preload>)
+  "m=$(LD_PRELOAD=\"$1\" PVSPIN_SPIN_THRESHOLD=abc \"$0\" return 0 2>&1 | grep -c 'ignoring PVSPIN_SPIN_THRESHOLD=abc') && \
+   echo \"preloaded=$m\"" ${_nolock} $<TARGET_FILE:pvspin_preload>)
 set_tests_properties(preload_tunable_reported_once PROPERTIES
-  PASS_REGULAR_EXPRESSION "run=1 preloaded=1")
+  PASS_REGULAR_EXPRESSION "preloaded=1")
+# ... and under `pvspin run` it is a usage error before the program starts:
+# exit 2, one line per bad variable naming it and its range, no "ignoring"
+# line from the tool's own copy of the library, the program not run; the
+# environment is checked as given (--spin-limit does not excuse a bad
+# PVSPIN_MUTEX_SPIN_LIMIT)
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/preload_run_bad_tunable.sh
+"e=$(PVSPIN_SPIN_THRESHOLD=abc PVSPIN_MUTEX_SPIN_LIMIT=-1 \"$1\" run --spin-limit 5 -- echo ran 2>&1); r=$?
+[ $r -eq 2 ] || { echo \"exit $r: $e\"; exit 1; }
+x='pvspin run: bad PVSPIN_SPIN_THRESHOLD=abc: not a valid value for spin_threshold (expected a decimal integer from 1 to 4294967295)
+pvspin run: bad PVSPIN_MUTEX_SPIN_LIMIT=-1: not a valid value for mutex_spin_limit (expected a decimal integer from 0 to 4294967295)'
+[ \"$e\" = \"$x\" ] || { echo \"got: '$e'\"; exit 1; }
+PVSPIN_SPIN_THRESHOLD= \"$1\" run -- true || { echo \"empty (unset): exit $?\"; exit 1; }
+echo run-bad-tunable-ok
+")
+preload_test(preload_run_bad_tunable 30 sh ${CMAKE_CURRENT_BINARY_DIR}/preload_run_bad_tunable.sh ${_pvspin})
+set_tests_properties(preload_run_bad_tunable PROPERTIES PASS_REGULAR_EXPRESSION "run-bad-tunable-ok")
 # a PVSPIN_STATS that is neither 1 nor 0: said once, and no stats
 preload_test(preload_stats_bad_value 30 ${_check} --stats-lines 0
   --expect "ignoring PVSPIN_STATS=no: expected 1 (on) or 0 (off)"
@@ -268,12 +299,14 @@ add_test(NAME preload_stats_field_names COMMAND ${_pvspin} run --lock pvqspinloc
 set_tests_properties(preload_stats_field_names PROPERTIES TIMEOUT 60 LABELS preload
   PASS_REGULAR_EXPRESSION "pvspin: stats[ ]pid=[0-9]+ lock=pvqspinlock acquisitions=[0-9]+ contended=[0-9]+ halt_calls=[0-9]+ \\(pv_wait_node=[0-9]+ pv_wait_head=[0-9]+\\) halt_sleeps=[0-9]+ unlock_kicks=[0-9]+ slots_in_use=")
 
-# The interposer's PVSPIN_MUTEX_SPIN_LIMIT, set by hand to a bad value, is
-# refused once, at load (a program whose mutexes never wait hears it too),
-# with its range (pvspin run --spin-limit refuses it itself).
-add_test(NAME tunables_env_mutex_spin_limit COMMAND sh -c
+# The interposer's PVSPIN_MUTEX_SPIN_LIMIT (the tunable mutex_spin_limit),
+# set by hand to a bad value, is refused once, at load (a program whose
+# mutexes never wait hears it too), with the library's wording and its
+# range (pvspin run --spin-limit refuses it itself).  Without the check no
+# line comes, and PASS_REGULAR_EXPRESSION fails the test.
+add_test(NAME preload_tunables_env_mutex_spin_limit COMMAND sh -c
   "PVSPIN_MUTEX_SPIN_LIMIT=abc LD_PRELOAD=\"$1\" \"$0\" count 10 2>&1"
   ${_helper} ${_lib})
-set_tests_properties(tunables_env_mutex_spin_limit PROPERTIES LABELS preload
-  PASS_REGULAR_EXPRESSION "pvspin: ignoring PVSPIN_MUTEX_SPIN_LIMIT=abc: not a number of PAUSE loops from 0 to 4294967295"
+set_tests_properties(preload_tunables_env_mutex_spin_limit PROPERTIES LABELS preload
+  PASS_REGULAR_EXPRESSION "pvspin: ignoring PVSPIN_MUTEX_SPIN_LIMIT=abc: not a valid value for mutex_spin_limit \\(expected a decimal integer from 0 to 4294967295. the default 0 is used\\)"
   FAIL_REGULAR_EXPRESSION "ignoring PVSPIN_MUTEX[^\n]*\n.*ignoring PVSPIN_MUTEX")

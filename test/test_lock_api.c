@@ -169,6 +169,14 @@ static void test_tunables(void **state)
 	assert_int_equal(pvspin_tunable_get(PVSPIN_TUNE_SPIN_THRESHOLD), 100);
 	assert_int_equal(pvspin_tunable_set((pvspin_tunable_t)77, 1), -1);
 	assert_string_equal(pvspin_tunable_name(PVSPIN_TUNE_PENDING_LOOPS), "pending_loops");
+	/* the interposer's mutex spin limit: 0 (the measured budget) by
+	 * default, any 32-bit value accepted */
+	assert_string_equal(pvspin_tunable_name(PVSPIN_TUNE_MUTEX_SPIN_LIMIT), "mutex_spin_limit");
+	assert_int_equal(pvspin_tunable_get(PVSPIN_TUNE_MUTEX_SPIN_LIMIT), 0);
+	assert_int_equal(pvspin_tunable_set(PVSPIN_TUNE_MUTEX_SPIN_LIMIT, UINT32_MAX), 0);
+	assert_int_equal(pvspin_tunable_get(PVSPIN_TUNE_MUTEX_SPIN_LIMIT), UINT32_MAX);
+	assert_int_equal(pvspin_tunable_set(PVSPIN_TUNE_MUTEX_SPIN_LIMIT, 0), 0);
+	assert_string_equal(pvspin_tunable_name(PVSPIN_TUNE_COUNT), "?");
 	pvspin_tunable_set(PVSPIN_TUNE_SPIN_THRESHOLD, PVSPIN_DEFAULT_SPIN_THRESHOLD);
 }
 

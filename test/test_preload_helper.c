@@ -29,10 +29,16 @@
  *                    expedited command when main starts, and so is a fork
  *                    child (the interposer registers at load); exit 77
  *                    where the kernel cannot say (before Linux 6.3)
+ *   slotless N       the main thread and N-1 others hold a thread slot
+ *                    each (a counted lock; N = the pool's 4096 leaves
+ *                    none), then one more thread, slot-less, waits for a
+ *                    mutex main holds for 50 ms (with a large
+ *                    PVSPIN_MUTEX_SPIN_LIMIT: while spinning)
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -471,6 +477,64 @@ static int cmd_membarrier(void)
 	return 0;
 }
 
+/* ---- slotless ---------------------------------------------------------- */
+static pthread_barrier_t slotless_ready, slotless_done;
+static pthread_mutex_t slotless_m = PTHREAD_MUTEX_INITIALIZER;
+static int slotless_go;
+
+/* A filler: takes a slot (a counted trylock) and keeps it until the end. */
+static void *slotless_fill(void *arg)
+{
+	pthread_mutex_t own = PTHREAD_MUTEX_INITIALIZER;
+	(void)arg;
+	if (pthread_mutex_trylock(&own))
+		FAIL("slotless: trylock of a free mutex failed");
+	pthread_mutex_unlock(&own);
+	pthread_barrier_wait(&slotless_ready);
+	pthread_barrier_wait(&slotless_done);
+	return NULL;
+}
+
+/* The waiter, created when no slot is left: one contended acquisition. */
+static void *slotless_wait(void *arg)
+{
+	(void)arg;
+	/* release: main's sleep-then-unlock starts after this store */
+	__atomic_store_n(&slotless_go, 1, __ATOMIC_RELEASE);
+	pthread_mutex_lock(&slotless_m);
+	pthread_mutex_unlock(&slotless_m);
+	return NULL;
+}
+
+static int cmd_slotless(long n)
+{
+	pthread_t *t = calloc((size_t)n, sizeof(*t)), w;
+	pthread_attr_t attr;
+	if (!t || n < 1 || pthread_attr_init(&attr) || pthread_attr_setstacksize(&attr, 65536))
+		FAIL("slotless: setup");
+	pthread_mutex_lock(&slotless_m);   /* counted: main has a slot (if not already) */
+	/* glibc's barriers: not interposed, so they take no slot */
+	pthread_barrier_init(&slotless_ready, NULL, (unsigned)n);
+	pthread_barrier_init(&slotless_done, NULL, (unsigned)n);
+	for (long i = 0; i < n - 1; i++)   /* main's slot and these: n */
+		if (pthread_create(&t[i], &attr, slotless_fill, NULL))
+			FAIL("slotless: pthread_create %ld of %ld", i + 1, n - 1);
+	pthread_barrier_wait(&slotless_ready);
+	if (pthread_create(&w, &attr, slotless_wait, NULL))
+		FAIL("slotless: pthread_create of the waiter");
+	/* acquire: pairs with the waiter's release, just before its lock */
+	while (!__atomic_load_n(&slotless_go, __ATOMIC_ACQUIRE))
+		sched_yield();
+	usleep(50000);
+	pthread_mutex_unlock(&slotless_m);
+	pthread_join(w, NULL);
+	pthread_barrier_wait(&slotless_done);
+	for (long i = 0; i < n - 1; i++)
+		pthread_join(t[i], NULL);
+	free(t);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
@@ -500,5 +564,7 @@ int main(int argc, char **argv)
 		return cmd_spinsleep((int)a, b, d);
 	if (!strcmp(c, "membarrier"))
 		return cmd_membarrier();
+	if (!strcmp(c, "slotless"))
+		return cmd_slotless(a);
 	FAIL("unknown subcommand %s", c);
 }

@@ -4,8 +4,11 @@
  * constructor), so that a bad value is reported whether or not a slow path
  * ever runs.  A lock taken before that (another library's constructor)
  * reads them at its first slow path instead; either way they are read
- * once, and a bad value is reported once per process (`pvspin run`, which
- * reports them itself, tells the program it execs not to say it again).
+ * once, and a bad value is reported once per process: "pvspin: ignoring
+ * VAR=VALUE: ...", the default kept.  A program that would rather refuse
+ * a bad value (the `pvspin` tool's subcommands, exit 2) checks with
+ * pvspin_tunables_check_env() and turns the load-time report off
+ * (pvspin_tunables_report_at_load(), below).
  * The inline fast paths never look at them.
  */
 #include <errno.h>
@@ -13,15 +16,16 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 #include "pvspin/tunables.h"
+#include "tunables_report.h"
 
 static const char *const tunable_names[PVSPIN_TUNE_COUNT] = {
 	[PVSPIN_TUNE_SPIN_THRESHOLD] = "spin_threshold",
 	[PVSPIN_TUNE_PENDING_LOOPS] = "pending_loops",
 	[PVSPIN_TUNE_TAS_BACKOFF_MAX] = "tas_backoff_max",
 	[PVSPIN_TUNE_EARLY_HALT_PREEMPTED] = "early_halt_preempted",
+	[PVSPIN_TUNE_MUTEX_SPIN_LIMIT] = "mutex_spin_limit",
 };
 
 #ifndef PVSPIN_PLATFORM_SIM   /* the simulator reads no environment */
@@ -30,6 +34,7 @@ static const char *const tunable_env[PVSPIN_TUNE_COUNT] = {
 	[PVSPIN_TUNE_PENDING_LOOPS] = "PVSPIN_PENDING_LOOPS",
 	[PVSPIN_TUNE_TAS_BACKOFF_MAX] = "PVSPIN_TAS_BACKOFF_MAX",
 	[PVSPIN_TUNE_EARLY_HALT_PREEMPTED] = "PVSPIN_EARLY_HALT_PREEMPTED",
+	[PVSPIN_TUNE_MUTEX_SPIN_LIMIT] = "PVSPIN_MUTEX_SPIN_LIMIT",
 };
 #endif
 
@@ -38,6 +43,7 @@ static uint32_t tunables[PVSPIN_TUNE_COUNT] = {
 	[PVSPIN_TUNE_PENDING_LOOPS] = 512,
 	[PVSPIN_TUNE_TAS_BACKOFF_MAX] = 0,
 	[PVSPIN_TUNE_EARLY_HALT_PREEMPTED] = 0,
+	[PVSPIN_TUNE_MUTEX_SPIN_LIMIT] = 0,
 };
 
 static int env_state; /* 0 unread, 1 reading, 2 read */
@@ -49,6 +55,7 @@ static const struct { uint32_t min, max; } tunable_range[PVSPIN_TUNE_COUNT] = {
 	[PVSPIN_TUNE_PENDING_LOOPS] = { 1, UINT32_MAX },
 	[PVSPIN_TUNE_TAS_BACKOFF_MAX] = { 0, UINT32_MAX },
 	[PVSPIN_TUNE_EARLY_HALT_PREEMPTED] = { 0, 1 },
+	[PVSPIN_TUNE_MUTEX_SPIN_LIMIT] = { 0, UINT32_MAX },
 };
 
 static bool valid(pvspin_tunable_t t, uint32_t v)
@@ -75,16 +82,43 @@ static bool parse_decimal_u32(const char *s, uint32_t *out)
 	return true;
 }
 
-/* `pvspin run` has read (and reported) the same environment in this very
- * process before its exec: the program's copy of the library reports
- * nothing again (PVSPIN_TUNABLES_REPORTED=PID; its children, other
- * processes, do report). */
-static bool reported_here(void)
+/* What tunable t's variable says now: 0 unset (absent or empty), 1 a
+ * valid value (*v), -1 a value the tunable refuses (its text: *text). */
+static int env_value(int t, const char **text, uint32_t *v)
 {
-	const char *s = getenv("PVSPIN_TUNABLES_REPORTED");
-	char *end;
-	long pid = s && *s ? strtol(s, &end, 10) : 0;
-	return pid > 0 && !*end && pid == (long)getpid();
+	const char *s = getenv(tunable_env[t]);
+	*text = s;
+	if (!s || !*s)
+		return 0;
+	return parse_decimal_u32(s, v) && valid((pvspin_tunable_t)t, *v) ? 1 : -1;
+}
+
+/* The one wording of a refused value, on `f`: "WHO: WHAT VAR=VALUE: not
+ * a valid value for NAME (expected a decimal integer from MIN to MAX`tail`)". */
+static void say_bad(FILE *f, const char *who, const char *what, int t, const char *s,
+		    const char *tail)
+{
+	fprintf(f, "%s: %s %s=%s: not a valid value for %s (expected a decimal integer "
+		"from %u to %u%s)\n", who, what, tunable_env[t], s, tunable_names[t],
+		tunable_range[t].min, tunable_range[t].max, tail);
+}
+
+/* Does the load-time read report a bad value ("pvspin: ignoring ...")?
+ * (tunables_report.h) Yes, unless the program links a strong definition that says no: the
+ * `pvspin` tool does (tools/pvspin/main.c), because its subcommands that
+ * take locks check the environment with pvspin_tunables_check_env() and
+ * refuse a bad value (exit 2); an "ignoring" line from the library first
+ * would say the opposite.  A link-time symbol, not an environment
+ * variable, so that the choice is the program's and is not inherited:
+ * the program `pvspin run` execs into loads its own copy (the
+ * interposer), which reports as any program does, and never sees a bad
+ * value (run refused it).  Weak, so that the program's definition wins;
+ * hidden, so that in libpvspin.so and libpvspin-preload.so this one is
+ * the only one (a program linked with libpvspin.a can override it, one
+ * linked with the shared library cannot). */
+__attribute__((weak)) bool pvspin_tunables_report_at_load(void)
+{
+	return true;
 }
 #endif
 
@@ -100,20 +134,19 @@ static void read_env(void)
 	/* The simulator sets them from its configuration (spin_threshold and
 	 * the others are keys of `pvspin sim`), never from the environment. */
 #ifndef PVSPIN_PLATFORM_SIM
+	bool report = pvspin_tunables_report_at_load();
 	for (int t = 0; t < PVSPIN_TUNE_COUNT; t++) {
-		const char *s = getenv(tunable_env[t]);
+		const char *s;
 		uint32_t v;
-		if (!s || !*s)
-			continue;   /* empty: unset */
-		if (!parse_decimal_u32(s, &v) || !valid((pvspin_tunable_t)t, v)) {
-			if (!reported_here())
-				fprintf(stderr, "pvspin: ignoring %s=%s: not a valid value for %s "
-					"(expected a decimal integer from %u to %u; the default %u is used)\n",
-					tunable_env[t], s, tunable_names[t], tunable_range[t].min,
-					tunable_range[t].max, tunables[t]);
-			continue;
+		int r = env_value(t, &s, &v);
+		if (r > 0) {
+			/* relaxed: published by env_state's release below */
+			__atomic_store_n(&tunables[t], v, __ATOMIC_RELAXED);
+		} else if (r < 0 && report) {
+			char tail[48];
+			snprintf(tail, sizeof(tail), "; the default %u is used", tunables[t]);
+			say_bad(stderr, "pvspin", "ignoring", t, s, tail);
 		}
-		__atomic_store_n(&tunables[t], v, __ATOMIC_RELAXED);
 	}
 #endif
 	__atomic_store_n(&env_state, 2, __ATOMIC_RELEASE);
@@ -152,4 +185,24 @@ const char *pvspin_tunable_name(pvspin_tunable_t t)
 	if ((unsigned)t >= PVSPIN_TUNE_COUNT)
 		return "?";
 	return tunable_names[t];
+}
+
+int pvspin_tunables_check_env(FILE *err, const char *who)
+{
+	int bad = 0;
+#ifndef PVSPIN_PLATFORM_SIM
+	for (int t = 0; t < PVSPIN_TUNE_COUNT; t++) {
+		const char *s;
+		uint32_t v;
+		if (env_value(t, &s, &v) >= 0)
+			continue;
+		bad++;
+		if (err)
+			say_bad(err, who ? who : "pvspin", "bad", t, s, "");
+	}
+#else
+	(void)err;
+	(void)who;   /* the simulator reads no environment: nothing is bad */
+#endif
+	return bad;
 }

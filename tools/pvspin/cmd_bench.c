@@ -301,6 +301,11 @@ static int parse_options(int argc, char **argv, struct bench_config *c)
 	}
 	if (optind < argc)
 		return usage_error("unexpected argument '%s'", argv[optind]);
+	/* The locks measured here read the PVSPIN_* tunables: a bad one
+	 * fails now (exit 2, named), as in `pvspin run`, instead of a run
+	 * on the default that the library would only say it ignored. */
+	if (pvspin_tunables_check_env(stderr, "pvspin bench"))
+		return USAGE_EXIT;
 	if (c->json_path && c->csv_path && !strcmp(c->json_path, "-") && !strcmp(c->csv_path, "-"))
 		return usage_error("--json and --csv cannot both write to stdout");
 	if (bench_output_same(c->json_path, c->csv_path))

@@ -35,6 +35,7 @@
 #include "pvspin/lock.h"
 #include "pvspin/platform.h"
 #include "pvspin/policy.h"
+#include "pvspin/tunables.h"
 #include "option_error.h"
 
 #ifndef PVSPIN_INSTALL_LIBDIR
@@ -62,7 +63,9 @@ static void run_usage(FILE *f)
 		"                      per mutex)\n"
 		"  -h, --help          this text\n\n"
 		"The interposer is looked up in $PVSPIN_PRELOAD_LIB, next to pvspin (build or\n"
-		"install tree), then in " PVSPIN_INSTALL_FULL_LIBDIR ".\n",
+		"install tree), then in " PVSPIN_INSTALL_FULL_LIBDIR ".\n"
+		"A PVSPIN_* tunable in the environment (PVSPIN_SPIN_THRESHOLD, ...,\n"
+		"PVSPIN_MUTEX_SPIN_LIMIT) with a bad value is an error (exit 2).\n",
 		pvspin_kind_names());
 }
 
@@ -259,6 +262,14 @@ int pvspin_cmd_run(int argc, char **argv)
 		}
 	}
 
+	/* A bad PVSPIN_* tunable is a usage error, said here before the
+	 * program starts, as a bad option is: the interposer would only
+	 * ignore it ("pvspin: ignoring ...") and run on the default.  The
+	 * environment as given is checked, before --spin-limit replaces
+	 * PVSPIN_MUTEX_SPIN_LIMIT: a typo fails whatever the options. */
+	if (pvspin_tunables_check_env(stderr, "pvspin run"))
+		return 2;
+
 	pvspin_kind_t kind;
 	if (lock) {
 		kind = pvspin_kind_from_name(lock);
@@ -306,12 +317,6 @@ int pvspin_cmd_run(int argc, char **argv)
 		setenv("PVSPIN_STATS", "1", 1);
 	if (spin_limit)
 		setenv("PVSPIN_MUTEX_SPIN_LIMIT", spin_limit, 1);
-	/* This process has reported a bad PVSPIN_* tunable already (the
-	 * library's constructor); the program it becomes must not say it
-	 * again (src/lock/tunables.c). */
-	char pid[24];
-	snprintf(pid, sizeof(pid), "%ld", (long)getpid());
-	setenv("PVSPIN_TUNABLES_REPORTED", pid, 1);
 
 	fflush(NULL);
 	execvp(prog[0], prog);

@@ -356,6 +356,10 @@ int pvspin_cmd_torture(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	/* a bad PVSPIN_* tunable fails here (exit 2, named), as in `pvspin
+	 * run`: the kinds tortured read them */
+	if (pvspin_tunables_check_env(stderr, "pvspin torture"))
+		return 2;
 	if (!kind_name)
 		kind_name = pvspin_kind_name(pvspin_default_kind());
 	t.kind = torture_kind_find(kind_name);
