@@ -56,6 +56,11 @@ set(_rootonly ${CMAKE_CURRENT_BINARY_DIR}/preload_rootonly.sh)
 # load (and a fork child is registered): registered later, with threads
 # running, the first sleeping mutex waiter waited 8-20 ms (an RCU grace
 # period) for a mutex released long before.  77: the kernel cannot say.
+# A fork child's stats line counts the child's own acquisitions, not its
+# parent's (it used to repeat them): the child takes no lock.
+preload_test(preload_stats_fork_child 30 ${_check} --stats-lines 2
+  --expect "acquisitions=0 contended=0 " --expect "(no lock was taken)"
+  -- ${_pvspin} run --stats -- ${_helper} forkstats 1000)
 preload_test(preload_membarrier_at_load 60 ${_pvspin} run -- ${_helper} membarrier)
 set_tests_properties(preload_membarrier_at_load PROPERTIES SKIP_RETURN_CODE 77)
 

@@ -29,6 +29,9 @@
  *                    expedited command when main starts, and so is a fork
  *                    child (the interposer registers at load); exit 77
  *                    where the kernel cannot say (before Linux 6.3)
+ *   forkstats N      N lock/unlock of a mutex, then a fork child that
+ *                    leaves by _exit(0) without taking a lock (its own
+ *                    stats line must say so)
  *   slotless N       the main thread and N-1 others hold a thread slot
  *                    each (a counted lock; N = the pool's 4096 leaves
  *                    none), then one more thread, slot-less, waits for a
@@ -477,6 +480,24 @@ static int cmd_membarrier(void)
 	return 0;
 }
 
+static int cmd_forkstats(long n)
+{
+	pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+	for (long i = 0; i < n; i++) {
+		pthread_mutex_lock(&m);
+		pthread_mutex_unlock(&m);
+	}
+	pid_t pid = fork();
+	if (pid < 0)
+		FAIL("fork: %s", strerror(errno));
+	if (pid == 0)
+		_exit(0);
+	int st;
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		FAIL("forkstats: the child failed");
+	return 0;
+}
+
 /* ---- slotless ---------------------------------------------------------- */
 static pthread_barrier_t slotless_ready, slotless_done;
 static pthread_mutex_t slotless_m = PTHREAD_MUTEX_INITIALIZER;
@@ -564,6 +585,8 @@ int main(int argc, char **argv)
 		return cmd_spinsleep((int)a, b, d);
 	if (!strcmp(c, "membarrier"))
 		return cmd_membarrier();
+	if (!strcmp(c, "forkstats"))
+		return cmd_forkstats(a);
 	if (!strcmp(c, "slotless"))
 		return cmd_slotless(a);
 	FAIL("unknown subcommand %s", c);

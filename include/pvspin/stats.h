@@ -21,7 +21,8 @@ struct pvspin_events {
 	uint64_t count[PVSPIN_EV_COUNT];
 };
 
-/** Fill *out with the process-wide totals.  Never fails. */
+/** Fill *out with the process-wide totals since the process started (a
+ *  fork child's start from zero, not from its parent's).  Never fails. */
 void pvspin_events_read(struct pvspin_events *out);
 
 /** Kernel-style name of event `ev` ("pv_wait_node", ...), "?" if out of
@@ -32,7 +33,8 @@ const char *pvspin_event_name(int ev);
 struct pvspin_slot_stats {
 	uint32_t capacity;    /* slots in the pool (PVSPIN_MAX_CPUS) */
 	uint32_t in_use;      /* slots held by live threads now */
-	uint64_t allocated;   /* slot allocations since start */
+	uint64_t allocated;   /* slot allocations since start (in a fork child:
+			       * 1 for the forking thread's slot, if it had one) */
 	uint64_t exhausted;   /* slow paths run without a slot (pool empty) */
 };
 

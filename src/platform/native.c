@@ -49,6 +49,9 @@ static struct slot slots[PVSPIN_MAX_CPUS];
 static uint64_t slot_bitmap[BITMAP_WORDS];
 static uint64_t slots_allocated, slots_exhausted;
 static uint64_t slotless_events[PVSPIN_EV_COUNT];
+/* One past the highest slot ever allocated: how far a fork child must
+ * clear the slots' counters (platform_after_fork_child). */
+static uint32_t slots_high;
 
 static _Thread_local uint32_t tls_slot_plus1;   /* 0: none (yet) */
 
@@ -125,6 +128,12 @@ int pvspin_plat_cpu(void)
 	tls_slot_plus1 = (uint32_t)s + 1;
 	pthread_setspecific(slot_key, (void *)(uintptr_t)tls_slot_plus1);
 	__atomic_fetch_add(&slots_allocated, 1, __ATOMIC_RELAXED);
+	/* relaxed: only a fork child reads it, after fork()'s barriers */
+	uint32_t h = __atomic_load_n(&slots_high, __ATOMIC_RELAXED);
+	while (h < tls_slot_plus1 &&
+	       !__atomic_compare_exchange_n(&slots_high, &h, tls_slot_plus1, true,
+					    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
 	return s;
 }
 
@@ -237,16 +246,30 @@ bool pvspin_plat_fence_heavy_available(void)
  * space).  The lazy path stays for a library loaded into a running,
  * multi-threaded process.
  */
-static void membarrier_after_fork_child(void)
+/*
+ * In a fork child: register for membarrier again (above), and start the
+ * counters of pvspin/stats.h from zero.  The child is a new process, and
+ * what it inherited is its parent's history: under `pvspin run --stats`
+ * every child's line repeated its parent's counts.  The forking thread
+ * keeps its slot (slots_after_fork_child), so it counts as the one slot
+ * allocated.  Only the slots ever allocated are written: clearing all
+ * PVSPIN_MAX_CPUS would copy ~800 KiB of pages in every child.
+ */
+static void platform_after_fork_child(void)
 {
 	if (__atomic_load_n(&membarrier_state, __ATOMIC_RELAXED) == 1)
 		(void)syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0);
+	memset(slotless_events, 0, sizeof(slotless_events));
+	for (uint32_t s = 0; s < slots_high; s++)
+		memset(slots[s].events, 0, sizeof(slots[s].events));
+	slots_allocated = tls_slot_plus1 ? 1 : 0;
+	slots_exhausted = 0;
 }
 
-__attribute__((constructor)) static void membarrier_register_at_load(void)
+__attribute__((constructor)) static void platform_at_load(void)
 {
-	if (pvspin_plat_fence_heavy_available())
-		pthread_atfork(NULL, NULL, membarrier_after_fork_child);
+	(void)pvspin_plat_fence_heavy_available();
+	pthread_atfork(NULL, NULL, platform_after_fork_child);
 }
 
 bool pvspin_plat_fence_heavy(void)
