@@ -392,6 +392,10 @@ static void fuzz_config(struct sim_config *c, gsl_rng *r, char *cmd, size_t n)
 	}
 }
 
+/* What main() says of the results when a signal stopped the run. */
+static const char *interrupt_note =
+	"the results cover the simulated time until then (\"stop\": \"interrupted\")";
+
 static int run_fuzz(long n, uint64_t seed, const char *json_path)
 {
 	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
@@ -443,9 +447,13 @@ static int run_fuzz(long n, uint64_t seed, const char *json_path)
 	gsl_rng_free(r);
 	if (progress)
 		fputs("\r\033[K", stderr);
+	/* cut short without a failure: not a SUCCESS, which would claim the
+	 * runs asked for (as pvspin torture's INTERRUPTED) */
 	printf("pvspin sim --fuzz: %ld runs%s, %ld broken (seed %llu): %s\n", done,
 	       done < n ? " (interrupted)" : "", failures, (unsigned long long)seed,
-	       failures ? "FAILURE" : "SUCCESS");
+	       failures ? "FAILURE" : done < n ? "INTERRUPTED, no failure seen" : "SUCCESS");
+	if (done < n)
+		interrupt_note = "the runs done so far are reported";
 	if (json_path) {
 		json_t *j = json_object();
 		json_object_set_new(j, "runs", json_integer(done));
@@ -683,8 +691,8 @@ int main(int argc, char **argv)
 			rc = 1;
 	}
 	if (tool_stop_signal()) {
-		fprintf(stderr, "pvspin sim: interrupted by %s: the results cover the simulated "
-			"time until then (\"stop\": \"interrupted\")\n", strsignal(tool_stop_signal()));
+		fprintf(stderr, "pvspin sim: interrupted by %s: %s\n", strsignal(tool_stop_signal()),
+			interrupt_note);
 		tool_stop_signal_reraise();
 	}
 	return rc;

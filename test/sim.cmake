@@ -26,6 +26,13 @@ if(TARGET pvspin_sim_core)
     $<TARGET_FILE:pvspin-sim>)
   set_tests_properties(sim_cli_interrupted PROPERTIES TIMEOUT 30
     PASS_REGULAR_EXPRESSION "exit=130/143 left=0\n[3-9]")
+  # --fuzz cut short by a signal: the runs done, no SUCCESS verdict
+  add_test(NAME sim_cli_fuzz_interrupted COMMAND sh -c
+    "timeout --preserve-status -s INT 1 \"$0\" --fuzz 1000000; echo \"exit=$?\""
+    $<TARGET_FILE:pvspin-sim>)
+  set_tests_properties(sim_cli_fuzz_interrupted PROPERTIES TIMEOUT 30
+    PASS_REGULAR_EXPRESSION "runs \\(interrupted\\), 0 broken \\(seed [0-9]+\\): INTERRUPTED, no failure seen\n.*exit=130"
+    FAIL_REGULAR_EXPRESSION "SUCCESS")
   # --seeds: SIGTERM to the parent alone, at moments from before its
   # handlers to the workers' runs, over and over: it passes the signal on,
   # collects what the workers have and ends by it (143), every time.  A
