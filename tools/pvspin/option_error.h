@@ -16,7 +16,8 @@
 /**
  * Report what getopt_long() refused and return 2 (bad usage).  `opt` is
  * its return value: ':' for an option without its value, anything else
- * ('?') for an unknown option; the caller set opterr = 0 and began its
+ * ('?') for an unknown option, or a long one given "=VALUE" that takes
+ * none ("option '--stats' takes no value"); the caller set opterr = 0 and began its
  * optstring with ':' (after a '+', if any), and optind and optopt are as
  * getopt_long() left them.  `prog` is the name to print ("pvspin run").
  * The option is named as the user wrote it: a long option without its
@@ -35,6 +36,10 @@ static inline int tool_option_error(const char *prog, int opt, char *const *argv
 		snprintf(name, sizeof(name), "%s", arg ? arg : "");
 	if (opt == ':')
 		fprintf(stderr, "%s: option '%s' needs a value\n", prog, name);
+	else if (arg && !strncmp(arg, "--", 2) && strchr(arg, '=') && optopt != 0)
+		/* glibc: a known long option given "=VALUE" that takes none
+		 * sets optopt to its val (an unknown one sets 0) */
+		fprintf(stderr, "%s: option '%s' takes no value\n", prog, name);
 	else
 		fprintf(stderr, "%s: unknown option '%s'\n", prog, name);
 	fprintf(stderr, "(%s --help lists the options)\n", prog);
