@@ -321,9 +321,11 @@ typedef struct pvspin_policy {
 /**
  * Parse a policy spec: "linux", "linux-pre-2025", "numa", "pvspin",
  * "threshold" (N = PVSPIN_POLICY_THRESHOLD_DEFAULT) or "threshold=N"
- * (0 <= N <= 1000000).  Returns 0, or -1 with errno = EINVAL for an
- * unknown name or a bad N.
+ * (0 <= N <= PVSPIN_POLICY_THRESHOLD_MAX).  Returns 0, or -1 with errno
+ * = ERANGE for "threshold=" and a decimal N above the maximum, EINVAL for
+ * anything else (an unknown name, an N that is not a decimal number).
  */
+#define PVSPIN_POLICY_THRESHOLD_MAX 1000000
 int pvspin_policy_parse(const char *spec, pvspin_policy_t *p);
 
 /** The valid policy specs joined by ", " (for error messages). */

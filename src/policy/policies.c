@@ -224,8 +224,12 @@ int pvspin_policy_parse(const char *spec, pvspin_policy_t *p)
 			goto bad;
 		errno = 0;
 		long n = strtol(v, &end, 10);
-		if (errno || *end || n > 1000000)
+		if (*end)
 			goto bad;
+		if (errno || n > PVSPIN_POLICY_THRESHOLD_MAX) {
+			errno = ERANGE;   /* a number, out of range: say the range */
+			return -1;
+		}
 		*p = policies[3];
 		p->param = (int)n;
 		return 0;

@@ -3,6 +3,7 @@
  * named by PVSPIN_POLICY (default "pvspin") on this machine, detected live
  * without sleeping (steal time since boot).  See policy_default.h.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -19,8 +20,12 @@ pvspin_kind_t pvspin_policy_pick_default(void)
 	if (!name || !*name)
 		name = "pvspin";
 	if (pvspin_policy_parse(name, &p)) {
-		fprintf(stderr, "pvspin: PVSPIN_POLICY=%s is not a policy; valid policies: %s\n",
-			name, pvspin_policy_names());
+		if (errno == ERANGE)
+			fprintf(stderr, "pvspin: PVSPIN_POLICY=%s: N of threshold=N is a CPU count "
+				"from 0 to %d\n", name, PVSPIN_POLICY_THRESHOLD_MAX);
+		else
+			fprintf(stderr, "pvspin: PVSPIN_POLICY=%s is not a policy; valid policies: "
+				"%s\n", name, pvspin_policy_names());
 		exit(2);
 	}
 	pvspin_env_detect(&env, NULL);
