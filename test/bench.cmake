@@ -54,7 +54,7 @@ set_tests_properties(test_bench_json PROPERTIES FIXTURES_REQUIRED bench_json LAB
 add_test(NAME bench_csv_slot_exhausted COMMAND pvspin bench --duration-ms 10 --threads 1
          --repeat 1 --locks tas,pthread_mutex --csv -)
 set_tests_properties(bench_csv_slot_exhausted PROPERTIES LABELS sanitize PASS_REGULAR_EXPRESSION
-  "lock,threads,[^\n]*,lock_no_node,([a-z_]+,)*slot_exhausted\ntas,1,[^\n]*,[0-9]+\npthread_mutex,1,[^\n]*,\n")
+  "lock,threads,cs_ns,ncs_ns,hogs,[^\n]*,lock_no_node,([a-z_]+,)*slot_exhausted\ntas,1,50,100,0,[^\n]*,[0-9]+\npthread_mutex,1,50,100,0,[^\n]*,\n")
 
 # A report file that the final write would fail on is refused before any
 # measuring (/proc/version takes no write, /dev/full no byte), with the

@@ -329,7 +329,9 @@ int bench_write_csv(const char *path, const struct bench_config *c,
 			strerror(errno));
 		return -1;
 	}
-	fputs("lock,threads,cs_ns,ncs_ns,ops_per_s,jain,max_min,p50_ns,p99_ns,p999_ns,max_ns,"
+	/* hogs: --hog's CPU hogs beside every cell (a noisy-neighbour run
+	 * must not read as a quiet one) */
+	fputs("lock,threads,cs_ns,ncs_ns,hogs,ops_per_s,jain,max_min,p50_ns,p99_ns,p999_ns,max_ns,"
 	      "acquisitions,mutual_exclusion_ok", f);
 	for (int e = 0; e < PVSPIN_EV_COUNT; e++)
 		fprintf(f, ",%s", pvspin_event_name(e));
@@ -337,8 +339,9 @@ int bench_write_csv(const char *path, const struct bench_config *c,
 	for (size_t i = 0; i < nrows; i++) {
 		const struct bench_row *row = &rows[i];
 		const struct bench_cell_result *r = &row->r;
-		fprintf(f, "%s,%u,%llu,%llu,%.1f", row->lock->name, row->threads,
-			(unsigned long long)c->cs_ns, (unsigned long long)c->ncs_ns, r->ops_per_s);
+		fprintf(f, "%s,%u,%llu,%llu,%u,%.1f", row->lock->name, row->threads,
+			(unsigned long long)c->cs_ns, (unsigned long long)c->ncs_ns, c->hogs,
+			r->ops_per_s);
 		csv_num(f, r->jain);
 		csv_num(f, r->max_min);
 		csv_num(f, r->lat.p50);
