@@ -50,7 +50,7 @@ execute_process(COMMAND ${CC} ${ccopt} -w ${ccflags} -o pan pan.c WORKING_DIRECT
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "compiling pan.c failed (${rc}):\n${out}${err}")
 endif()
-execute_process(COMMAND ./pan ${panflags} WORKING_DIRECTORY ${WORK} TIMEOUT 250
+execute_process(COMMAND ./pan ${panflags} WORKING_DIRECTORY ${WORK} TIMEOUT 850
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 message("${out}${err}")
 if(NOT out MATCHES "errors: ([0-9]+)")
