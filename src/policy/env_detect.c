@@ -245,7 +245,8 @@ static void quota_bad(const pvspin_env_source_t *src, const char *rel, const cha
 	for (const char *p = buf; *p && *p != '\n' && n + 1 < sizeof(content); p++)
 		content[n++] = *p >= 0x20 && *p < 0x7f ? *p : '?';
 	content[n] = '\0';
-	snprintf(err, PVSPIN_ENV_QUOTA_ERROR_MAX, "%s%s: '%s'",
+	/* bounded pieces (a --root path may be long): the message fits */
+	snprintf(err, PVSPIN_ENV_QUOTA_ERROR_MAX, "%.300s%.120s: '%s'",
 		 src && src->root ? src->root : "", rel, content);
 }
 
