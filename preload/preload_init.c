@@ -88,9 +88,6 @@ _Static_assert(sizeof(struct slot_counts) == 64, "a slot's counters fill one cac
 
 static struct slot_counts slot_counts[PVSPIN_MAX_CPUS];
 static uint64_t slotless_counts[PRELOAD_NEVENTS]; /* threads without a slot */
-/* One past the highest slot that has counted: how far a fork child
- * clears (stats_after_fork_child). */
-static uint32_t counts_high;
 
 void preload_count(unsigned events)
 {
@@ -101,12 +98,6 @@ void preload_count(unsigned events)
 			/* relaxed RMW: shared by every slot-less thread, summed at exit */
 			__atomic_fetch_add(&slotless_counts[e], 1, __ATOMIC_RELAXED);
 		} else {
-			/* relaxed: only a fork child reads it, after fork()'s barriers */
-			uint32_t h = __atomic_load_n(&counts_high, __ATOMIC_RELAXED);
-			while (h <= (uint32_t)cpu &&
-			       !__atomic_compare_exchange_n(&counts_high, &h, (uint32_t)cpu + 1, true,
-							    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-				;
 			/* relaxed load and store: the slot's line has one writer */
 			uint64_t *c = &slot_counts[cpu].n[e];
 			__atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) + 1,
@@ -337,8 +328,12 @@ void preload_futex_wake(uint32_t *word, int n)
  * (src/platform/native.c). */
 static void stats_after_fork_child(void)
 {
+	/* only the slots ever used (the platform's high-water mark): all
+	 * 4096 would copy 256 KiB of pages in every child */
+	struct pvspin_slot_stats sl;
+	pvspin_slots_read(&sl);
 	memset(slotless_counts, 0, sizeof(slotless_counts));
-	memset(slot_counts, 0, (size_t)counts_high * sizeof(slot_counts[0]));
+	memset(slot_counts, 0, (size_t)sl.high * sizeof(slot_counts[0]));
 }
 
 __attribute__((constructor)) static void preload_init(void)

@@ -29,6 +29,7 @@ static void test_slot_recycling(void **state)
 	(void)state;
 	struct pvspin_slot_stats before, after;
 	long n = scaled(100000, 2000);
+	intptr_t top = -1;   /* the highest slot a thread got */
 	pvspin_slots_read(&before);
 	for (long i = 0; i < n; i++) {
 		pthread_t t;
@@ -37,6 +38,8 @@ static void test_slot_recycling(void **state)
 		pthread_join(t, &slot);
 		assert_true((intptr_t)slot >= 0);
 		assert_true((intptr_t)slot < (intptr_t)before.capacity);
+		if ((intptr_t)slot > top)
+			top = (intptr_t)slot;
 	}
 	pvspin_slots_read(&after);
 	printf("  %ld threads: allocated %llu, in use %u -> %u, exhausted %llu\n", n,
@@ -45,6 +48,10 @@ static void test_slot_recycling(void **state)
 	assert_int_equal(after.allocated - before.allocated, (uint64_t)n);
 	assert_int_equal(after.in_use, before.in_use);
 	assert_int_equal(after.exhausted, before.exhausted);
+	/* the high-water mark covers every slot handed out, within the pool */
+	assert_true((intptr_t)after.high > top);
+	assert_true(after.high <= after.capacity);
+	assert_true(after.high >= before.high);
 }
 
 struct contend {

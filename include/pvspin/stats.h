@@ -36,6 +36,10 @@ struct pvspin_slot_stats {
 	uint64_t allocated;   /* slot allocations since start (in a fork child:
 			       * 1 for the forking thread's slot, if it had one) */
 	uint64_t exhausted;   /* slow paths run without a slot (pool empty) */
+	uint32_t high;        /* one past the highest slot index ever allocated:
+			       * every slot used so far is below it (for code
+			       * with per-slot arrays of its own, such as the
+			       * interposer's counters) */
 };
 
 /** Fill *out.  Never fails. */

@@ -128,7 +128,8 @@ int pvspin_plat_cpu(void)
 	tls_slot_plus1 = (uint32_t)s + 1;
 	pthread_setspecific(slot_key, (void *)(uintptr_t)tls_slot_plus1);
 	__atomic_fetch_add(&slots_allocated, 1, __ATOMIC_RELAXED);
-	/* relaxed: only a fork child reads it, after fork()'s barriers */
+	/* relaxed: a high-water mark; a fork child reads it after fork()'s
+	 * barriers (platform_after_fork_child, the interposer's) */
 	uint32_t h = __atomic_load_n(&slots_high, __ATOMIC_RELAXED);
 	while (h < tls_slot_plus1 &&
 	       !__atomic_compare_exchange_n(&slots_high, &h, tls_slot_plus1, true,
@@ -232,23 +233,24 @@ bool pvspin_plat_fence_heavy_available(void)
 }
 
 /*
- * Register early.  MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED is cheap only
+ * Register early, and restart the counters in a fork child.
+ *
+ * Registration.  MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED is cheap only
  * while the process has one thread (the kernel then just marks the
  * address space: 6-10 us here); with more, it waits until every CPU's run
  * queue has seen the new state, an RCU grace period: 12-15 ms measured on
  * this 2-vCPU guest (a second thread spinning or sleeping alike).
  * Registered lazily, at the first park, those 12-15 ms fell on a waiter
  * every time: under `pvspin run` the first pthread_mutex waiter to sleep
- * waited 8-20 ms for a lock its holder had released long before (glibc:
- * about 0.1 ms).  So register when the library is loaded (constructors run
- * before main, normally single-threaded) and in a fork child, which has one
- * thread until it creates more (the registration belongs to the address
- * space).  The lazy path stays for a library loaded into a running,
- * multi-threaded process.
- */
-/*
- * In a fork child: register for membarrier again (above), and start the
- * counters of pvspin/stats.h from zero.  The child is a new process, and
+ * waited 8-21 ms for a lock released after 2 ms (glibc: 2.1-2.7 ms).  So
+ * register when the library is loaded (constructors run before main,
+ * normally single-threaded) and in a fork child, which has one thread
+ * until it creates more (the registration belongs to the address space).
+ * The lazy path stays for a library loaded into a running, multi-threaded
+ * process.
+ *
+ * Counters: a fork child starts those of pvspin/stats.h from zero.  It is a
+ * new process, and
  * what it inherited is its parent's history: under `pvspin run --stats`
  * every child's line repeated its parent's counts.  The forking thread
  * keeps its slot (slots_after_fork_child), so it counts as the one slot
@@ -345,4 +347,5 @@ void pvspin_slots_read(struct pvspin_slot_stats *out)
 	out->in_use = used;
 	out->allocated = __atomic_load_n(&slots_allocated, __ATOMIC_RELAXED);
 	out->exhausted = __atomic_load_n(&slots_exhausted, __ATOMIC_RELAXED);
+	out->high = __atomic_load_n(&slots_high, __ATOMIC_RELAXED);
 }
