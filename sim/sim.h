@@ -258,14 +258,12 @@ enum sim_stop {
 	SIM_STOP_NONE, SIM_STOP_END, SIM_STOP_DONE,
 	SIM_STOP_DEADLOCK,          /* all vCPUs stuck, or one lost wake-up */
 	SIM_STOP_TWO_HOLDERS, SIM_STOP_MISUSE,
-	SIM_STOP_INTERRUPTED,       /* a stop signal came (SIGINT, SIGTERM, SIGHUP) */
+	/* a stop signal came (SIGINT, SIGTERM, SIGHUP, caught by main() with
+	 * tool_stop_signals_catch()): the run stopped at its next event with
+	 * what it had measured; sim_run_seeds() then starts no more seeds and
+	 * passes the signal on to the running ones */
+	SIM_STOP_INTERRUPTED,
 };
-
-/* The stop signals (SIGINT, SIGTERM, SIGHUP) `pvspin sim` catches with
- * tool_stop_signals_catch(): once tool_stop_signal() is set, a run stops
- * at its next event with what it has measured so far
- * (SIM_STOP_INTERRUPTED), and sim_run_seeds() starts no more seeds and
- * passes the signal on to the running ones. */
 
 /** Outcome of one run: the JSON document and how it stopped. */
 struct sim_result {
