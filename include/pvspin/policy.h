@@ -328,6 +328,13 @@ typedef struct pvspin_policy {
 #define PVSPIN_POLICY_THRESHOLD_MAX 1000000
 int pvspin_policy_parse(const char *spec, pvspin_policy_t *p);
 
+/** Why pvspin_policy_parse() refused a spec, from the errno it set, for
+ *  an error message "WHO: policy 'SPEC': REASON": ERANGE "N of
+ *  threshold=N is a CPU count from 0 to 1000000", anything else "not a
+ *  policy; valid policies: ..." (pvspin_policy_names()).  A static
+ *  string; thread-safe. */
+const char *pvspin_policy_parse_error(int err);
+
 /** The valid policy specs joined by ", " (for error messages). */
 const char *pvspin_policy_names(void);
 

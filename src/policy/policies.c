@@ -202,9 +202,21 @@ const pvspin_policy_t *pvspin_policy_all(size_t *count)
 	return policies;
 }
 
+/* The spec list, once, for pvspin_policy_names() and the parse error. */
+#define POLICY_NAMES "linux, linux-pre-2025, numa, threshold, threshold=N, pvspin"
+
 const char *pvspin_policy_names(void)
 {
-	return "linux, linux-pre-2025, numa, threshold, threshold=N, pvspin";
+	return POLICY_NAMES;
+}
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
+const char *pvspin_policy_parse_error(int err)
+{
+	if (err == ERANGE)
+		return "N of threshold=N is a CPU count from 0 to " STR(PVSPIN_POLICY_THRESHOLD_MAX);
+	return "not a policy; valid policies: " POLICY_NAMES;
 }
 
 int pvspin_policy_parse(const char *spec, pvspin_policy_t *p)

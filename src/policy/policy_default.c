@@ -20,12 +20,8 @@ pvspin_kind_t pvspin_policy_pick_default(void)
 	if (!name || !*name)
 		name = "pvspin";
 	if (pvspin_policy_parse(name, &p)) {
-		if (errno == ERANGE)
-			fprintf(stderr, "pvspin: PVSPIN_POLICY=%s: N of threshold=N is a CPU count "
-				"from 0 to %d\n", name, PVSPIN_POLICY_THRESHOLD_MAX);
-		else
-			fprintf(stderr, "pvspin: PVSPIN_POLICY=%s is not a policy; valid policies: "
-				"%s\n", name, pvspin_policy_names());
+		fprintf(stderr, "pvspin: PVSPIN_POLICY=%s: %s\n", name,
+			pvspin_policy_parse_error(errno));
 		exit(2);
 	}
 	pvspin_env_detect(&env, NULL);

@@ -258,13 +258,8 @@ int pvspin_cmd_detect(int argc, char **argv)
 		case 'p':
 			policy_name = optarg;
 			if (pvspin_policy_parse(optarg, &one)) {
-				if (errno == ERANGE)
-					fprintf(stderr, "pvspin detect: policy '%s': N of threshold=N "
-						"is a CPU count from 0 to %d\n", optarg,
-						PVSPIN_POLICY_THRESHOLD_MAX);
-				else
-					fprintf(stderr, "pvspin detect: unknown policy '%s'; valid "
-						"policies: %s\n", optarg, pvspin_policy_names());
+				fprintf(stderr, "pvspin detect: policy '%s': %s\n", optarg,
+					pvspin_policy_parse_error(errno));
 				return 2;
 			}
 			break;

@@ -256,12 +256,8 @@ int pvspin_cmd_run(int argc, char **argv)
 		/* here, not in the library's constructor after exec: a usage error */
 		pvspin_policy_t p;
 		if (pvspin_policy_parse(policy, &p)) {
-			if (errno == ERANGE)
-				fprintf(stderr, "pvspin run: policy '%s': N of threshold=N is a "
-					"CPU count from 0 to %d\n", policy, PVSPIN_POLICY_THRESHOLD_MAX);
-			else
-				fprintf(stderr, "pvspin run: unknown policy '%s'; valid: %s\n",
-					policy, pvspin_policy_names());
+			fprintf(stderr, "pvspin run: policy '%s': %s\n", policy,
+				pvspin_policy_parse_error(errno));
 			return 2;
 		}
 	}
