@@ -530,23 +530,23 @@ static int sim_main(int argc, char **argv, char **sets)
 		case 'l': list = 1; break;
 		case 'k': keys = 1; break;
 		case 'f': {
-			char *end;
-			fuzz = strtol(optarg, &end, 10);
-			if (*end || fuzz < 1 || fuzz > 1000000) {
+			uint64_t v;
+			if (!tool_parse_decimal(optarg, 1, 1000000, &v)) {
 				fprintf(stderr, "pvspin sim: --fuzz needs a run count from 1 to 1000000, "
 						"not '%s'\n", optarg);
 				return 2;
 			}
+			fuzz = (long)v;
 			break;
 		}
 		case 'N': {
-			char *end;
-			nseeds = strtol(optarg, &end, 10);
-			if (!*optarg || *end || nseeds < 1 || nseeds > SIM_MAX_SEEDS) {
+			uint64_t v;
+			if (!tool_parse_decimal(optarg, 1, SIM_MAX_SEEDS, &v)) {
 				fprintf(stderr, "pvspin sim: --seeds needs a seed count from 1 to %d, "
 						"not '%s'\n", SIM_MAX_SEEDS, optarg);
 				return 2;
 			}
+			nseeds = (long)v;
 			break;
 		}
 		case 'h': usage(stdout); return 0;

@@ -290,6 +290,12 @@ if(TARGET pvspin_sim_core AND TARGET pvspin)
     --set spin_threshold=64 --set lose_kicks=1 --set seconds=0.05 --seeds 2)
   pvspin_sim_cli_expect(sim_cli_seeds_zero 2 "--seeds needs a seed count from 1 to 1000, not '0'"
     ${P} sim --preset smoke --seeds 0)
+  # counts are plain decimals, as every tool's numbers (a blank or a sign
+  # was let through by strtol)
+  pvspin_sim_cli_expect(sim_cli_seeds_blank 2 "--seeds needs a seed count from 1 to 1000, not ' 2'"
+    ${P} sim --preset smoke --seeds " 2")
+  pvspin_sim_cli_expect(sim_cli_fuzz_plus 2 "--fuzz needs a run count from 1 to 1000000, not '.5'"
+    ${P} sim --fuzz +5)
   pvspin_sim_cli_expect(sim_cli_seeds_fuzz 2 "--fuzz draws its own configurations.*'--seeds' given"
     ${P} sim --fuzz 2 --seeds 2)
 

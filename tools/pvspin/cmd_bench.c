@@ -96,15 +96,10 @@ static int usage_error(const char *fmt, ...)
  * error naming the option and the valid range and returns USAGE_EXIT. */
 static int parse_num(const char *opt, const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
 {
-	char *end;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (!tool_is_decimal(s) || *end || errno || v < lo || v > hi) {
+	if (!tool_parse_decimal(s, lo, hi, out))
 		return usage_error("%s: '%s' is not a valid number "
 				   "(expected an integer from %" PRIu64 " to %" PRIu64 ")",
 				   opt, s, lo, hi);
-	}
-	*out = v;
 	return 0;
 }
 

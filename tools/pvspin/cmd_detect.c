@@ -207,19 +207,6 @@ static void env_text(const pvspin_env_t *env, const struct steal_sample *sample,
 	       : "no (PR_RSEQ_SLICE_EXTENSION not offered: Linux < 7.0, disabled or no rseq area)");
 }
 
-static int parse_uint(const char *s, long max, long *out)
-{
-	char *end;
-	if (*s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-	if (errno || *end || v > max)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 /* Can `dir` stand in for "/": a directory we may list and search?
  * Returns 0, or -1 with errno (ENOENT, ENOTDIR, EACCES, ...). */
 static int root_check(const char *dir)
@@ -263,13 +250,16 @@ int pvspin_cmd_detect(int argc, char **argv)
 				return 2;
 			}
 			break;
-		case 'i':
-			if (parse_uint(optarg, MAX_INTERVAL_MS, &interval)) {
+		case 'i': {
+			uint64_t ms;
+			if (!tool_parse_decimal(optarg, 0, MAX_INTERVAL_MS, &ms)) {
 				fprintf(stderr, "pvspin detect: --interval-ms '%s' is not a number "
 					"of milliseconds from 0 to %d\n", optarg, MAX_INTERVAL_MS);
 				return 2;
 			}
+			interval = (long)ms;
 			break;
+		}
 		case 'h':
 			usage(stdout);
 			return 0;

@@ -231,10 +231,8 @@ int pvspin_cmd_run(int argc, char **argv)
 		case 'p': policy = optarg; break;
 		case 's': stats = true; break;
 		case 'S': {
-			char *end;
-			errno = 0;
-			unsigned long n = strtoul(optarg, &end, 10);
-			if (!tool_is_decimal(optarg) || *end || errno || n > 0xffffffffUL) {
+			uint64_t n;
+			if (!tool_parse_decimal(optarg, 0, UINT32_MAX, &n)) {
 				fprintf(stderr, "pvspin run: --spin-limit needs a number of PAUSE loops"
 					" from 0 to 4294967295, not '%s'\n", optarg);
 				return 2;

@@ -251,17 +251,11 @@ static void usage(FILE *f)
 
 static int parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max, uint64_t *out)
 {
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (!tool_is_decimal(s) || errno || *end || v < min || v > max) {
+	if (!tool_parse_decimal(s, min, max, out)) {
 		fprintf(stderr, "pvspin torture: %s: '%s' is not valid: an integer from %" PRIu64
 			" to %" PRIu64 "\n", opt, s, min, max);
 		return -1;
 	}
-	*out = v;
 	return 0;
 }
 

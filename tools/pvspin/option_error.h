@@ -8,9 +8,12 @@
 #ifndef PVSPIN_TOOLS_OPTION_ERROR_H
 #define PVSPIN_TOOLS_OPTION_ERROR_H
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /**
@@ -53,6 +56,22 @@ static inline bool tool_is_decimal(const char *s)
 {
 	size_t n = strspn(s, "0123456789");
 	return n > 0 && n <= 20 && !s[n];
+}
+
+/** Parse `s`, a plain decimal number (tool_is_decimal()), from `lo` to
+ *  `hi` into *out.  False for anything else (a sign, a blank, 0x, more
+ *  than 2^64 - 1, out of range), *out then untouched: the caller's message
+ *  names the option and the range.  Thread-safe (errno is per thread). */
+static inline bool tool_parse_decimal(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+	if (!tool_is_decimal(s))
+		return false;
+	errno = 0;
+	unsigned long long v = strtoull(s, NULL, 10);
+	if (errno || v < lo || v > hi)
+		return false;
+	*out = v;
+	return true;
 }
 
 #endif /* PVSPIN_TOOLS_OPTION_ERROR_H */
