@@ -9,6 +9,7 @@
 
 #include <linux/membarrier.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* Linux 6.3; Debian 12's headers are 6.1 */
@@ -28,6 +29,22 @@ static inline int test_membarrier_private_registered(void)
 	if (r < 0)
 		return -1;
 	return (r & MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED) != 0;
+}
+
+/** Fork a child that reports test_membarrier_private_registered() == 1
+ *  by its exit status, and wait for it: 1 registered, 0 not, -1 if the
+ *  fork or the wait failed. */
+static inline int test_membarrier_fork_child_registered(void)
+{
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0)
+		_exit(test_membarrier_private_registered() == 1 ? 0 : 1);
+	int st;
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+		return -1;
+	return WEXITSTATUS(st) == 0;
 }
 
 #endif
