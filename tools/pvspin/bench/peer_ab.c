@@ -13,12 +13,10 @@
 #include "bench/worker_loop.h"
 #include "spinpark_base.h"   /* in PVSPIN_BENCH_AB_DIR */
 
-static inline void ab_lock_op(void *l, void *c) { (void)c; pvspin_spinpark_base_lock(l); }
-static inline void ab_unlock_op(void *l, void *c) { (void)c; pvspin_spinpark_base_unlock(l); }
+BENCH_PEER_LOOP(spinpark_base, pvspin_spinpark_base_lock, pvspin_spinpark_base_unlock)
 
-/* Aligned as every other lock's loop (BENCH_PEER_LOOP): the loops'
- * placement in the text must not decide a few per cent. */
-__attribute__((aligned(64))) void bench_ab_run(struct bench_worker *w)
+/* The table's entry (bench/peers.c) */
+void bench_ab_run(struct bench_worker *w)
 {
-	bench_worker_loop(w, ab_lock_op, ab_unlock_op);
+	spinpark_base_run(w);
 }

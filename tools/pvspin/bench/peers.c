@@ -27,18 +27,6 @@
 _Static_assert(sizeof(pthread_mutex_t) <= BENCH_LOCK_SIZE, "lock storage");
 _Static_assert(sizeof(pthread_spinlock_t) <= BENCH_LOCK_SIZE, "lock storage");
 
-/* A lock without per-thread context: (lock, ctx) adapters name##_lock_op
- * and name##_unlock_op around `lock_fn`/`unlock_fn` (any result ignored),
- * and name##_run, its instance of the timed loop. */
-#define BENCH_PEER_LOOP(name, lock_fn, unlock_fn)                             \
-	static inline void name##_lock_op(void *l, void *c)                  \
-	{ (void)c; lock_fn(l); }                                              \
-	static inline void name##_unlock_op(void *l, void *c)                \
-	{ (void)c; unlock_fn(l); }                                            \
-	__attribute__((aligned(64))) static void                              \
-	name##_run(struct bench_worker *w)                                    \
-	{ bench_worker_loop(w, name##_lock_op, name##_unlock_op); }
-
 /* ---- pvspin kinds: the lock word, zero-initialised ----------------------- */
 
 static int pv_init(void *mem)

@@ -57,4 +57,18 @@ bench_worker_loop(struct bench_worker *w, bench_lock_fn lock_op, bench_lock_fn u
 	w->acquisitions = n;
 }
 
+/** For a lock without per-thread context: (lock, ctx) adapters
+ *  name##_lock_op and name##_unlock_op around `lock_fn`/`unlock_fn` (any
+ *  result ignored), and name##_run, the lock's own instance of the timed
+ *  loop, static, starting on a 64-byte boundary (so that where the linker
+ *  puts one lock's loop does not move another's by a few per cent). */
+#define BENCH_PEER_LOOP(name, lock_fn, unlock_fn)                             \
+	static inline void name##_lock_op(void *l, void *c)                  \
+	{ (void)c; lock_fn(l); }                                              \
+	static inline void name##_unlock_op(void *l, void *c)                \
+	{ (void)c; unlock_fn(l); }                                            \
+	__attribute__((aligned(64))) static void                              \
+	name##_run(struct bench_worker *w)                                    \
+	{ bench_worker_loop(w, name##_lock_op, name##_unlock_op); }
+
 #endif /* PVSPIN_BENCH_WORKER_LOOP_H */
