@@ -328,6 +328,8 @@ void preload_futex_wake(uint32_t *word, int n)
  * (src/platform/native.c). */
 static void stats_after_fork_child(void)
 {
+	if (!preload_stats_enabled())
+		return;   /* nothing was counted: touch no page */
 	/* only the slots ever used (the platform's high-water mark): all
 	 * 4096 would copy 256 KiB of pages in every child */
 	struct pvspin_slot_stats sl;
