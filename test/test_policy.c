@@ -253,10 +253,12 @@ static void test_policy_parse(void **state)
 		{ "threshold=1000000", 0, "threshold", 1000000 },
 		{ "threshold=1000001", -ERANGE, NULL, 0 },
 		{ "threshold=99999999999999999999", -ERANGE, NULL, 0 },
-		{ "threshold=", -1, NULL, 0 },
-		{ "threshold=-1", -1, NULL, 0 },
-		{ "threshold=4x", -1, NULL, 0 },
-		{ "threshold= 4", -1, NULL, 0 },
+		{ "threshold=+3", -ERANGE, NULL, 0 },
+		{ "threshold=0x10", -ERANGE, NULL, 0 },
+		{ "threshold=", -ERANGE, NULL, 0 },
+		{ "threshold=-1", -ERANGE, NULL, 0 },
+		{ "threshold=4x", -ERANGE, NULL, 0 },
+		{ "threshold= 4", -ERANGE, NULL, 0 },
 		{ "Linux", -1, NULL, 0 },
 		{ "", -1, NULL, 0 },
 		{ "linux ", -1, NULL, 0 },
@@ -266,7 +268,7 @@ static void test_policy_parse(void **state)
 		pvspin_policy_t p = { 0 };
 		errno = 0;
 		int r = pvspin_policy_parse(t[i].spec, &p);
-		/* ok: 0, -1 (errno EINVAL) or -ERANGE (-1, errno ERANGE: a
+		/* ok: 0, -1 (errno EINVAL) or -ERANGE (-1, errno ERANGE: a bad
 		 * threshold N out of range) */
 		if (r != (t[i].ok < 0 ? -1 : 0)) {
 			print_error("spec '%s': got %d\n", t[i].spec ? t[i].spec : "(null)", r);

@@ -322,8 +322,9 @@ typedef struct pvspin_policy {
  * Parse a policy spec: "linux", "linux-pre-2025", "numa", "pvspin",
  * "threshold" (N = PVSPIN_POLICY_THRESHOLD_DEFAULT) or "threshold=N"
  * (0 <= N <= PVSPIN_POLICY_THRESHOLD_MAX).  Returns 0, or -1 with errno
- * = ERANGE for "threshold=" and a decimal N above the maximum, EINVAL for
- * anything else (an unknown name, an N that is not a decimal number).
+ * = ERANGE for "threshold=" followed by anything but a decimal N from 0
+ * to the maximum (a sign, a blank, 0x, too large), EINVAL for anything
+ * else (an unknown name).
  */
 #define PVSPIN_POLICY_THRESHOLD_MAX 1000000
 int pvspin_policy_parse(const char *spec, pvspin_policy_t *p);

@@ -230,16 +230,14 @@ int pvspin_policy_parse(const char *spec, pvspin_policy_t *p)
 		}
 	}
 	if (!strncmp(spec, "threshold=", 10)) {
+		/* the policy is known: whatever is wrong is N, so say what N
+		 * must be (ERANGE), for "threshold=+3" as for one too large */
 		const char *v = spec + 10;
 		char *end;
-		if (*v < '0' || *v > '9')
-			goto bad;
 		errno = 0;
-		long n = strtol(v, &end, 10);
-		if (*end)
-			goto bad;
-		if (errno || n > PVSPIN_POLICY_THRESHOLD_MAX) {
-			errno = ERANGE;   /* a number, out of range: say the range */
+		long n = *v >= '0' && *v <= '9' ? strtol(v, &end, 10) : -1;
+		if (n < 0 || *end || errno || n > PVSPIN_POLICY_THRESHOLD_MAX) {
+			errno = ERANGE;
 			return -1;
 		}
 		*p = policies[3];
