@@ -474,9 +474,9 @@ int pvspin_cmd_torture(int argc, char **argv)
 		}
 	}
 	double ran_s = (double)(tool_now_ns() - start) / 1e9;
-	/* the torture time's counts, for the final line (the writers' last
-	 * acquisitions on their way out, after the stop flag, are not part
-	 * of it: per-writer counts below have them) */
+	/* the torture time's counts, for the final line (what the writers
+	 * do until they see the stop flag and leave is not part of it: the
+	 * per-writer counts below have it) */
 	struct torture_snapshot at_stop;
 	snapshot(&t, &at_stop);
 	if (cut_short)
