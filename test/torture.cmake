@@ -217,6 +217,9 @@ if(TARGET pvspin)
   add_test(NAME torture_cli_flag_with_value COMMAND pvspin torture --no-inject=1)
   set_tests_properties(torture_cli_flag_with_value PROPERTIES
     PASS_REGULAR_EXPRESSION "^pvspin torture: option '--no-inject' takes no value\n")
+  add_test(NAME run_cli_short_flag_with_value COMMAND pvspin run -s=1 -- true)
+  set_tests_properties(run_cli_short_flag_with_value PROPERTIES
+    PASS_REGULAR_EXPRESSION "^pvspin run: option '-s' takes no value\n")
   add_test(NAME run_cli_short_option COMMAND pvspin run -sx -- true)
   set_tests_properties(run_cli_short_option PROPERTIES
     PASS_REGULAR_EXPRESSION "^pvspin run: unknown option '-x'")

@@ -206,8 +206,10 @@ bool pvspin_plat_fence_heavy(void);
  *  pairing (the interposer's later sleepers).  Thread-safe. */
 bool pvspin_plat_fence_heavy_available(void);
 
-/** CPUs the calling thread may run on now (>= 1): its affinity mask's
- *  count, re-read every 4096 calls.  Thread-safe. */
+/** CPUs this process's threads may run on now (>= 1): the count of the
+ *  calling thread's affinity mask united with the thread group leader's
+ *  (so a thread pinned to one CPU still sees the CPUs a holder may run
+ *  on), re-read every 4096 calls.  Thread-safe. */
 uint32_t pvspin_plat_spin_cpus(void);
 
 /** Count one lock event (relaxed increment of this slot's counter). */

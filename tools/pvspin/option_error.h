@@ -23,6 +23,8 @@
  * none ("option '--stats' takes no value"); the caller set opterr = 0 and began its
  * optstring with ':' (after a '+', if any), and optind and optopt are as
  * getopt_long() left them.  `prog` is the name to print ("pvspin run").
+ * A short flag given "=VALUE" ("-s=1") is named as the flag, "takes no
+ * value", not as an unknown option '-='.
  * The option is named as the user wrote it: a long option without its
  * "=VALUE", a short one as "-x" (also inside a cluster such as "-sx").
  * Not thread-safe (getopt's globals).
@@ -37,8 +39,21 @@ static inline int tool_option_error(const char *prog, int opt, char *const *argv
 		snprintf(name, sizeof(name), "-%c", optopt);
 	else
 		snprintf(name, sizeof(name), "%s", arg ? arg : "");
+	/* "-s=1": getopt takes -s, then '=' as the next option of the
+	 * cluster; the user meant a value for the flag before it.  Inside a
+	 * cluster optind still points at it (it moves past the last char). */
+	const char *eq = NULL;
+	for (int k = optind; optopt == '=' && !eq && k >= optind - 1 && k >= 0; k--) {
+		const char *c = argv[k];
+		if (c && c[0] == '-' && c[1] != '-' && (eq = strchr(c, '=')))
+			arg = c;
+	}
+	if (eq && eq - arg >= 2)
+		snprintf(name, sizeof(name), "-%c", eq[-1]);
 	if (opt == ':')
 		fprintf(stderr, "%s: option '%s' needs a value\n", prog, name);
+	else if (eq && eq - arg >= 2)
+		fprintf(stderr, "%s: option '%s' takes no value\n", prog, name);
 	else if (arg && !strncmp(arg, "--", 2) && strchr(arg, '=') && optopt != 0)
 		/* glibc: a known long option given "=VALUE" that takes none
 		 * sets optopt to its val (an unknown one sets 0) */
