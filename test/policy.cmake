@@ -47,6 +47,12 @@ set(PVSPIN_DETECT_CHECKS
   # an unparsable cpu.max: the quota is not known, the error names it
   "bad_quota|--expect|cpu_quota=null|--expect|cpu_quota_known=false|--expect|cpu_quota_error=${PD}/root-bad-quota/sys/fs/cgroup/app/cpu.max: '100'|--|detect|--json|--cpuid|${PD}/cpuid/baremetal.txt|--root|${PD}/root-bad-quota|--interval-ms|0"
   "good_quota_no_error|--expect|cpu_quota_known=true|--expect|cpu_quota_error=null|--|detect|--json|--cpuid|${PD}/cpuid/baremetal.txt|--root|${PD}/root-v2-quota|--interval-ms|0"
+  # a "cpu" line of proc/stat that is not well-formed (fewer than the eight
+  # fields up to steal, or a field that is not a number): steal unknown
+  # (null), not a made-up 0
+  "stat_few_fields|--expect|steal_pct=null|--|detect|--json|--cpuid|${PD}/cpuid/baremetal.txt|--root|${PD}/root-stat-few-fields|--interval-ms|0"
+  "stat_not_number|--expect|steal_pct=null|--|detect|--json|--cpuid|${PD}/cpuid/baremetal.txt|--root|${PD}/root-stat-not-number|--interval-ms|0"
+  "online_garbage|--expect|cpus_online=null|--expect|cpus_possible=8|--|detect|--json|--cpuid|${PD}/cpuid/baremetal.txt|--root|${PD}/root-online-garbage|--interval-ms|0"
   # Cpus_allowed_list on the first line of proc/self/status
   "status_first_line|--expect|cpus_allowed=3|--|detect|--json|--cpuid|${PD}/cpuid/baremetal.txt|--root|${PD}/root-status-first|--interval-ms|0"
 )

@@ -3,7 +3,9 @@
 # errors (test/policy.cmake): where the facts come from with --cpuid,
 # "unknown" CPU counts, a quoted signature that stays unambiguous, a
 # write error named by the subcommand, a directory given as --cpuid, an
-# unparsable cgroup cpu.max and a FIFO under --root.  Prints what failed; exit 0 when all hold, 1 otherwise.
+# unparsable cgroup cpu.max, the file behind each unknown fact (a
+# malformed proc/stat "cpu" line, an unparsable cpu/online) and a FIFO
+# under --root.  Prints what failed; exit 0 when all hold, 1 otherwise.
 p="$1"; d="$2"; fail=0
 bad() { printf 'FAIL: %s\n' "$*"; fail=1; }
 has() { printf '%s\n' "$1" | grep -F -q -e "$2" || bad "$3: no '$2' in: $1"; }
@@ -41,6 +43,22 @@ has "$out" "pvspin detect: warning: $d/root-bad-quota/sys/fs/cgroup/app/cpu.max:
 has "$out" "cpu quota      unknown (a quota file does not parse, see the warning; none assumed)" bad-quota
 err=$("$p" detect --json --policy pvspin --root "$d/root-bad-quota" --interval-ms 0 2>&1 >/dev/null)
 has "$err" "cpu.max: '100' is not a cgroup CPU quota" bad-quota-json
+
+# an unknown fact names the file it could not read: a "cpu" line of
+# proc/stat that is not well-formed (too few fields, not a number) as a
+# missing one, an online cpulist that does not parse
+for r in root-stat-few-fields root-stat-not-number root-empty; do
+	out=$("$p" detect --root "$d/$r" --interval-ms 0) || bad "$r: exit $?"
+	has "$out" 'steal time     unknown (cannot read the "cpu" line of /proc/stat; none assumed)' "$r"
+	printf '%s\n' "$out" | grep -q 'since boot' && bad "$r: a steal figure in: $out"
+done
+out=$("$p" detect --root "$d/root-online-garbage" --interval-ms 0) || bad "online garbage: exit $?"
+has "$out" "cpus           unknown online, 8 possible, unknown allowed (cannot read /sys/devices/system/cpu/online, the Cpus_allowed_list line of /proc/self/status)" online-garbage
+out=$("$p" detect --root "$d/root-empty" --interval-ms 0) || bad "root-empty: exit $?"
+has "$out" "unknown allowed (cannot read /sys/devices/system/cpu/online, /sys/devices/system/cpu/possible, the Cpus_allowed_list line of /proc/self/status)" root-empty-cpus
+has "$out" "runnable       unknown (cannot read /proc/loadavg)" root-empty-runnable
+out=$("$p" detect --root "$d/root-v2-quota" --interval-ms 0) || bad "root-v2: exit $?"
+printf '%s\n' "$out" | grep -q '^cpus .*(cannot read' && bad "root-v2: a reason for known counts in: $out"
 
 t=$(mktemp -d) && mkdir -p "$t/proc" && mkfifo "$t/proc/cmdline" && mkfifo "$t/proc/stat" || exit 1
 out=$(timeout 30 "$p" detect --root "$t" --interval-ms 50); r=$?

@@ -211,6 +211,11 @@ static void test_roots(void **state)
 		{ "root-v2-quota", 4, 8, 4, 2, 1.5, 2.0, 0.5, true },
 		{ "root-v1-quota", 4, 8, 1, 1, 0.5, 0.0, 3.0, false },
 		{ "root-empty", 0, 0, 0, 1, 0, -1, -1, false },
+		/* a "cpu" line without steal, or with a field that is not a
+		 * number: unknown, not 0 */
+		{ "root-stat-few-fields", 0, 0, 0, 1, 0, -1, -1, false },
+		{ "root-stat-not-number", 0, 0, 0, 1, 0, -1, -1, false },
+		{ "root-online-garbage", 0, 8, 0, 1, 0, -1, -1, false },
 	};
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		char root[512];

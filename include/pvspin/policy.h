@@ -237,7 +237,9 @@ typedef struct pvspin_env_cputime {
 } pvspin_env_cputime_t;
 
 /** Read ROOT/proc/stat into `t`.  Returns 0, or -1 (errno set: ENOENT,
- *  EINVAL for a file without a well-formed "cpu" line). */
+ *  EINVAL for a file without a well-formed "cpu" line: "cpu " and at least
+ *  the eight numbers up to steal, then only numbers to the end of the
+ *  line). */
 int pvspin_env_read_cputime(const pvspin_env_source_t *src,
 			    pvspin_env_cputime_t *t);
 

@@ -442,27 +442,43 @@ int pvspin_env_read_cputime(const pvspin_env_source_t *src,
 		errno = EINVAL;
 		return -1;
 	}
-	/* user nice system idle iowait irq softirq steal [guest guest_nice] */
+	/* user nice system idle iowait irq softirq steal [guest guest_nice]:
+	 * all eight up to steal (every kernel since 2.6.11 writes them), then
+	 * only numbers to the end of the line.  A line with fewer, or with
+	 * something else, is not well-formed: the steal time is unknown, not
+	 * a made-up 0. */
 	const char *p = buf + 4;
 	uint64_t v[8];
 	int n = 0;
-	while (n < 8) {
+	for (;;) {
 		char *end;
 		while (*p == ' ')
 			p++;
-		if (*p < '0' || *p > '9')
+		if (*p == '\n' || *p == '\0')
 			break;
-		v[n++] = strtoull(p, &end, 10);
+		if (*p < '0' || *p > '9') {
+			errno = EINVAL;
+			return -1;
+		}
+		errno = 0;
+		uint64_t x = strtoull(p, &end, 10);
+		if (errno || (*end != ' ' && *end != '\n' && *end != '\0')) {
+			errno = EINVAL;
+			return -1;
+		}
+		if (n < 8)
+			v[n] = x;
+		n++;
 		p = end;
 	}
-	if (n < 4) {
+	if (n < 8) {
 		errno = EINVAL;
 		return -1;
 	}
 	t->total = 0;
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < 8; i++)
 		t->total += v[i];
-	t->steal = n >= 8 ? v[7] : 0;
+	t->steal = v[7];
 	return 0;
 }
 

@@ -169,7 +169,22 @@ static void env_text(const pvspin_env_t *env, const struct steal_sample *sample,
 	}
 	print_count("cpus           ", env->cpus_online, "online, ");
 	print_count("", env->cpus_possible, "possible, ");
-	print_count("", env->cpus_allowed, "allowed\n");
+	print_count("", env->cpus_allowed, "allowed");
+	/* an unknown count names where it was to come from, as the lines
+	 * below do (a list that does not parse, or online > possible, is
+	 * not read either: docs/policy.md) */
+	const char *from[3];
+	int nfrom = 0;
+	if (env->cpus_online <= 0)
+		from[nfrom++] = "/sys/devices/system/cpu/online";
+	if (env->cpus_possible <= 0)
+		from[nfrom++] = "/sys/devices/system/cpu/possible";
+	if (env->cpus_allowed <= 0)
+		from[nfrom++] = root ? "the Cpus_allowed_list line of /proc/self/status"
+				     : "the affinity mask";
+	for (int i = 0; i < nfrom; i++)
+		printf("%s%s", i ? ", " : " (cannot read ", from[i]);
+	printf("%s\n", nfrom ? ")" : "");
 	if (env->numa_known)
 		printf("numa nodes     %d\n", env->numa_nodes);
 	else
@@ -185,7 +200,8 @@ static void env_text(const pvspin_env_t *env, const struct steal_sample *sample,
 	else
 		printf("cpu quota      unknown (cannot read /proc/self/cgroup; none assumed)\n");
 	if (env->steal_pct < 0)
-		printf("steal time     unknown\n");
+		printf("steal time     unknown (cannot read the \"cpu\" line of /proc/stat; none "
+		       "assumed)\n");
 	else
 		printf("steal time     %.2f%% since boot (what the picks below use, as the library "
 		       "does)\n", env->steal_pct);
@@ -198,7 +214,7 @@ static void env_text(const pvspin_env_t *env, const struct steal_sample *sample,
 	if (env->runnable >= 0)
 		printf("runnable       %.2f (1-minute load average)\n", env->runnable);
 	else
-		printf("runnable       unknown\n");
+		printf("runnable       unknown (cannot read /proc/loadavg)\n");
 	if (env->cmdline_known)
 		printf("nopvspin       %s\n", env->nopvspin ? "yes" : "no");
 	else
