@@ -214,6 +214,16 @@ static const struct option options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+/* Does the run measure pvqspinlock, the one lock that reads
+ * PVSPIN_TUNE_SPIN_THRESHOLD? */
+static bool has_pv_lock(const struct bench_config *c)
+{
+	for (size_t i = 0; i < c->nlocks; i++)
+		if (c->locks[i]->kind == PVSPIN_KIND_PVQSPINLOCK)
+			return true;
+	return false;
+}
+
 /* Fill *c from argv.  Returns -1 to go on, else an exit status. */
 static int parse_options(int argc, char **argv, struct bench_config *c)
 {
@@ -310,6 +320,18 @@ static int parse_options(int argc, char **argv, struct bench_config *c)
 	if (bench_output_same(c->csv_path, c->plot_path))
 		return usage_error("--csv and --plot name the same file '%s'", c->plot_path);
 
+	if (c->spin_threshold_set && c->locks && !has_pv_lock(c)) {
+		/* Only pvqspinlock's halt path reads it; a value the run
+		 * silently ignores would mislead (the header would claim it). */
+		char names[256] = "";
+		size_t off = 0;
+		for (size_t i = 0; i < c->nlocks && off < sizeof(names); i++)
+			off += (size_t)snprintf(names + off, sizeof(names) - off, "%s%s",
+						i ? "," : "", c->locks[i]->name);
+		return usage_error("--spin-threshold applies only to the lock that halts, "
+				   "pvqspinlock, not to --locks %s (valid: --locks with "
+				   "pvqspinlock in it)", names);
+	}
 	if (!c->locks) {
 		size_t n;
 		const struct bench_lock *all = bench_locks(&n);
