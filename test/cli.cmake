@@ -43,6 +43,14 @@ add_test(NAME cli_extra_args COMMAND sh -c
   ${_pvspin})
 set_tests_properties(cli_extra_args PROPERTIES
   PASS_REGULAR_EXPRESSION "^exit=2\nexit=2\nexit=2\n$" LABELS sanitize)
+# a value given to the flags (--version=1, --help=x, --version=) is said
+# as the subcommands say it, not "unknown command"
+add_test(NAME cli_flag_value COMMAND sh -c
+  "for a in --version=1 --help=x --version=; do \"$0\" $a 2>&1 >/dev/null; echo \"exit=$?\"; done"
+  ${_pvspin})
+set_tests_properties(cli_flag_value PROPERTIES PASS_REGULAR_EXPRESSION
+  "^pvspin: option '--version' takes no value\nexit=2\npvspin: option '--help' takes no value\nexit=2\npvspin: option '--version' takes no value\nexit=2\n$"
+  LABELS sanitize)
 add_test(NAME cli_help_unknown COMMAND sh -c "\"$0\" help nosuch 2>&1; echo \"exit=$?\"" ${_pvspin})
 set_tests_properties(cli_help_unknown PROPERTIES
   PASS_REGULAR_EXPRESSION "^pvspin: unknown command 'nosuch'.*exit=2" LABELS sanitize)

@@ -78,6 +78,16 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	/* "--version=1", "--help=x": said as the subcommands say it for a
+	 * flag given a value (option_error.h), not "unknown command" */
+	static const char *const flags[] = { "--version", "--help" };
+	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
+		size_t n = strlen(flags[i]);
+		if (!strncmp(argv[1], flags[i], n) && argv[1][n] == '=') {
+			fprintf(stderr, "pvspin: option '%s' takes no value\n", flags[i]);
+			return 2;
+		}
+	}
 	if (!strcmp(argv[1], "--version")) {
 		if (argc > 2) {
 			fprintf(stderr, "pvspin: --version takes no argument (got '%s')\n", argv[2]);
