@@ -32,7 +32,7 @@ static const struct sim_preset presets[] = {
 	{ "twin",
 	  "the machine twin: pvspin bench's loop (cs 50 ns + 2 lines, ncs 100 ns) as threads "
 	  "(vcpus=1|2|4|8) on this 2-CPU Linux 6.18 machine (EEVDF, futex halt/kick, no PLE); "
-	  "compare lock=qspinlock|pvqspinlock|tas|ticket with pvspin bench (sim/twin.sh)",
+	  "compare lock=qspinlock|pvqspinlock|tas|ticket|spinpark with pvspin bench (sim/twin.sh)",
 	  "pcpus=2 nodes=1 profile=linux-threads vms=1 vcpus=4 lock=qspinlock workload=bench "
 	  "pv_unhalt=1 kick_yield=0 ple=0 steal_time=0 spin_threshold=2048 seconds=0.4" },
 	{ "smoke",

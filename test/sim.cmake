@@ -63,6 +63,14 @@ rm -r $d
   add_test(NAME sim_cli_list COMMAND pvspin sim --list)
   set_tests_properties(sim_cli_list PROPERTIES
     PASS_REGULAR_EXPRESSION "kcbench-no-ple.*ebizzy-boost.*spawn-dedicated")
+  # The twin's line names every lock kind sim/twin.sh compares (its KINDS
+  # default), spinpark too.
+  add_test(NAME sim_cli_list_twin_kinds COMMAND sh -c
+    "line=$(\"$0\" sim --list | grep '^ *twin ') || exit 1; \
+     kinds=$(sed -n 's/^KINDS=.*:-\\([a-z,]*\\)}$/\\1/p' \"$1\"); [ -n \"$kinds\" ] || exit 1; \
+     [ \"$(printf '%s' \"$line\" | sed 's/.*compare lock=\\([a-z|]*\\).*/\\1/')\" = \"$(printf '%s' \"$kinds\" | tr , '|')\" ] && echo twin-kinds-ok"
+    $<TARGET_FILE:pvspin> ${PROJECT_SOURCE_DIR}/sim/twin.sh)
+  set_tests_properties(sim_cli_list_twin_kinds PROPERTIES PASS_REGULAR_EXPRESSION "twin-kinds-ok")
   # The summary's first line names the locks the VMs ran (vmN.lock
   # overrides the global lock), not the global lock.
   add_test(NAME sim_cli_summary_per_vm_lock COMMAND pvspin-sim --preset smoke
