@@ -210,6 +210,13 @@ if(TARGET pvspin_sim_core AND TARGET pvspin)
     ${P} sim --preset smoke --set seconds=0.001 --set seconds=0.002)
   pvspin_sim_cli_output(sim_cli_set_over_file 0 "stop end at 0.003000 s"
     ${P} sim ${CMAKE_CURRENT_SOURCE_DIR}/data/sim_preset_smoke.ini --set seconds=0.003)
+  # the order is not the command line's (README, sim/README.md): a --set
+  # written before the file still wins over the file's key, and --seed
+  # wins over a --set seed= written after it
+  pvspin_sim_cli_output(sim_cli_set_before_file 0 "stop end at 0.003000 s"
+    ${P} sim --set seconds=0.003 ${CMAKE_CURRENT_SOURCE_DIR}/data/sim_preset_smoke.ini)
+  pvspin_sim_cli_output(sim_cli_seed_over_later_set 0 "\"config\": {[^}]*\"seed\": 5,"
+    ${P} sim --seed 5 --preset smoke --set seed=9 --set seconds=0.001 --json -)
 
   # The VM number of a vmN.KEY key is 0..63 and never wraps (2^32 is not vm0).
   pvspin_sim_cli_expect(sim_cli_vm_number_wrap 2
