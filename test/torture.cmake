@@ -252,3 +252,18 @@ if(TARGET pvspin)
   set_tests_properties(torture_many_threads_on_time PROPERTIES LABELS "torture" TIMEOUT 120
     PASS_REGULAR_EXPRESSION "on-time-ok")
 endif()
+
+# The statistics lines say which rate they show: the periodic ones the
+# last interval's, the final one the whole run's (a 1 s run printed two
+# "[1.0s]" lines with the same Total and different rates, unlabelled).
+if(TARGET pvspin)
+  add_test(NAME torture_stats_rate_labelled COMMAND sh -c
+    "\"$0\" torture --lock tas --threads 4 --seconds 1 --stats-interval 1 --seed 1 > \"$1\"; \
+     awk '/ Writes: Total: / { n++; line[n] = $0 } \
+          END { for (i = 1; i < n; i++) if (line[i] !~ /Total: [0-9]+ \\([0-9]+\\/s last interval\\)/) { print \"interval line: \" line[i]; bad = 1 } \
+                if (line[n] !~ /Total: [0-9]+ \\([0-9]+\\/s whole run\\)/) { print \"final line: \" line[n]; bad = 1 } \
+                if (n < 2) print \"lines: \" n; else if (!bad) print \"rate-labels-ok\" }' \"$1\""
+    $<TARGET_FILE:pvspin> ${CMAKE_CURRENT_BINARY_DIR}/torture_stats_rate.out)
+  set_tests_properties(torture_stats_rate_labelled PROPERTIES LABELS "torture" TIMEOUT 60
+    PASS_REGULAR_EXPRESSION "rate-labels-ok")
+endif()

@@ -184,18 +184,20 @@ static void snapshot(struct torture *t, struct torture_snapshot *s)
 	pvspin_events_read(&s->ev);
 }
 
-/* One locktorture-style line: Writes: Total, Max/Min (??? if max/2 > min),
- * Fail (!!! if any); then the injections and, for pv kinds, the halt/kick
- * events of the interval. */
+/* One locktorture-style line: Writes: Total, its rate over interval_s
+ * (said which: `rate_of`, "last interval" or "whole run"), Max/Min (??? if
+ * max/2 > min), Fail (!!! if any); then the injections and, for pv kinds,
+ * the halt/kick events since `prev`. */
 static void print_stats(struct torture *t, const struct torture_snapshot *prev,
-			const struct torture_snapshot *cur, double elapsed_s, double interval_s)
+			const struct torture_snapshot *cur, double elapsed_s, double interval_s,
+			const char *rate_of)
 {
 	uint64_t fails = __atomic_load_n(&t->failures, __ATOMIC_RELAXED);
 
-	printf("[%7.1fs] Writes: Total: %" PRIu64 " (%.0f/s)  Max/Min: %" PRIu64 "/%" PRIu64
+	printf("[%7.1fs] Writes: Total: %" PRIu64 " (%.0f/s %s)  Max/Min: %" PRIu64 "/%" PRIu64
 	       " %s  Fail: %" PRIu64 " %s  stops %" PRIu64 " pins %" PRIu64 " yields %" PRIu64
 	       " long %" PRIu64, elapsed_s, cur->total,
-	       interval_s > 0 ? (double)(cur->total - prev->total) / interval_s : 0.0,
+	       interval_s > 0 ? (double)(cur->total - prev->total) / interval_s : 0.0, rate_of,
 	       cur->max, cur->min, cur->max / 2 > cur->min ? "???" : "", fails,
 	       fails ? "!!!" : "", __atomic_load_n(&t->stops, __ATOMIC_RELAXED),
 	       __atomic_load_n(&t->pins, __ATOMIC_RELAXED),
@@ -459,7 +461,7 @@ int pvspin_cmd_torture(int argc, char **argv)
 		if (t.stats_interval && now >= next_stats) {
 			snapshot(&t, &cur);
 			print_stats(&t, &prev, &cur, (double)(now - start) / 1e9,
-				    (double)(now - last_stats) / 1e9);
+				    (double)(now - last_stats) / 1e9, "last interval");
 			prev = cur;
 			last_stats = now;
 			next_stats += (uint64_t)t.stats_interval * 1000000000u;
@@ -533,7 +535,7 @@ int pvspin_cmd_torture(int argc, char **argv)
 	snapshot(&t, &cur);
 	struct torture_snapshot zero;
 	memset(&zero, 0, sizeof(zero));
-	print_stats(&t, &zero, &at_stop, ran_s, ran_s);
+	print_stats(&t, &zero, &at_stop, ran_s, ran_s, "whole run");
 	printf("per-writer acquisitions:");
 	uint64_t max_wait = 0;
 	int max_wait_id = 0;
