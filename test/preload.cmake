@@ -315,3 +315,69 @@ add_test(NAME preload_tunables_env_mutex_spin_limit COMMAND sh -c
 set_tests_properties(preload_tunables_env_mutex_spin_limit PROPERTIES LABELS preload
   PASS_REGULAR_EXPRESSION "pvspin: ignoring PVSPIN_MUTEX_SPIN_LIMIT=abc: not a valid value for mutex_spin_limit \\(expected a decimal integer from 0 to 4294967295. the default 0 is used\\)"
   FAIL_REGULAR_EXPRESSION "ignoring PVSPIN_MUTEX[^\n]*\n.*ignoring PVSPIN_MUTEX")
+
+# A statically linked program runs with nothing interposed (no ld.so reads
+# LD_PRELOAD): `pvspin run` says so on stderr before it starts, once, and
+# instead of the FIFO note, for a static and a static-pie program (PT_DYNAMIC
+# but no PT_INTERP), named by a path or found in PATH; the exit status is
+# the program's.  It used to run them without a word, even with --stats.
+# Only where the toolchain links statically (a libc without libc.a cannot):
+# else the test says SKIP.
+include(CheckCSourceCompiles)
+set(CMAKE_REQUIRED_LINK_OPTIONS -static)
+check_c_source_compiles("int main(void) { return 0; }" PVSPIN_CAN_LINK_STATIC)
+set(CMAKE_REQUIRED_FLAGS -fPIE)
+set(CMAKE_REQUIRED_LINK_OPTIONS -static-pie)
+check_c_source_compiles("int main(void) { return 0; }" PVSPIN_CAN_LINK_STATIC_PIE)
+unset(CMAKE_REQUIRED_FLAGS)
+unset(CMAKE_REQUIRED_LINK_OPTIONS)
+set(_static "")
+set(_static_pie "")
+if(PVSPIN_CAN_LINK_STATIC)
+  add_executable(test_preload_nolock_static test_preload_nolock.c)
+  target_link_options(test_preload_nolock_static PRIVATE -static)
+  set(_static $<TARGET_FILE:test_preload_nolock_static>)
+endif()
+if(PVSPIN_CAN_LINK_STATIC_PIE)
+  add_executable(test_preload_nolock_static_pie test_preload_nolock.c)
+  target_compile_options(test_preload_nolock_static_pie PRIVATE -fPIE)
+  target_link_options(test_preload_nolock_static_pie PRIVATE -static-pie)
+  set(_static_pie $<TARGET_FILE:test_preload_nolock_static_pie>)
+endif()
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/preload_run_static_note.sh
+"p=\"$1\"; st=\"$2\"; spie=\"$3\"
+[ -n \"$st$spie\" ] || { echo 'SKIP: the toolchain cannot link a static program'; exit 77; }
+note() { echo \"pvspin run: note: $1 is statically linked: LD_PRELOAD cannot interpose its locks; it runs on its own$2 (README, \\\"The pvspin command\\\")\"; }
+for s in $st $spie; do
+  e=$(\"$p\" run --stats -- \"$s\" exit 3 2>&1); r=$?
+  [ $r -eq 3 ] || { echo \"$s: exit $r, expected 3\"; exit 1; }
+  [ \"$e\" = \"$(note \"$s\" ', with no stats line')\" ] || { echo \"$s --stats: '$e'\"; exit 1; }
+  e=$(PATH=\"$(dirname \"$s\"):$PATH\" \"$p\" run --lock ticket -- \"$(basename \"$s\")\" exit 0 2>&1) ||
+    { echo \"$s in PATH: exit $?\"; exit 1; }
+  [ \"$e\" = \"$(note \"$s\" '')\" ] || { echo \"$s in PATH, ticket: '$e'\"; exit 1; }
+done
+echo run-static-note-ok
+")
+preload_test(preload_run_static_note 30 sh ${CMAKE_CURRENT_BINARY_DIR}/preload_run_static_note.sh
+  ${_pvspin} "${_static}" "${_static_pie}")
+set_tests_properties(preload_run_static_note PROPERTIES SKIP_RETURN_CODE 77
+  PASS_REGULAR_EXPRESSION "run-static-note-ok")
+# ... and nothing about it for a dynamic program (a test program, `true`
+# found in PATH) or a script
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/preload_run_no_static_note.sh
+"p=\"$1\"; dyn=\"$2\"; sc=\"$3\"
+e=$(\"$p\" run --lock spinpark --stats -- \"$dyn\" exit 0 2>&1) || { echo \"dynamic: exit $?\"; exit 1; }
+# (not the whole prefix: preload_stats_sort_parallel counts it in this file)
+case \"$e\" in *': stats pid='*) ;; *) echo \"dynamic: '$e'\"; exit 1;; esac
+case \"$e\" in *'statically linked'*) echo \"dynamic: '$e'\"; exit 1;; esac
+e=$(\"$p\" run --lock spinpark -- true 2>&1) || { echo \"true: exit $?\"; exit 1; }
+[ -z \"$e\" ] || { echo \"true: '$e'\"; exit 1; }
+printf '#!/bin/sh\\nexit 4\\n' >\"$sc\"; chmod +x \"$sc\"
+e=$(\"$p\" run --lock spinpark -- \"$sc\" 2>&1); r=$?
+[ $r -eq 4 ] && [ -z \"$e\" ] || { echo \"script: exit $r, '$e'\"; exit 1; }
+echo run-no-static-note-ok
+")
+preload_test(preload_run_no_static_note 30 sh ${CMAKE_CURRENT_BINARY_DIR}/preload_run_no_static_note.sh
+  ${_pvspin} $<TARGET_FILE:test_preload_nolock> ${CMAKE_CURRENT_BINARY_DIR}/preload_run_script.sh)
+set_tests_properties(preload_run_no_static_note PROPERTIES
+  PASS_REGULAR_EXPRESSION "run-no-static-note-ok")

@@ -252,3 +252,33 @@ if(TARGET pvspin)
   set_tests_properties(torture_many_threads_on_time PROPERTIES LABELS "torture" TIMEOUT 120
     PASS_REGULAR_EXPRESSION "on-time-ok")
 endif()
+
+# The statistics lines say which rate they show: the periodic ones the
+# last interval's, the final one the whole run's (a 1 s run printed two
+# "[1.0s]" lines with the same Total and different rates, unlabelled).
+# The final line counts every acquisition, as the per-writer line does:
+# it read the counts when the time was up, about one per writer short of
+# the per-writer line (the acquisition each had in hand).
+if(TARGET pvspin)
+  add_test(NAME torture_stats_rate_labelled COMMAND sh -c
+    "\"$0\" torture --lock tas --threads 4 --seconds 1 --stats-interval 1 --seed 1 > \"$1\"; \
+     awk '/ Writes: Total: / { n++; line[n] = $0 } \
+          END { for (i = 1; i < n; i++) if (line[i] !~ /Total: [0-9]+ \\([0-9]+\\/s last interval\\)/) { print \"interval line: \" line[i]; bad = 1 } \
+                if (line[n] !~ /Total: [0-9]+ \\([0-9]+\\/s whole run\\)/) { print \"final line: \" line[n]; bad = 1 } \
+                if (n < 2) print \"lines: \" n; else if (!bad) print \"rate-labels-ok\" }' \"$1\""
+    $<TARGET_FILE:pvspin> ${CMAKE_CURRENT_BINARY_DIR}/torture_stats_rate.out)
+  set_tests_properties(torture_stats_rate_labelled PROPERTIES LABELS "torture" TIMEOUT 60
+    PASS_REGULAR_EXPRESSION "rate-labels-ok")
+
+  add_test(NAME torture_final_line_per_writer COMMAND sh -c
+    "\"$0\" torture --lock tas --threads 4 --seconds 1 --stats-interval 0 --seed 1 > \"$1\"; \
+     awk '/ Writes: Total: / { final = $0 } \
+          /^per-writer acquisitions:/ { min = -1; for (i = 3; i <= NF; i++) { sum += $i; \
+              if ($i > max) max = $i; if (min < 0 || $i < min) min = $i } } \
+          END { want = \"Total: \" sum \" .*Max/Min: \" max \"/\" min \" \"; \
+                if (final ~ want) print \"final-counts-ok\"; \
+                else print \"final line: \" final \"; per-writer sum \" sum \", max/min \" max \"/\" min }' \"$1\""
+    $<TARGET_FILE:pvspin> ${CMAKE_CURRENT_BINARY_DIR}/torture_final_line.out)
+  set_tests_properties(torture_final_line_per_writer PROPERTIES LABELS "torture" TIMEOUT 60
+    PASS_REGULAR_EXPRESSION "final-counts-ok")
+endif()

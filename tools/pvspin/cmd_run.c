@@ -13,7 +13,9 @@
  * readable ELF shared object for this machine, checked here: ld.so would
  * only warn about anything else and run the program on glibc.  LD_PRELOAD gets
  * the library's absolute path prepended, unless it is already listed (so
- * `pvspin run -- pvspin run -- prog` loads it once).  Then execvp: the
+ * `pvspin run -- pvspin run -- prog` loads it once).  A statically linked
+ * program (no PT_INTERP: LD_PRELOAD never applies) gets a note on stderr
+ * that it runs with nothing interposed.  Then execvp: the
  * program keeps this process's pid, stdio and exit status; a program that
  * cannot be found or executed is reported and exits 127 or 126 like a
  * shell.
@@ -207,6 +209,120 @@ static void warn_fifo_kind(pvspin_kind_t kind)
 		pvspin_kind_name(kind), n, n == 1 ? "" : "s");
 }
 
+/*
+ * The file execvp would run for `name`, in `out`: `name` itself if it has a
+ * '/', else the first executable regular file PATH names (glibc's default
+ * /bin:/usr/bin when PATH is unset; an empty entry is the current
+ * directory).  False if there is none (exec will say why).
+ */
+static bool resolve_program(const char *name, char *out, size_t len)
+{
+	if (strchr(name, '/'))
+		return snprintf(out, len, "%s", name) < (int)len;
+	if (!*name)
+		return false;
+	const char *path = getenv("PATH");
+	if (!path)
+		path = "/bin:/usr/bin";
+	for (const char *p = path;; p++) {
+		size_t n = strcspn(p, ":");
+		struct stat st;
+		int w = n ? snprintf(out, len, "%.*s/%s", (int)n, p, name)
+			  : snprintf(out, len, "%s", name);
+		if (w > 0 && w < (int)len && !access(out, X_OK) && !stat(out, &st) &&
+		    S_ISREG(st.st_mode))
+			return true;
+		p += n;
+		if (!*p)
+			return false;
+	}
+}
+
+/*
+ * Is `path` a statically linked ELF executable: an ELF file with no
+ * PT_INTERP program header, so that no ld.so runs and LD_PRELOAD is never
+ * read?  A static-pie has a PT_DYNAMIC but no PT_INTERP: static too.
+ * 32- and 64-bit files are read, in this machine's byte order only (a
+ * foreign-endian program cannot run here anyway).  The reads are bounded:
+ * the ELF header and a program header table of at most 4 KiB (the
+ * kernel's own limit for an executable's table).  Anything else - a
+ * script, a file that cannot be read, not ELF, not an executable - is
+ * "no": exec reports its errors as before.
+ */
+static bool elf_is_static(const char *path)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	const unsigned char host_data = ELFDATA2LSB;
+#else
+	const unsigned char host_data = ELFDATA2MSB;
+#endif
+	union {
+		unsigned char ident[EI_NIDENT];
+		Elf32_Ehdr h32;
+		Elf64_Ehdr h64;
+	} h;
+	unsigned char tab[4096];
+	uint64_t phoff;
+	unsigned type, phnum, phentsize;
+	bool is_static = false;
+
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t n = pread(fd, &h, sizeof(h), 0);
+	if (n < (ssize_t)sizeof(h.h32) || memcmp(h.ident, ELFMAG, SELFMAG) ||
+	    h.ident[EI_DATA] != host_data)
+		goto out;
+	if (h.ident[EI_CLASS] == ELFCLASS64 && n == (ssize_t)sizeof(h.h64)) {
+		type = h.h64.e_type;
+		phoff = h.h64.e_phoff;
+		phnum = h.h64.e_phnum;
+		phentsize = h.h64.e_phentsize;
+		if (phentsize != sizeof(Elf64_Phdr))
+			goto out;
+	} else if (h.ident[EI_CLASS] == ELFCLASS32) {
+		type = h.h32.e_type;
+		phoff = h.h32.e_phoff;
+		phnum = h.h32.e_phnum;
+		phentsize = h.h32.e_phentsize;
+		if (phentsize != sizeof(Elf32_Phdr))
+			goto out;
+	} else {
+		goto out;
+	}
+	if ((type != ET_EXEC && type != ET_DYN) || !phnum ||
+	    (size_t)phnum * phentsize > sizeof(tab) || phoff > (uint64_t)INT64_MAX ||
+	    pread(fd, tab, (size_t)phnum * phentsize, (off_t)phoff) !=
+		    (ssize_t)((size_t)phnum * phentsize))
+		goto out;
+	is_static = true;
+	for (unsigned i = 0; i < phnum; i++) {
+		uint32_t p_type;   /* the first member of Elf32_Phdr and Elf64_Phdr */
+		memcpy(&p_type, tab + (size_t)i * phentsize, sizeof(p_type));
+		if (p_type == PT_INTERP)
+			is_static = false;
+	}
+out:
+	close(fd);
+	return is_static;
+}
+
+/*
+ * A statically linked program runs with nothing interposed: no ld.so reads
+ * LD_PRELOAD, its locks stay its libc's and --stats prints nothing.  Said
+ * once, on stderr, before it starts, like the FIFO note.  True if said.
+ */
+static bool warn_static_program(const char *name, bool stats)
+{
+	char path[PATH_MAX];
+	if (!resolve_program(name, path, sizeof(path)) || !elf_is_static(path))
+		return false;
+	fprintf(stderr, "pvspin run: note: %s is statically linked: LD_PRELOAD cannot interpose "
+		"its locks; it runs on its own%s (README, \"The pvspin command\")\n", path,
+		stats ? ", with no stats line" : "");
+	return true;
+}
+
 int pvspin_cmd_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -288,7 +404,9 @@ int pvspin_cmd_run(int argc, char **argv)
 		kind = pvspin_default_kind();
 	}
 
-	warn_fifo_kind(kind);
+	/* a static program gets none of the kind: only that is said */
+	if (!warn_static_program(prog[0], stats))
+		warn_fifo_kind(kind);
 
 	char lib[PATH_MAX];
 	if (!find_preload(lib, sizeof(lib)))

@@ -184,18 +184,20 @@ static void snapshot(struct torture *t, struct torture_snapshot *s)
 	pvspin_events_read(&s->ev);
 }
 
-/* One locktorture-style line: Writes: Total, Max/Min (??? if max/2 > min),
- * Fail (!!! if any); then the injections and, for pv kinds, the halt/kick
- * events of the interval. */
+/* One locktorture-style line: Writes: Total, its rate over interval_s
+ * (said which: `rate_of`, "last interval" or "whole run"), Max/Min (??? if
+ * max/2 > min), Fail (!!! if any); then the injections and, for pv kinds,
+ * the halt/kick events since `prev`. */
 static void print_stats(struct torture *t, const struct torture_snapshot *prev,
-			const struct torture_snapshot *cur, double elapsed_s, double interval_s)
+			const struct torture_snapshot *cur, double elapsed_s, double interval_s,
+			const char *rate_of)
 {
 	uint64_t fails = __atomic_load_n(&t->failures, __ATOMIC_RELAXED);
 
-	printf("[%7.1fs] Writes: Total: %" PRIu64 " (%.0f/s)  Max/Min: %" PRIu64 "/%" PRIu64
+	printf("[%7.1fs] Writes: Total: %" PRIu64 " (%.0f/s %s)  Max/Min: %" PRIu64 "/%" PRIu64
 	       " %s  Fail: %" PRIu64 " %s  stops %" PRIu64 " pins %" PRIu64 " yields %" PRIu64
 	       " long %" PRIu64, elapsed_s, cur->total,
-	       interval_s > 0 ? (double)(cur->total - prev->total) / interval_s : 0.0,
+	       interval_s > 0 ? (double)(cur->total - prev->total) / interval_s : 0.0, rate_of,
 	       cur->max, cur->min, cur->max / 2 > cur->min ? "???" : "", fails,
 	       fails ? "!!!" : "", __atomic_load_n(&t->stops, __ATOMIC_RELAXED),
 	       __atomic_load_n(&t->pins, __ATOMIC_RELAXED),
@@ -459,7 +461,7 @@ int pvspin_cmd_torture(int argc, char **argv)
 		if (t.stats_interval && now >= next_stats) {
 			snapshot(&t, &cur);
 			print_stats(&t, &prev, &cur, (double)(now - start) / 1e9,
-				    (double)(now - last_stats) / 1e9);
+				    (double)(now - last_stats) / 1e9, "last interval");
 			prev = cur;
 			last_stats = now;
 			next_stats += (uint64_t)t.stats_interval * 1000000000u;
@@ -474,11 +476,6 @@ int pvspin_cmd_torture(int argc, char **argv)
 		}
 	}
 	double ran_s = (double)(tool_now_ns() - start) / 1e9;
-	/* the torture time's counts, for the final line (what the writers
-	 * do until they see the stop flag and leave is not part of it: the
-	 * per-writer counts below have it) */
-	struct torture_snapshot at_stop;
-	snapshot(&t, &at_stop);
 	if (cut_short)
 		printf("pvspin torture: interrupted by %s after %.1f s of %u s\n",
 		       cut_short == SIGINT ? "SIGINT" : "SIGTERM", ran_s, t.seconds);
@@ -527,13 +524,18 @@ int pvspin_cmd_torture(int argc, char **argv)
 	}
 	uint64_t stopped = tool_now_ns();
 
-	/* Final report: the counts at the stop, over the torture time
-	 * (starting and stopping 1024 writers can take seconds: said below);
-	 * the checks below use every acquisition (cur) */
+	/* Final report, as locktorture's at the end of the test: every
+	 * acquisition, those the writers finish after the time is up and
+	 * before they see the stop flag included (usually one each), so Total,
+	 * Max and Min are those of the per-writer line; the rate is over the
+	 * writers' whole run, from the start gate until the last one left
+	 * (starting 1024 writers can take seconds: said below).  The checks
+	 * below use the same counts. */
 	snapshot(&t, &cur);
 	struct torture_snapshot zero;
 	memset(&zero, 0, sizeof(zero));
-	print_stats(&t, &zero, &at_stop, ran_s, ran_s);
+	double whole_s = (double)(stopped - start) / 1e9;
+	print_stats(&t, &zero, &cur, whole_s, whole_s, "whole run");
 	printf("per-writer acquisitions:");
 	uint64_t max_wait = 0;
 	int max_wait_id = 0;
