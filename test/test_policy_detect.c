@@ -216,6 +216,10 @@ static void test_roots(void **state)
 		{ "root-stat-few-fields", 0, 0, 0, 1, 0, -1, -1, false },
 		{ "root-stat-not-number", 0, 0, 0, 1, 0, -1, -1, false },
 		{ "root-online-garbage", 0, 8, 0, 1, 0, -1, -1, false },
+		/* ticks whose sum wraps 64 bits; a cpulist whose ranges overlap
+		 * (would count 9 of 8 CPUs) */
+		{ "root-stat-overflow", 0, 0, 0, 1, 0, -1, -1, false },
+		{ "root-online-overlap", 0, 16, 0, 1, 0, -1, -1, false },
 	};
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		char root[512];
@@ -432,6 +436,10 @@ static void test_cpulist(void **state)
 		{ "0\n", 1 }, { "0-1\n", 2 }, { "0-3,8,10-11\n", 7 }, { "", 0 }, { "\n", 0 },
 		{ "5", 1 }, { "0-", -1 }, { "3-1", -1 }, { "a", -1 }, { "0,,1", -1 },
 		{ "0-1 x", -1 }, { "-1", -1 }, { "0-1,", -1 },
+		/* overlapping, repeated or descending ranges; impossible ids */
+		{ "0-7,5", -1 }, { "0,0", -1 }, { "4,2", -1 }, { "0-3,3-4", -1 },
+		{ "100000", -1 }, { "65535", 1 }, { "65536", -1 }, { "0-3,4294967296", -1 },
+		{ "4294967297-4294967298", -1 },
 	};
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		int n = pvspin_env_cpulist_count(t[i].s);

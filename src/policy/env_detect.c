@@ -83,6 +83,7 @@ static ssize_t read_file(const pvspin_env_source_t *src, const char *rel,
 int pvspin_env_cpulist_count(const char *s)
 {
 	int count = 0;
+	long prev = -1;   /* the last id of the range before: ids ascend */
 	const char *p = s;
 	while (*p == ' ' || *p == '\t')
 		p++;
@@ -103,8 +104,12 @@ int pvspin_env_cpulist_count(const char *s)
 				return -1;
 			p = end;
 		}
-		if (b - a + 1 > INT_MAX - count)
+		/* the kernel writes ranges ascending and apart (bitmap_print_to_pagebuf):
+		 * an overlap or a step back would be counted twice; an id past
+		 * ENV_CPUS_MAX is no real CPU */
+		if (a <= prev || b >= ENV_CPUS_MAX || b - a + 1 > INT_MAX - count)
 			return -1;
+		prev = b;
 		count += (int)(b - a + 1);
 		if (*p == ',') {
 			p++;
@@ -476,8 +481,13 @@ int pvspin_env_read_cputime(const pvspin_env_source_t *src,
 		return -1;
 	}
 	t->total = 0;
-	for (int i = 0; i < 8; i++)
+	for (int i = 0; i < 8; i++) {
+		if (v[i] > UINT64_MAX - t->total) {
+			errno = EINVAL;   /* no real sum of ticks wraps 64 bits */
+			return -1;
+		}
 		t->total += v[i];
+	}
 	t->steal = v[7];
 	return 0;
 }

@@ -43,7 +43,9 @@ struct pvspin_env_cpuid_scan {
  */
 void pvspin_env_cpuid_scan(const pvspin_env_cpuid_t *t, struct pvspin_env_cpuid_scan *s);
 
-/** Number of CPUs in a kernel cpulist ("0-3,8,10-11\n"); -1 if malformed.
+/** Number of CPUs in a kernel cpulist ("0-3,8,10-11\n"); -1 if malformed:
+ *  not numbers and ranges, ranges not ascending and apart (an overlap
+ *  such as "0-7,5" would count CPUs twice), or an id of 65536 or more.
  *  An empty list is 0. */
 int pvspin_env_cpulist_count(const char *s);
 
