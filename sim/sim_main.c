@@ -691,7 +691,7 @@ int main(int argc, char **argv)
 			rc = 1;
 	}
 	if (tool_stop_signal()) {
-		fprintf(stderr, "pvspin sim: interrupted by %s: %s\n", strsignal(tool_stop_signal()),
+		fprintf(stderr, "pvspin sim: interrupted by %s: %s\n", tool_stop_signal_name(tool_stop_signal()),
 			interrupt_note);
 		tool_stop_signal_reraise();
 	}

@@ -121,7 +121,7 @@ i=0; while [ $i -lt 100 ] && [ \"$(hogs $pid)\" -lt 1 ]; do sleep 0.05; i=$((i+1
 hog=$(pgrep -P $pid)
 sleep 0.5; kill -INT $pid; wait $pid; r=$?
 [ $r -eq 130 ] || bad \"SIGINT: exit $r (expected 130: killed by SIGINT)\"
-grep -q 'interrupted by Interrupt after [0-5] of 6 thread counts' \"$d/int.err\" || bad \"message: $(cat \"$d/int.err\")\"
+grep -q 'interrupted by SIGINT after [0-5] of 6 thread counts' \"$d/int.err\" || bad \"message: $(cat \"$d/int.err\")\"
 grep -q '\"interrupted\": true' \"$d/int.json\" || bad 'JSON not written or not marked interrupted'
 grep -q '^tas  *1 ' \"$d/int.txt\" || bad 'the completed thread count is not in the table'
 grep -q '^tas  *6 ' \"$d/int.txt\" && bad 'an unfinished thread count is in the table'

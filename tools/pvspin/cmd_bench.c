@@ -576,7 +576,7 @@ free_rows:
 	if (tool_stop_signal()) {
 		/* the reports are out: end by the signal, as the caller asked */
 		fprintf(stderr, "pvspin bench: interrupted by %s after %zu of %zu thread counts\n",
-			strsignal(tool_stop_signal()), threads_done, c.nthreads);
+			tool_stop_signal_name(tool_stop_signal()), threads_done, c.nthreads);
 		tool_stop_signal_reraise();
 	}
 out:

@@ -478,7 +478,7 @@ int pvspin_cmd_torture(int argc, char **argv)
 	double ran_s = (double)(tool_now_ns() - start) / 1e9;
 	if (cut_short)
 		printf("pvspin torture: interrupted by %s after %.1f s of %u s\n",
-		       cut_short == SIGINT ? "SIGINT" : "SIGTERM", ran_s, t.seconds);
+		       tool_stop_signal_name(cut_short), ran_s, t.seconds);
 
 	/* Stop everyone; a writer stuck in a lost wakeup never returns. */
 	__atomic_store_n(&t.stop, 1, __ATOMIC_RELEASE);

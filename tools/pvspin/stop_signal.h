@@ -13,6 +13,7 @@
 
 #include <signal.h>
 #include <stddef.h>
+#include <string.h>
 
 /* Read it through tool_stop_signal(); extern only so that the read is
  * inline (the simulator checks it at every event). */
@@ -47,6 +48,17 @@ void tool_stop_signals(sigset_t *set);
 static inline int tool_stop_signal(void)
 {
 	return tool_stop_signo;
+}
+
+/**
+ * The name a user types for `sig`, as kill(1) and every tool's
+ * "interrupted by" line write it: "SIGINT", "SIGTERM", "SIGHUP", else
+ * strsignal()'s text.  Thread-safe for those three.
+ */
+static inline const char *tool_stop_signal_name(int sig)
+{
+	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP"
+									: strsignal(sig);
 }
 
 /**
