@@ -355,6 +355,11 @@ for s in $st $spie; do
   e=$(PATH=\"$(dirname \"$s\"):$PATH\" \"$p\" run --lock ticket -- \"$(basename \"$s\")\" exit 0 2>&1) ||
     { echo \"$s in PATH: exit $?\"; exit 1; }
   [ \"$e\" = \"$(note \"$s\" '')\" ] || { echo \"$s in PATH, ticket: '$e'\"; exit 1; }
+  # a script whose interpreter is static: the note names both
+  sc=\"$s.sh\"; printf '#!%s\\n' \"$s\" >\"$sc\"; chmod +x \"$sc\"
+  e=$(\"$p\" run -- \"$sc\" 2>&1 | head -1)
+  [ \"$e\" = \"pvspin run: note: $sc runs $s, which is statically linked: LD_PRELOAD cannot interpose its locks; it runs on its own (README, \\\"The pvspin command\\\")\" ] ||
+    { echo \"$sc: '$e'\"; exit 1; }
 done
 echo run-static-note-ok
 ")

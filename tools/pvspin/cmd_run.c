@@ -312,14 +312,50 @@ out:
  * LD_PRELOAD, its locks stay its libc's and --stats prints nothing.  Said
  * once, on stderr, before it starts, like the FIFO note.  True if said.
  */
+/* The interpreter of a "#!" script at `path` (an absolute or relative
+ * path, as the kernel takes it: up to the first blank) into `out`; false
+ * if `path` is no script or the line does not fit. */
+static bool script_interpreter(const char *path, char *out, size_t len)
+{
+	char line[256];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t n = pread(fd, line, sizeof(line) - 1, 0);
+	close(fd);
+	if (n < 3 || line[0] != '#' || line[1] != '!')
+		return false;
+	line[n] = '\0';
+	const char *p = line + 2;
+	p += strspn(p, " \t");
+	size_t k = strcspn(p, " \t\n");
+	if (!k || k >= len || p[k] == '\0')   /* empty, or cut by our read */
+		return false;
+	memcpy(out, p, k);
+	out[k] = '\0';
+	return true;
+}
+
 static bool warn_static_program(const char *name, bool stats)
 {
-	char path[PATH_MAX];
-	if (!resolve_program(name, path, sizeof(path)) || !elf_is_static(path))
+	char path[PATH_MAX], interp[PATH_MAX];
+	if (!resolve_program(name, path, sizeof(path)))
 		return false;
-	fprintf(stderr, "pvspin run: note: %s is statically linked: LD_PRELOAD cannot interpose "
-		"its locks; it runs on its own%s (README, \"The pvspin command\")\n", path,
-		stats ? ", with no stats line" : "");
+	/* a script runs its interpreter (one level: the usual case) */
+	const char *what = path;
+	if (script_interpreter(path, interp, sizeof(interp)))
+		what = interp;
+	if (!elf_is_static(what))
+		return false;
+	const char *tail = stats ? ", with no stats line" : "";
+	if (what == interp)
+		fprintf(stderr, "pvspin run: note: %s runs %s, which is statically linked: "
+			"LD_PRELOAD cannot interpose its locks; it runs on its own%s (README, "
+			"\"The pvspin command\")\n", path, interp, tail);
+	else
+		fprintf(stderr, "pvspin run: note: %s is statically linked: LD_PRELOAD cannot "
+			"interpose its locks; it runs on its own%s (README, \"The pvspin "
+			"command\")\n", path, tail);
 	return true;
 }
 
