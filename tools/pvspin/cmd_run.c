@@ -273,24 +273,18 @@ static bool elf_is_static(const char *path)
 	if (n < (ssize_t)sizeof(h.h32) || memcmp(h.ident, ELFMAG, SELFMAG) ||
 	    h.ident[EI_DATA] != host_data)
 		goto out;
-	if (h.ident[EI_CLASS] == ELFCLASS64 && n == (ssize_t)sizeof(h.h64)) {
-		type = h.h64.e_type;
-		phoff = h.h64.e_phoff;
-		phnum = h.h64.e_phnum;
-		phentsize = h.h64.e_phentsize;
-		if (phentsize != sizeof(Elf64_Phdr))
-			goto out;
-	} else if (h.ident[EI_CLASS] == ELFCLASS32) {
-		type = h.h32.e_type;
-		phoff = h.h32.e_phoff;
-		phnum = h.h32.e_phnum;
-		phentsize = h.h32.e_phentsize;
-		if (phentsize != sizeof(Elf32_Phdr))
-			goto out;
-	} else {
+	/* the same fields in either class's header, and its entry size */
+#define ELF_FIELDS(e, phdr) (type = (e).e_type, phoff = (e).e_phoff, phnum = (e).e_phnum, \
+			     phentsize = (e).e_phentsize, want = sizeof(phdr))
+	size_t want;
+	if (h.ident[EI_CLASS] == ELFCLASS64 && n == (ssize_t)sizeof(h.h64))
+		ELF_FIELDS(h.h64, Elf64_Phdr);
+	else if (h.ident[EI_CLASS] == ELFCLASS32)
+		ELF_FIELDS(h.h32, Elf32_Phdr);
+	else
 		goto out;
-	}
-	if ((type != ET_EXEC && type != ET_DYN) || !phnum ||
+#undef ELF_FIELDS
+	if (phentsize != want || (type != ET_EXEC && type != ET_DYN) || !phnum ||
 	    (size_t)phnum * phentsize > sizeof(tab) || phoff > (uint64_t)INT64_MAX ||
 	    pread(fd, tab, (size_t)phnum * phentsize, (off_t)phoff) !=
 		    (ssize_t)((size_t)phnum * phentsize))
@@ -307,11 +301,6 @@ out:
 	return is_static;
 }
 
-/*
- * A statically linked program runs with nothing interposed: no ld.so reads
- * LD_PRELOAD, its locks stay its libc's and --stats prints nothing.  Said
- * once, on stderr, before it starts, like the FIFO note.  True if said.
- */
 /* The interpreter of a "#!" script at `path` (an absolute or relative
  * path, as the kernel takes it: up to the first blank) into `out`; false
  * if `path` is no script or the line does not fit. */
@@ -336,6 +325,11 @@ static bool script_interpreter(const char *path, char *out, size_t len)
 	return true;
 }
 
+/*
+ * A statically linked program runs with nothing interposed: no ld.so reads
+ * LD_PRELOAD, its locks stay its libc's and --stats prints nothing.  Said
+ * once, on stderr, before it starts, like the FIFO note.  True if said.
+ */
 static bool warn_static_program(const char *name, bool stats)
 {
 	char path[PATH_MAX], interp[PATH_MAX];
@@ -347,15 +341,15 @@ static bool warn_static_program(const char *name, bool stats)
 		what = interp;
 	if (!elf_is_static(what))
 		return false;
-	const char *tail = stats ? ", with no stats line" : "";
+	/* the subject: "PROG" or "SCRIPT runs INTERP, which" */
+	char who[2 * PATH_MAX + 16];
 	if (what == interp)
-		fprintf(stderr, "pvspin run: note: %s runs %s, which is statically linked: "
-			"LD_PRELOAD cannot interpose its locks; it runs on its own%s (README, "
-			"\"The pvspin command\")\n", path, interp, tail);
+		snprintf(who, sizeof(who), "%s runs %s, which", path, interp);
 	else
-		fprintf(stderr, "pvspin run: note: %s is statically linked: LD_PRELOAD cannot "
-			"interpose its locks; it runs on its own%s (README, \"The pvspin "
-			"command\")\n", path, tail);
+		snprintf(who, sizeof(who), "%s", path);
+	fprintf(stderr, "pvspin run: note: %s is statically linked: LD_PRELOAD cannot interpose "
+		"its locks; it runs on its own%s (README, \"The pvspin command\")\n", who,
+		stats ? ", with no stats line" : "");
 	return true;
 }
 
