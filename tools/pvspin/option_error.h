@@ -40,19 +40,20 @@ static inline int tool_option_error(const char *prog, int opt, char *const *argv
 	else
 		snprintf(name, sizeof(name), "%s", arg ? arg : "");
 	/* "-s=1": getopt takes -s, then '=' as the next option of the
-	 * cluster; the user meant a value for the flag before it.  Inside a
-	 * cluster optind still points at it (it moves past the last char). */
-	const char *eq = NULL;
-	for (int k = optind; optopt == '=' && !eq && k >= optind - 1 && k >= 0; k--) {
-		const char *c = argv[k];
-		if (c && c[0] == '-' && c[1] != '-' && (eq = strchr(c, '=')))
-			arg = c;
+	 * cluster; the user meant a value for the flag before it.  The
+	 * cluster is argv[optind] while getopt is inside it, argv[optind - 1]
+	 * once '=' was its last char. */
+	char flag = 0;
+	for (int k = optind; optopt == '=' && !flag && k >= 0 && k >= optind - 1; k--) {
+		const char *c = argv[k], *eq = c && c[0] == '-' && c[1] != '-' ? strchr(c, '=') : NULL;
+		if (eq && eq - c >= 2)
+			flag = eq[-1];
 	}
-	if (eq && eq - arg >= 2)
-		snprintf(name, sizeof(name), "-%c", eq[-1]);
+	if (flag)
+		snprintf(name, sizeof(name), "-%c", flag);
 	if (opt == ':')
 		fprintf(stderr, "%s: option '%s' needs a value\n", prog, name);
-	else if (eq && eq - arg >= 2)
+	else if (flag)
 		fprintf(stderr, "%s: option '%s' takes no value\n", prog, name);
 	else if (arg && !strncmp(arg, "--", 2) && strchr(arg, '=') && optopt != 0)
 		/* glibc: a known long option given "=VALUE" that takes none
