@@ -229,6 +229,7 @@ static int parse_options(int argc, char **argv, struct bench_config *c)
 {
 	uint64_t v;
 	int ret, opt;
+	const char *locks_arg = NULL;   /* --locks as given (the last one) */
 
 	c->cs_ns = BENCH_DEFAULT_CS_NS;
 	c->ncs_ns = BENCH_DEFAULT_NCS_NS;
@@ -244,6 +245,7 @@ static int parse_options(int argc, char **argv, struct bench_config *c)
 		switch (opt) {
 		case OPT_LOCKS:
 			ret = parse_locks(optarg, c);
+			locks_arg = optarg;
 			break;
 		case OPT_THREADS:
 			ret = parse_threads(optarg, c);
@@ -323,14 +325,9 @@ static int parse_options(int argc, char **argv, struct bench_config *c)
 	if (c->spin_threshold_set && c->locks && !has_pv_lock(c)) {
 		/* Only pvqspinlock's halt path reads it; a value the run
 		 * silently ignores would mislead (the header would claim it). */
-		char names[256] = "";
-		size_t off = 0;
-		for (size_t i = 0; i < c->nlocks && off < sizeof(names); i++)
-			off += (size_t)snprintf(names + off, sizeof(names) - off, "%s%s",
-						i ? "," : "", c->locks[i]->name);
 		return usage_error("--spin-threshold applies only to the lock that halts, "
 				   "pvqspinlock, not to --locks %s (valid: --locks with "
-				   "pvqspinlock in it)", names);
+				   "pvqspinlock in it)", locks_arg);
 	}
 	if (!c->locks) {
 		size_t n;
