@@ -80,37 +80,52 @@ static ssize_t read_file(const pvspin_env_source_t *src, const char *rel,
 	return (ssize_t)n;
 }
 
+/* The one number format of the files read here: decimal digits only (no
+ * sign, blank or 0x), at least one, at most `max`, from *p, which moves
+ * past them.  False (p unmoved) if there is none or it exceeds max. */
+static bool env_decimal(const char **p, uint64_t max, uint64_t *out)
+{
+	const char *s = *p;
+	uint64_t v = 0;
+	if (*s < '0' || *s > '9')
+		return false;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		unsigned d = (unsigned)(*s - '0');
+		if (v > (max - d) / 10)
+			return false;
+		v = v * 10 + d;
+	}
+	*p = s;
+	*out = v;
+	return true;
+}
+
 int pvspin_env_cpulist_count(const char *s)
 {
 	int count = 0;
-	long prev = -1;   /* the last id of the range before: ids ascend */
+	int64_t prev = -1;   /* the last id of the range before: ids ascend */
 	const char *p = s;
 	while (*p == ' ' || *p == '\t')
 		p++;
 	if (*p == '\n' || *p == '\0')
 		return 0;
 	for (;;) {
-		char *end;
-		errno = 0;
-		long a = strtol(p, &end, 10);
-		if (end == p || a < 0 || errno)
+		/* ids below ENV_CPUS_MAX: a larger one is no real CPU */
+		uint64_t a, b;
+		if (!env_decimal(&p, ENV_CPUS_MAX - 1, &a))
 			return -1;
-		long b = a;
-		p = end;
+		b = a;
 		if (*p == '-') {
 			p++;
-			b = strtol(p, &end, 10);
-			if (end == p || b < a || errno)
+			if (!env_decimal(&p, ENV_CPUS_MAX - 1, &b) || b < a)
 				return -1;
-			p = end;
 		}
 		/* the kernel writes ranges ascending and apart (bitmap_print_to_pagebuf):
-		 * an overlap or a step back would be counted twice; an id past
-		 * ENV_CPUS_MAX is no real CPU */
-		if (a <= prev || b >= ENV_CPUS_MAX || b - a + 1 > INT_MAX - count)
+		 * an overlap or a step back would be counted twice */
+		if ((int64_t)a <= prev)
 			return -1;
-		prev = b;
-		count += (int)(b - a + 1);
+		prev = (int64_t)b;
+		count += (int)(b - a + 1);   /* at most ENV_CPUS_MAX in all */
 		if (*p == ',') {
 			p++;
 			continue;
@@ -215,21 +230,12 @@ static void detect_cpuid(pvspin_env_t *env, const pvspin_env_cpuid_t *t)
 
 /* ---- cgroup CPU quota ------------------------------------------------ */
 
-/* A decimal number of digits only, at most 10^15 (far above any quota or
- * period in us), from *p, which moves past it.  Returns -1 if there is none. */
+/* A quota or period in us, at most 10^15 (far above any real one), from
+ * *p, which moves past it (env_decimal()).  Returns -1 if there is none. */
 static long long quota_number(const char **p)
 {
-	long long v = 0;
-	const char *s = *p;
-	if (*s < '0' || *s > '9')
-		return -1;
-	for (; *s >= '0' && *s <= '9'; s++) {
-		if (v > 1000000000000000ll)
-			return -1;
-		v = v * 10 + (*s - '0');
-	}
-	*p = s;
-	return v;
+	uint64_t v;
+	return env_decimal(p, 1000000000000000ull, &v) ? (long long)v : -1;
 }
 
 /* Whether only blanks and line ends are left at p. */
@@ -456,25 +462,18 @@ int pvspin_env_read_cputime(const pvspin_env_source_t *src,
 	uint64_t v[8];
 	int n = 0;
 	for (;;) {
-		char *end;
 		while (*p == ' ')
 			p++;
 		if (*p == '\n' || *p == '\0')
 			break;
-		if (*p < '0' || *p > '9') {
-			errno = EINVAL;
-			return -1;
-		}
-		errno = 0;
-		uint64_t x = strtoull(p, &end, 10);
-		if (errno || (*end != ' ' && *end != '\n' && *end != '\0')) {
+		uint64_t x;
+		if (!env_decimal(&p, UINT64_MAX, &x) || (*p != ' ' && *p != '\n' && *p != '\0')) {
 			errno = EINVAL;
 			return -1;
 		}
 		if (n < 8)
 			v[n] = x;
 		n++;
-		p = end;
 	}
 	if (n < 8) {
 		errno = EINVAL;
