@@ -49,16 +49,16 @@ has "$err" "cpu.max: '100' is not a cgroup CPU quota" bad-quota-json
 # missing one, an online cpulist that does not parse
 for r in root-stat-few-fields root-stat-not-number root-empty; do
 	out=$("$p" detect --root "$d/$r" --interval-ms 0) || bad "$r: exit $?"
-	has "$out" 'steal time     unknown (cannot read the "cpu" line of /proc/stat; none assumed)' "$r"
+	has "$out" 'steal time     unknown (the "cpu" line of /proc/stat is missing or malformed; none assumed)' "$r"
 	printf '%s\n' "$out" | grep -q 'since boot' && bad "$r: a steal figure in: $out"
 done
 out=$("$p" detect --root "$d/root-online-garbage" --interval-ms 0) || bad "online garbage: exit $?"
-has "$out" "cpus           unknown online, 8 possible, unknown allowed (cannot read /sys/devices/system/cpu/online, the Cpus_allowed_list line of /proc/self/status)" online-garbage
+has "$out" "cpus           unknown online, 8 possible, unknown allowed (missing or malformed: /sys/devices/system/cpu/online, the Cpus_allowed_list line of /proc/self/status)" online-garbage
 out=$("$p" detect --root "$d/root-empty" --interval-ms 0) || bad "root-empty: exit $?"
-has "$out" "unknown allowed (cannot read /sys/devices/system/cpu/online, /sys/devices/system/cpu/possible, the Cpus_allowed_list line of /proc/self/status)" root-empty-cpus
+has "$out" "unknown allowed (missing or malformed: /sys/devices/system/cpu/online, /sys/devices/system/cpu/possible, the Cpus_allowed_list line of /proc/self/status)" root-empty-cpus
 has "$out" "runnable       unknown (cannot read /proc/loadavg)" root-empty-runnable
 out=$("$p" detect --root "$d/root-v2-quota" --interval-ms 0) || bad "root-v2: exit $?"
-printf '%s\n' "$out" | grep -q '^cpus .*(cannot read' && bad "root-v2: a reason for known counts in: $out"
+printf '%s\n' "$out" | grep -q '^cpus .*(missing or malformed' && bad "root-v2: a reason for known counts in: $out"
 
 t=$(mktemp -d) && mkdir -p "$t/proc" && mkfifo "$t/proc/cmdline" && mkfifo "$t/proc/stat" || exit 1
 out=$(timeout 30 "$p" detect --root "$t" --interval-ms 50); r=$?

@@ -183,7 +183,7 @@ static void env_text(const pvspin_env_t *env, const struct steal_sample *sample,
 		from[nfrom++] = root ? "the Cpus_allowed_list line of /proc/self/status"
 				     : "the affinity mask";
 	for (int i = 0; i < nfrom; i++)
-		printf("%s%s", i ? ", " : " (cannot read ", from[i]);
+		printf("%s%s", i ? ", " : " (missing or malformed: ", from[i]);
 	printf("%s\n", nfrom ? ")" : "");
 	if (env->numa_known)
 		printf("numa nodes     %d\n", env->numa_nodes);
@@ -200,7 +200,7 @@ static void env_text(const pvspin_env_t *env, const struct steal_sample *sample,
 	else
 		printf("cpu quota      unknown (cannot read /proc/self/cgroup; none assumed)\n");
 	if (env->steal_pct < 0)
-		printf("steal time     unknown (cannot read the \"cpu\" line of /proc/stat; none "
+		printf("steal time     unknown (the \"cpu\" line of /proc/stat is missing or malformed; none "
 		       "assumed)\n");
 	else
 		printf("steal time     %.2f%% since boot (what the picks below use, as the library "
