@@ -99,9 +99,11 @@ void pvspin_spinpark_lock_slowpath(pvspin_lock_t *lock);
  *  corrupted word). */
 void pvspin_spinpark_unlock_slowpath(pvspin_lock_t *lock, uint32_t val);
 
-/** After a release that saw parked waiters or ARMED: a full fence, then
- *  read the word and wake one unless nobody is parked, a spinner will take
- *  the lock, or a woken one has not run yet. */
+/** After a release that saw parked waiters or ARMED: meter the unlock
+ *  (slice mode, src/lock/spinpark_slice.c); in a slice that is not over,
+ *  nothing more; else a full fence, then read the word and wake one
+ *  unless nobody is parked, a spinner will take the lock, or a woken one
+ *  has not run yet. */
 void pvspin_spinpark_unlock_wake(pvspin_lock_t *lock);
 
 /** Try once: locked byte 0 -> 1 (acquire).  True if taken.  A relaxed

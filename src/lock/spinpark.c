@@ -399,15 +399,30 @@ void pvspin_spinpark_lock_slowpath(pvspin_lock_t *lock)
 
 void pvspin_spinpark_unlock_wake(pvspin_lock_t *lock)
 {
+	/* In slice mode, before the slice is over, the unlock wakes nobody
+	 * whatever the word holds (below), so it needs neither the fence nor
+	 * a fresh read: return after the meter's count.  The read that saw
+	 * SLICED may be stale only against a controller that has just left
+	 * slice mode on another CPU; sp_slice_leave() wakes every parker it
+	 * counted, and one that parked after it and missed our release sleeps
+	 * at most its timeout (1-16 ms) or until the next unlock, which sees
+	 * shared mode and fences (a stall needs every other waiter parked
+	 * and no thread coming back to the lock).  Measured (perf record, 2
+	 * threads held in slice mode, cs 10 ns): this unlock and the meter
+	 * were 11.7 % of the process's samples; with this shortcut and the
+	 * meter's own (sp_slice_unlock), 5.7 % (docs/spinpark.md). */
+	uint32_t v = pvspin_plat_load32(&lock->val, PVSPIN_RELAXED);
+	enum sp_slice_verdict meter = sp_slice_unlock(lock);
+	if ((v & _SP_SLICED) && meter == SP_SLICE_GO_ON)
+		return;
+	bool slice_over = meter == SP_SLICE_OVER;
 	/* Full fence, then read: our release is visible to every CPU before
 	 * we trust "nobody parked", a spinner or WOKEN in the word, which is
 	 * what lets a parker skip its membarrier once the lock is ARMED (file
 	 * comment).  Only here: the release of a lock that has never had a
 	 * parker enters no slow side at all. */
 	pvspin_plat_fence_full();
-	uint32_t v = pvspin_plat_load32(&lock->val, PVSPIN_RELAXED);
-	enum sp_slice_verdict meter = sp_slice_unlock(lock);
-	bool slice_over = meter == SP_SLICE_OVER;
+	v = pvspin_plat_load32(&lock->val, PVSPIN_RELAXED);
 	if (meter == SP_SLICE_NONE && (v & _SP_SLICED)) {
 		/* the meter's entry went to another lock: no slices without it */
 		sp_slice_leave(lock);

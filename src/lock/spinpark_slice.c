@@ -287,15 +287,17 @@ static bool sp_slice_step(struct sp_slice *s, pvspin_lock_t *lock, uint32_t n)
 	return over;
 }
 
-enum sp_slice_verdict sp_slice_unlock(pvspin_lock_t *lock)
+/* sp_slice_unlock() past its fast path: a tick, a new lock for the slot,
+ * or no slot (`c` NULL).  Out of line, so that the fast path saves no
+ * registers. */
+static __attribute__((noinline)) enum sp_slice_verdict
+sp_slice_count(pvspin_lock_t *lock, struct sp_slot_count *c)
 {
 	struct sp_slice *s = sp_slice_find(lock);
 	if (!s)
 		return SP_SLICE_NONE;
-	uint32_t add = 1, n;
-	int cpu = pvspin_plat_cpu();
-	if (cpu >= 0) {
-		struct sp_slot_count *c = &sp_slot_counts[cpu];
+	uint32_t add, n;
+	if (c) {
 		if (c->lock != lock) {
 			/* the last lock's count goes to its entry, if it has
 			 * one (its address is only hashed and compared) */
@@ -323,6 +325,20 @@ enum sp_slice_verdict sp_slice_unlock(pvspin_lock_t *lock)
 		over = sp_slice_step(s, lock, n);
 	sp_busy_done(s);
 	return over ? SP_SLICE_OVER : SP_SLICE_GO_ON;
+}
+
+enum sp_slice_verdict sp_slice_unlock(pvspin_lock_t *lock)
+{
+	int cpu = pvspin_plat_cpu();
+	struct sp_slot_count *c = cpu >= 0 ? &sp_slot_counts[cpu] : NULL;
+	/* Between ticks, only the slot's counter: the counter names a lock
+	 * only once it had an entry, and a lock that has lost it since is
+	 * told so at the next tick (header). */
+	if (__builtin_expect(c && c->lock == lock && c->n + 1 < SP_SLICE_TICK, 1)) {
+		c->n++;
+		return SP_SLICE_GO_ON;
+	}
+	return sp_slice_count(lock, c);
 }
 
 void pvspin_spinpark_slices_reset(void)

@@ -40,11 +40,14 @@ enum sp_slice_verdict {
 			  * parked waiter (the next slice starts now) */
 };
 
-/** Meter one unlock of `lock` (called after its release and a full
- *  fence): look up its entry and count the unlock; every SP_SLICE_TICK-th
- *  unlock of this thread runs the mode controller, which may set or
- *  clear _SP_SLICED in the word.  Thread-safe: one controller at a time
- *  per entry (a trylock; a busy entry skips its turn). */
+/** Meter one unlock of `lock` (called after its release): count the
+ *  unlock in the thread slot's counter; every SP_SLICE_TICK-th unlock of
+ *  this thread adds the count to the lock's entry and runs the mode
+ *  controller, which may set or clear _SP_SLICED in the word.  Between
+ *  ticks it touches only the slot's counter, so a lock that has lost its
+ *  entry gets SP_SLICE_NONE up to SP_SLICE_TICK - 1 unlocks late.
+ *  Thread-safe: one controller at a time per entry (a trylock; a busy
+ *  entry skips its turn). */
 enum sp_slice_verdict sp_slice_unlock(pvspin_lock_t *lock);
 
 /** Leave slice mode: clear _SP_SLICED and wake the waiters it put to
