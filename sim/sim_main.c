@@ -596,6 +596,11 @@ static int sim_main(int argc, char **argv, char **sets)
 		return 2;
 	}
 	if (!preset && optind == argc && !nsets) {
+		/* plain `pvspin sim` gets the usage; with other options given,
+		 * say first what is missing */
+		if (seed_s || nseeds || json_path)
+			fprintf(stderr, "pvspin sim: no scenario: give --preset NAME (see --list), "
+					"a FILE or --set KEY=VALUE\n");
 		usage(stderr);
 		return 2;
 	}

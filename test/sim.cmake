@@ -14,6 +14,10 @@ if(TARGET pvspin_sim_core)
   add_test(NAME sim_cli_bad_value COMMAND pvspin-sim --preset smoke --set lock=mutex)
   set_tests_properties(sim_cli_bad_value PROPERTIES
     PASS_REGULAR_EXPRESSION "bad value 'mutex' for key 'lock'. valid: qspinlock")
+  # options but no scenario: say what is missing (not only the usage)
+  add_test(NAME sim_cli_no_scenario COMMAND pvspin-sim --seed 3)
+  set_tests_properties(sim_cli_no_scenario PROPERTIES
+    PASS_REGULAR_EXPRESSION "no scenario: give --preset NAME")
   # SIGINT / SIGTERM: a run stops, reports what it has ("stop":
   # "interrupted"; --seeds: the seeds that ran) and ends by the signal,
   # leaving no worker behind
