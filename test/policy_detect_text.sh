@@ -3,8 +3,9 @@
 # errors (test/policy.cmake): where the facts come from with --cpuid,
 # "unknown" CPU counts, a quoted signature that stays unambiguous, a
 # write error named by the subcommand, a directory given as --cpuid, an
-# unparsable cgroup cpu.max, the file behind each unknown fact (a
-# malformed proc/stat "cpu" line, an unparsable cpu/online) and a FIFO
+# unparsable cgroup cpu.max, a quota below 0.01 CPUs, the file behind each
+# unknown fact (a malformed proc/stat "cpu" line, an unparsable
+# cpu/online) and a FIFO
 # under --root.  Prints what failed; exit 0 when all hold, 1 otherwise.
 p="$1"; d="$2"; fail=0
 bad() { printf 'FAIL: %s\n' "$*"; fail=1; }
@@ -59,6 +60,14 @@ has "$out" "unknown allowed (missing or malformed: /sys/devices/system/cpu/onlin
 has "$out" "runnable       unknown (cannot read /proc/loadavg)" root-empty-runnable
 out=$("$p" detect --root "$d/root-v2-quota" --interval-ms 0) || bad "root-v2: exit $?"
 printf '%s\n' "$out" | grep -q '^cpus .*(missing or malformed' && bad "root-v2: a reason for known counts in: $out"
+
+# the kernel's smallest quota (1 ms per 1 s period) is not printed as 0.00
+t=$(mktemp -d) && cp -R "$d/root-v2-quota" "$t/r" &&
+	echo "1000 1000000" > "$t/r/sys/fs/cgroup/app/job/cpu.max" || exit 1
+out=$("$p" detect --root "$t/r" --interval-ms 0) || bad "tiny quota: exit $?"
+rm -rf "$t"
+has "$out" "cpu quota      0.00100 CPUs (cgroup)" tiny-quota
+has "$out" "CPU quota 0.00100 CPUs below" tiny-quota-reason
 
 t=$(mktemp -d) && mkdir -p "$t/proc" && mkfifo "$t/proc/cmdline" && mkfifo "$t/proc/stat" || exit 1
 out=$(timeout 30 "$p" detect --root "$t" --interval-ms 50); r=$?

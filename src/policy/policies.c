@@ -160,8 +160,9 @@ void pvspin_policy_pvspin(const pvspin_env_t *env, int param, pvspin_policy_choi
 	int cpus = env->cpus_allowed > 0 ? env->cpus_allowed : online;
 
 	if (env->cpu_quota > 0 && env->cpu_quota < cpus)
-		PICK_RETURN(c, park, "pvspin: CPU quota %.2f CPUs below %d allowed CPUs: "
-			    "threads are throttled while holding locks", env->cpu_quota, cpus);
+		PICK_RETURN(c, park, "pvspin: CPU quota %.*f CPUs below %d allowed CPUs: "
+			    "threads are throttled while holding locks",   /* 2 decimals; 5 below 0.01 CPUs */
+			    env->cpu_quota >= 0.01 ? 2 : 5, env->cpu_quota, cpus);
 	if (env->steal_pct >= PVSPIN_STEAL_PCT_MIN)
 		PICK_RETURN(c, park, "pvspin: steal time %.2f%% >= %.0f%%: the host preempts vCPUs",
 			    env->steal_pct, PVSPIN_STEAL_PCT_MIN);

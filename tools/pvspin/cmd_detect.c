@@ -190,7 +190,8 @@ static void env_text(const pvspin_env_t *env, const struct steal_sample *sample,
 	else
 		printf("numa nodes     unknown (cannot read /sys/devices/system/node/online; 1 assumed)\n");
 	if (env->cpu_quota > 0)
-		printf("cpu quota      %.2f CPUs (cgroup)%s\n", env->cpu_quota, env->quota_error[0]
+		printf("cpu quota      %.*f CPUs (cgroup)%s\n", env->cpu_quota >= 0.01 ? 2 : 5,
+		       env->cpu_quota, env->quota_error[0]
 		       ? ", or less: a quota file does not parse (see the warning)" : "");
 	else if (env->quota_error[0])
 		printf("cpu quota      unknown (a quota file does not parse, see the warning; "
