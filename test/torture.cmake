@@ -220,6 +220,22 @@ if(TARGET pvspin)
   add_test(NAME run_cli_short_flag_with_value COMMAND pvspin run -s=1 -- true)
   set_tests_properties(run_cli_short_flag_with_value PROPERTIES
     PASS_REGULAR_EXPRESSION "^pvspin run: option '-s' takes no value\n")
+  # an inherited PVSPIN_LOCK / PVSPIN_POLICY typo fails as a tunable's
+  # does, also where --lock / --policy would replace it (exit 2, before
+  # the program runs)
+  add_test(NAME run_cli_env_typo_with_option COMMAND sh -c
+    "e=$(PVSPIN_LOCK=bogus \"$0\" run -l tas -- echo ran 2>&1); r=$?
+     [ $r -eq 2 ] || { echo \"lock: exit $r\"; exit 1; }
+     case \"$e\" in 'pvspin run: PVSPIN_LOCK=bogus is not a lock kind; valid kinds: '*) ;;
+       *) echo \"lock: '$e'\"; exit 1;; esac
+     e=$(PVSPIN_POLICY=bogus \"$0\" run -p pvspin -- echo ran 2>&1); r=$?
+     [ $r -eq 2 ] || { echo \"policy: exit $r\"; exit 1; }
+     case \"$e\" in 'pvspin run: PVSPIN_POLICY=bogus: not a policy; valid policies: '*) ;;
+       *) echo \"policy: '$e'\"; exit 1;; esac
+     echo env-typo-ok"
+    $<TARGET_FILE:pvspin>)
+  set_tests_properties(run_cli_env_typo_with_option PROPERTIES
+    PASS_REGULAR_EXPRESSION "env-typo-ok")
   add_test(NAME run_cli_short_option COMMAND pvspin run -sx -- true)
   set_tests_properties(run_cli_short_option PROPERTIES
     PASS_REGULAR_EXPRESSION "^pvspin run: unknown option '-x'")

@@ -66,8 +66,9 @@ static void run_usage(FILE *f)
 		"  -h, --help          this text\n\n"
 		"The interposer is looked up in $PVSPIN_PRELOAD_LIB, next to pvspin (build or\n"
 		"install tree), then in " PVSPIN_INSTALL_FULL_LIBDIR ".\n"
-		"A PVSPIN_* tunable in the environment (PVSPIN_SPIN_THRESHOLD, ...,\n"
-		"PVSPIN_MUTEX_SPIN_LIMIT) with a bad value is an error (exit 2).\n",
+		"A PVSPIN_* variable in the environment (PVSPIN_LOCK, PVSPIN_POLICY,\n"
+		"PVSPIN_SPIN_THRESHOLD, ..., PVSPIN_MUTEX_SPIN_LIMIT) with a bad value is an\n"
+		"error (exit 2), also where an option would replace it.\n",
 		pvspin_kind_names());
 }
 
@@ -413,6 +414,20 @@ int pvspin_cmd_run(int argc, char **argv)
 	 * PVSPIN_MUTEX_SPIN_LIMIT: a typo fails whatever the options. */
 	if (pvspin_tunables_check_env(stderr, "pvspin run"))
 		return 2;
+	/* PVSPIN_LOCK and PVSPIN_POLICY as inherited follow the same rule:
+	 * a typo fails also where --lock or --policy would override it. */
+	const char *env_lock = getenv("PVSPIN_LOCK"), *env_policy = getenv("PVSPIN_POLICY");
+	if (env_lock && *env_lock && pvspin_kind_from_name(env_lock) == PVSPIN_KIND_NONE) {
+		fprintf(stderr, "pvspin run: PVSPIN_LOCK=%s is not a lock kind; valid kinds: %s\n",
+			env_lock, pvspin_kind_names());
+		return 2;
+	}
+	pvspin_policy_t env_p;
+	if (env_policy && *env_policy && pvspin_policy_parse(env_policy, &env_p)) {
+		fprintf(stderr, "pvspin run: PVSPIN_POLICY=%s: %s\n", env_policy,
+			pvspin_policy_parse_error(errno));
+		return 2;
+	}
 
 	pvspin_kind_t kind;
 	if (lock) {
