@@ -397,6 +397,29 @@ void pvspin_spinpark_lock_slowpath(pvspin_lock_t *lock)
 
 /* ---- unlock ------------------------------------------------------------ */
 
+/*
+ * Should an unlock seen as v wake a sleeper, spinners considered?  With
+ * no spinner, yes.  In shared mode also while fewer than half the
+ * allowed spinners spin: a wake-up takes longer than a hold (futex wake
+ * and schedule, tens of us), so a sleeper woken only once the last
+ * spinner has taken the lock leaves it idle for that long, and a woken
+ * one that arrives while others still spin keeps the circulating set
+ * filled (after the Malthusian locks' rule, Dice and Kogan 2017: enough
+ * threads circulate to saturate the lock, the rest sleep).  With one or
+ * two spinners allowed (up to 3 CPUs, this 2-CPU machine's case) that
+ * is no spinner at all.  In `pvspin sim` (sim/compare_kinds.sh, seeds
+ * 1-5), spinpark over the best kernel kind in spawn-dedicated, 120
+ * vCPUs: 0.960 -> 0.979 (Intel), 0.801 -> 0.829 (AMD); waking at up to
+ * cap - 1 spinners gave 0.982 and 0.768 (spinners cost more across
+ * AMD's caches).  In slice mode a spinner is the slice's next owner:
+ * none other is woken.
+ */
+static inline bool sp_spinners_low(uint32_t v)
+{
+	uint32_t s = sp_spinners(v);
+	return s == 0 || (!(v & _SP_SLICED) && 2 * s < sp_spinner_cap());
+}
+
 void pvspin_spinpark_unlock_wake(pvspin_lock_t *lock)
 {
 	/* In slice mode, before the slice is over, the unlock wakes nobody
@@ -435,14 +458,14 @@ void pvspin_spinpark_unlock_wake(pvspin_lock_t *lock)
 	 * (WOKEN) or a spinner will take the lock. */
 	if ((v & _SP_SLICED) && !slice_over)
 		return;
-	/* (p, 0, *) with p > 0 and no WOKEN: set WOKEN, wake one.  A spinner
-	 * will take the lock: waking a sleeper then only adds a thread to
-	 * the run queues and a system call to this unlock (concurrency
-	 * restriction); sleepers still wake by their timeouts, and a
-	 * starving one gets the lock handed off.  Relaxed: the woken thread
-	 * re-reads the word; FUTEX_WAKE orders our release before its
-	 * wake-up. */
-	while ((v & _SP_PARKED_MASK) && !(v & (_SP_WOKEN | _SP_SPINNERS_MASK))) {
+	/* (p, s, *) with p > 0, no WOKEN and few spinners (sp_spinners_low):
+	 * set WOKEN, wake one.  While enough spinners will take the lock,
+	 * waking a sleeper only adds a thread to the run queues and a system
+	 * call to this unlock (concurrency restriction); sleepers still wake
+	 * by their timeouts, and a starving one gets the lock handed off.
+	 * Relaxed: the woken thread re-reads the word; FUTEX_WAKE orders our
+	 * release before its wake-up. */
+	while ((v & _SP_PARKED_MASK) && !(v & _SP_WOKEN) && sp_spinners_low(v)) {
 		if (pvspin_plat_cmpxchg32(&lock->val, &v, v | _SP_WOKEN, PVSPIN_RELAXED)) {
 			pvspin_plat_event(slice_over ? PVSPIN_EV_SLICE_END : PVSPIN_EV_UNPARK);
 			pvspin_plat_unpark32(&lock->val, 1);

@@ -50,7 +50,9 @@
  * Without switches this is the code as it is (commit c54ba5c and later:
  * no unregistered first spin, at most CAP registered spinners, an unlock
  * that reads the upper half first and wakes only when nobody spins and
- * no WOKEN is set, sp_take clearing WOKEN, sp_park not sleeping on
+ * no WOKEN is set (the code's sp_spinners_low(): with CAP <= 2 that is
+ * "nobody spins"; with more CPUs it also wakes while fewer than CAP / 2
+ * spin, which adds wake-ups and removes none), sp_take clearing WOKEN, sp_park not sleeping on
  * WOKEN; the sticky ARMED bit: sp_park loads the word and, unless ARMED,
  * runs sp_arm = membarrier then fetch_or(ARMED), then reloads; the
  * unlock's load16 enters unlock_wake on parked != 0 or ARMED, and
