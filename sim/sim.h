@@ -90,6 +90,12 @@ struct sim_profile {
 	sim_time_t ple_window_ns;    /* initial PLE window (converted) */
 	sim_time_t ple_window_max_ns;/* cap of the growing window */
 	sim_time_t halt_poll_ns;     /* KVM halt polling */
+	bool vcpus_are_threads;      /* the machine twin: a "vCPU" stands for a
+					thread of one process and the pCPUs
+					for the CPUs it may run on, so
+					pvspin_plat_spin_cpus() counts the
+					pCPUs (as sched_getaffinity does
+					natively), not the VM's vCPUs */
 };
 
 const struct sim_profile *sim_profile_find(const char *name);

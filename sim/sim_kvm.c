@@ -239,6 +239,8 @@ uint64_t pvspin_plat_now_ns(void)
 
 uint32_t pvspin_plat_spin_cpus(void)
 {
+	if (S.prof && S.prof->vcpus_are_threads)
+		return (uint32_t)S.np;
 	if (S.cur)
 		return (uint32_t)S.vms[S.cur->vm].n;
 	return S.cfg ? (uint32_t)S.cfg->vcpus : 1;

@@ -145,6 +145,8 @@ static const struct sim_profile sim_profiles[] = {
 	},
 	{
 		.name = "linux-threads",
+		/* threads, not vCPUs: a thread may run on both CPUs */
+		.vcpus_are_threads = true,
 		.what = "threads on this Linux machine (the machine twin, sim/README.md): "
 			"2 CPUs of an Intel Xeon (family 6 model 207) KVM guest, 2.3 GHz, "
 			"Linux 6.18 EEVDF, HZ=250; halt/kick = futex wait/wake, no PLE",
