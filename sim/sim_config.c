@@ -453,14 +453,34 @@ static void scenario_section_error(struct ini_ctx *x, const char *s, int n, cons
 
 /* ini_reader: fgets() that counts lines and refuses a line longer than
  * inih's buffer (it would split it and parse the tail as a line of its
- * own).  Returns NULL (end of file for inih) once an error was found. */
+ * own) or one with a NUL byte (inih would end the line there and silently
+ * drop the rest: "preset = smoke\0lock = tas" ran qspinlock).  Returns NULL
+ * (end of file for inih) once an error was found. */
 static char *scenario_read_line(char *str, int num, void *stream)
 {
 	struct ini_ctx *x = stream;
-	if (x->fail_line || !fgets(str, num, x->f))
+	size_t n = 0;
+	bool nul = false;
+	int c;
+	if (x->fail_line)
 		return NULL;
+	/* fgets() by hand: it would not say how many bytes it read */
+	while (n < (size_t)num - 1 && (c = getc(x->f)) != EOF) {
+		str[n++] = (char)c;
+		nul |= !c;
+		if (c == '\n')
+			break;
+	}
+	if (!n)
+		return NULL;
+	str[n] = '\0';
 	x->line++;
-	size_t n = strlen(str);
+	if (nul) {
+		fprintf(x->msgf, "pvspin sim: %s:%d: NUL byte in line\n", x->path, x->line);
+		x->fail_line = x->line;
+		x->fail_rc = -2;
+		return NULL;
+	}
 	if (n == (size_t)num - 1 && str[n - 1] != '\n') {
 		int ch = getc(x->f);   /* '\n' or EOF: the line just fits */
 		if (ch != EOF && ch != '\n') {

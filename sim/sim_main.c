@@ -23,7 +23,7 @@
  * configurations).  Exit status: 0 success; 1 the run stopped on a
  * deadlock / broken invariant / lock misuse (report on stderr), or the
  * scenario file is missing, unreadable or malformed (e.g. an INI line that
- * is not KEY = VALUE, or an unknown [section]), or the JSON output
+ * is not KEY = VALUE, an unknown [section], or a NUL byte), or the JSON output
  * cannot be written (checked before simulating, then at the write); 2 bad
  * usage (option, key or value, a host shape that makes no sense).  SIGINT,
  * SIGTERM and SIGHUP stop the run at its next event; its results so far are
@@ -149,14 +149,23 @@ static void json_parse_error(const char *path, const json_error_t *e)
 		"9223372036854775807 as a string, e.g. \"seed\": \"18446744073709551615\")" : "");
 }
 
-/* The JSON scenario file `path`: returns as apply_json_scenario(), -2
- * also when the file is missing or unreadable. */
-static int load_json_scenario(struct sim_config *c, const char *path)
+/* The JSON scenario text buf[0..len), named `path`: returns as
+ * apply_json_scenario(), -2 also when it does not parse.  A NUL byte is
+ * refused as the INI reader refuses it, at its line (jansson would say
+ * "end of file expected" or "control character 0x0", or parse the text
+ * before it as a whole). */
+static int load_json_text(struct sim_config *c, const char *buf, size_t len, const char *path)
 {
-	json_error_t e;
-	if (sim_scenario_check_file(path, stderr))
+	const char *nul = memchr(buf, '\0', len);
+	if (nul) {
+		int line = 1;
+		for (const char *p = buf; p < nul; p++)
+			line += *p == '\n';
+		fprintf(stderr, "pvspin sim: %s:%d: NUL byte in line\n", path, line);
 		return -2;
-	json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &e);
+	}
+	json_error_t e;
+	json_t *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &e);
 	if (!root) {
 		json_parse_error(path, &e);
 		return -2;
@@ -166,48 +175,86 @@ static int load_json_scenario(struct sim_config *c, const char *path)
 	return rc;
 }
 
+/* The whole of `f` in a malloc()ed buffer (*len bytes, room for one more),
+ * or NULL when out of memory or on a read error (ferror(f), errno). */
+static char *read_whole(FILE *f, size_t *len)
+{
+	char *buf = NULL;
+	size_t cap = 0, got;
+	*len = 0;
+	do {
+		if (*len == cap) {
+			char *b = realloc(buf, cap = cap ? 2 * cap : 65536);
+			if (!b) {
+				free(buf);
+				return NULL;
+			}
+			buf = b;
+		}
+		got = fread(buf + *len, 1, cap - *len, f);
+		*len += got;
+	} while (got);
+	if (ferror(f)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* The JSON scenario file `path`: returns as apply_json_scenario(), -2
+ * also when the file is missing or unreadable. */
+static int load_json_scenario(struct sim_config *c, const char *path)
+{
+	if (sim_scenario_check_file(path, stderr))
+		return -2;
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		fprintf(stderr, "pvspin sim: cannot open scenario file '%s': %s\n", path,
+			strerror(errno));
+		return -2;
+	}
+	size_t len;
+	char *buf = read_whole(f, &len);
+	int rerr = ferror(f), err = errno;
+	fclose(f);
+	if (!buf) {
+		if (rerr)
+			fprintf(stderr, "pvspin sim: cannot read scenario file '%s': %s\n", path,
+				strerror(err));
+		else
+			fprintf(stderr, "pvspin sim: out of memory reading scenario file '%s'\n",
+				path);
+		return -2;
+	}
+	int rc = load_json_text(c, buf, len, path);
+	free(buf);
+	return rc;
+}
+
 /* `pvspin sim -`: the scenario on stdin, JSON if its first non-blank
  * character is '{', else INI; messages name it "<stdin>".  Returns as
  * load_json_scenario(). */
 static int load_stdin_scenario(struct sim_config *c)
 {
 	static const char name[] = "<stdin>";
-	char *buf = NULL;
-	size_t len = 0, cap = 0, got;
+	size_t len;
 	int ret;
-	do {
-		if (len == cap) {
-			char *b = realloc(buf, cap = cap ? 2 * cap : 65536);
-			if (!b) {
-				fprintf(stderr, "pvspin sim: out of memory reading the scenario "
-						"from stdin\n");
-				free(buf);
-				return -2;
-			}
-			buf = b;
-		}
-		got = fread(buf + len, 1, cap - len, stdin);
-		len += got;
-	} while (got);
-	if (ferror(stdin)) {
-		fprintf(stderr, "pvspin sim: cannot read the scenario from stdin: %s\n",
-			strerror(errno));
-		free(buf);
+	char *buf = read_whole(stdin, &len);
+	if (!buf) {
+		if (ferror(stdin))
+			fprintf(stderr, "pvspin sim: cannot read the scenario from stdin: %s\n",
+				strerror(errno));
+		else
+			fprintf(stderr, "pvspin sim: out of memory reading the scenario "
+					"from stdin\n");
 		return -2;
 	}
 	size_t i = 0;
-	while (i < len && strchr(" \t\r\n", buf[i]))
+	while (i < len && buf[i] && strchr(" \t\r\n", buf[i]))
 		i++;
 	if (i < len && buf[i] == '{') {
-		json_error_t e;
-		json_t *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &e);
+		ret = load_json_text(c, buf, len, name);
 		free(buf);
-		if (!root) {
-			json_parse_error(name, &e);
-			return -2;
-		}
-		ret = apply_json_scenario(c, root, name);
-		json_decref(root);
 		return ret;
 	}
 	if (!len)

@@ -295,6 +295,19 @@ if(TARGET pvspin_sim_core AND TARGET pvspin)
   set_tests_properties(sim_cli_stdin_error PROPERTIES PASS_REGULAR_EXPRESSION
     "<stdin>:2: in the line '  vms = 2x'.*exit=2")
 
+  # A NUL byte in a scenario line is a malformed file (exit 1) named at its
+  # line, in INI and JSON, from a file and from stdin (an INI line was cut
+  # at the NUL: 'preset = smoke\0lock = tas' ran qspinlock and exited 0).
+  foreach(f nul_byte.ini nul_byte.json)
+    string(REPLACE "." "_" tag "${f}")
+    pvspin_sim_cli_expect(sim_cli_${tag} 1 "^pvspin sim: [^\n]*sim_${f}:2: NUL byte in line\n"
+      ${P} sim ${CMAKE_CURRENT_SOURCE_DIR}/data/sim_${f})
+    add_test(NAME sim_cli_stdin_${tag} COMMAND sh -c "\"$0\" sim - < \"$1\" 2>&1; echo \"exit=$?\""
+      ${P} ${CMAKE_CURRENT_SOURCE_DIR}/data/sim_${f})
+    set_tests_properties(sim_cli_stdin_${tag} PROPERTIES PASS_REGULAR_EXPRESSION
+      "^pvspin sim: <stdin>:2: NUL byte in line\nexit=1\n$")
+  endforeach()
+
   # --seeds N: the seeds seed .. seed+N-1, the median and min-max of every
   # figure in text and JSON; a seed that stops is exit 1 with its report.
   pvspin_sim_cli_output(sim_cli_seeds_text 0
