@@ -163,7 +163,7 @@ else()
                   "install Debian's spin (scripts/install-deps.sh)")
 endif()
 
-# Interrupted by SIGINT or SIGTERM before its time, without a failure: the
+# Interrupted by SIGINT, SIGTERM or SIGHUP before its time, without a failure: the
 # last line says INTERRUPTED (never SUCCESS) and the exit status is 128 +
 # the signal.  The signal is sent once the header is printed (the handlers
 # are installed before it).
@@ -187,11 +187,15 @@ grep -q \"^pvspin torture: interrupted by SIG$sig after\" \"$out\" || { echo 'no
 ! grep -q SUCCESS \"$out\" || { echo 'SUCCESS printed'; exit 1; }
 echo interrupted-ok
 ")
-  foreach(sig INT TERM)
+  # SIGHUP (a closed terminal) as pvspin sim: it used to kill torture
+  # (exit 129, no report)
+  foreach(sig INT TERM HUP)
     if(sig STREQUAL "INT")
       set(_want 130)
-    else()
+    elseif(sig STREQUAL "TERM")
       set(_want 143)
+    else()
+      set(_want 129)
     endif()
     add_test(NAME torture_interrupted_${sig}
       COMMAND sh ${CMAKE_CURRENT_BINARY_DIR}/torture_interrupted.sh $<TARGET_FILE:pvspin>

@@ -17,9 +17,10 @@
  * the stall watchdog (torture/torture_watchdog.c).  Per-writer acquisition
  * counts are reported; "???" marks starvation (max/2 > min), "!!!" any
  * failure.  The last line is SUCCESS (exit 0) or FAILURE (exit 1); a run
- * cut short by SIGINT/SIGTERM without a failure ends with "INTERRUPTED
- * after X s of Y s: no failure seen" and exits 128 + the signal (130,
- * 143), like a shell reports a process killed by it; bad usage exits 2.
+ * cut short by SIGINT/SIGTERM/SIGHUP without a failure ends with
+ * "INTERRUPTED after X s of Y s: no failure seen" and exits 128 + the
+ * signal (130, 143, 129), like a shell reports a process killed by it;
+ * bad usage exits 2.
  * Documentation: docs/torture.md.
  */
 #define _GNU_SOURCE
@@ -246,8 +247,8 @@ static void usage(FILE *f)
 		"  --no-inject          no stops and affinity changes (yields stay)\n\n"
 		"Output: statistics lines, \"???\" when max/2 > min acquisitions (starvation),\n"
 		"\"!!!\" on failures; the last line is SUCCESS (exit 0) or FAILURE (exit 1),\n"
-		"or, when SIGINT/SIGTERM cut the run short without a failure, INTERRUPTED\n"
-		"(exit 130 for SIGINT, 143 for SIGTERM).\n",
+		"or, when SIGINT/SIGTERM/SIGHUP cut the run short without a failure,\n"
+		"INTERRUPTED (exit 130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP).\n",
 		LOST_KICK_SPIN_THRESHOLD);
 }
 
@@ -402,9 +403,10 @@ int pvspin_cmd_torture(int argc, char **argv)
 			strerror(errno));
 		return 1;
 	}
-	/* SIGINT / SIGTERM: the run ends at the next watchdog tick, checks
-	 * what it has and says INTERRUPTED (exit 128 + the signal) */
-	static const int stop_sigs[] = { SIGINT, SIGTERM };
+	/* SIGINT / SIGTERM / SIGHUP (a closed terminal, as pvspin sim): the
+	 * run ends at the next watchdog tick, checks what it has and says
+	 * INTERRUPTED (exit 128 + the signal) */
+	static const int stop_sigs[] = { SIGINT, SIGTERM, SIGHUP };
 	tool_stop_signals_catch(stop_sigs, sizeof(stop_sigs) / sizeof(stop_sigs[0]));
 
 	printf("pvspin torture: lock %s%s, %d writers on %d CPUs, %u s, long hold %u ms, "
