@@ -3,10 +3,9 @@
 # errors (test/policy.cmake): where the facts come from with --cpuid,
 # "unknown" CPU counts, a quoted signature that stays unambiguous, a
 # write error named by the subcommand, a directory given as --cpuid, an
-# unparsable cgroup cpu.max, a quota below 0.01 CPUs, the file behind each
-# unknown fact (a malformed proc/stat "cpu" line, an unparsable
-# cpu/online) and a FIFO
-# under --root.  Prints what failed; exit 0 when all hold, 1 otherwise.
+# unparsable cgroup cpu.max, a quota below 0.01 CPUs, a load average not
+# as the kernel writes it, the file behind each unknown fact (a malformed
+# proc/stat "cpu" line, an unparsable cpu/online) and a FIFO under --root.  Prints what failed; exit 0 when all hold, 1 otherwise.
 p="$1"; d="$2"; fail=0
 bad() { printf 'FAIL: %s\n' "$*"; fail=1; }
 has() { printf '%s\n' "$1" | grep -F -q -e "$2" || bad "$3: no '$2' in: $1"; }
@@ -57,9 +56,25 @@ out=$("$p" detect --root "$d/root-online-garbage" --interval-ms 0) || bad "onlin
 has "$out" "cpus           unknown online, 8 possible, unknown allowed (missing or malformed: /sys/devices/system/cpu/online, the Cpus_allowed_list line of /proc/self/status)" online-garbage
 out=$("$p" detect --root "$d/root-empty" --interval-ms 0) || bad "root-empty: exit $?"
 has "$out" "unknown allowed (missing or malformed: /sys/devices/system/cpu/online, /sys/devices/system/cpu/possible, the Cpus_allowed_list line of /proc/self/status)" root-empty-cpus
-has "$out" "runnable       unknown (cannot read /proc/loadavg)" root-empty-runnable
+has "$out" "runnable       unknown (missing or malformed: /proc/loadavg)" root-empty-runnable
 out=$("$p" detect --root "$d/root-v2-quota" --interval-ms 0) || bad "root-v2: exit $?"
 printf '%s\n' "$out" | grep -q '^cpus .*(missing or malformed' && bad "root-v2: a reason for known counts in: $out"
+
+# a load average only as the kernel writes it ("%lu.%02lu"): inf, hex, an
+# exponent or a huge number is unknown, in the text and in the JSON (which
+# failed silently on inf)
+t=$(mktemp -d) && cp -R "$d/root-v2-quota" "$t/r" || exit 1
+for l in "inf 1 1" "0x10 1 1" "1.5e1 1 1" "1e308" "1000000001.00 1 1"; do
+	echo "$l" > "$t/r/proc/loadavg"
+	out=$("$p" detect --root "$t/r" --interval-ms 0) || bad "loadavg '$l': exit $?"
+	has "$out" "runnable       unknown (missing or malformed: /proc/loadavg)" "loadavg '$l'"
+	out=$("$p" detect --root "$t/r" --interval-ms 0 --json 2>&1) || bad "loadavg '$l' json: exit $?"
+	has "$out" '"runnable": null' "loadavg '$l' json"
+done
+echo "2.50 1.00 0.50 3/100 42" > "$t/r/proc/loadavg"
+out=$("$p" detect --root "$t/r" --interval-ms 0) || bad "loadavg 2.50: exit $?"
+has "$out" "runnable       2.50 (1-minute load average)" "loadavg 2.50"
+rm -rf "$t"
 
 # the kernel's smallest quota (1 ms per 1 s period) is not printed as 0.00
 t=$(mktemp -d) && cp -R "$d/root-v2-quota" "$t/r" &&

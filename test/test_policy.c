@@ -198,7 +198,10 @@ static const struct policy_case cases[] = {
 	  { BARE, GUEST8, .steal = -1, .runnable = -1 }, PVSPIN_KIND_SPINPARK, "bare metal, 8 CPUs" },
 	{ "pvspin: allowed unknown uses online", "pvspin",
 	  { BARE, .possible = 4, .online = 4, .allowed = 0, .quota = 2 },
-	  PVSPIN_KIND_SPINPARK, "below 4 allowed CPUs" },
+	  PVSPIN_KIND_SPINPARK, "below 4 online CPUs" },
+	{ "pvspin: allowed and online unknown use possible", "pvspin",
+	  { BARE, .possible = 1, .online = 0, .allowed = 0 },
+	  PVSPIN_KIND_SPINPARK, "single possible CPU" },
 };
 
 static void test_policy_cases(void **state)

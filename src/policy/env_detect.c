@@ -100,6 +100,27 @@ static bool env_decimal(const char **p, uint64_t max, uint64_t *out)
 	return true;
 }
 
+/* The 1-minute load average at the start of /proc/loadavg, as the kernel
+ * writes it (fs/proc/loadavg.c: "%lu.%02lu "): digits, a point, digits,
+ * then a blank or the end.  -1 for anything else (a sign, hex, an
+ * exponent, inf, nan) or an integer part above 10^9, which no machine
+ * reaches, so that neither the text nor the JSON gets an absurd or a
+ * non-finite number. */
+static double env_loadavg(const char *s)
+{
+	uint64_t whole, frac, scale = 1;
+	if (!env_decimal(&s, 1000000000u, &whole) || *s++ != '.')
+		return -1;
+	const char *f = s;
+	if (!env_decimal(&s, UINT64_MAX, &frac) || s - f > 9)
+		return -1;
+	for (; f < s; f++)
+		scale *= 10;
+	if (*s != ' ' && *s != '\t' && *s != '\n' && *s != '\0')
+		return -1;
+	return (double)whole + (double)frac / (double)scale;
+}
+
 int pvspin_env_cpulist_count(const char *s)
 {
 	int count = 0;
@@ -583,12 +604,8 @@ int pvspin_env_detect(pvspin_env_t *env, const pvspin_env_source_t *src)
 		env->steal_pct = 100.0 * (double)t.steal / (double)t.total;
 
 	env->runnable = -1;
-	if (read_file(src, "/proc/loadavg", buf, sizeof(buf)) > 0) {
-		char *end;
-		double l = strtod(buf, &end);
-		if (end != buf && l >= 0)
-			env->runnable = l;
-	}
+	if (read_file(src, "/proc/loadavg", buf, sizeof(buf)) > 0)
+		env->runnable = env_loadavg(buf);
 	env->cmdline_known = read_file(src, "/proc/cmdline", buf, sizeof(buf)) > 0;
 	if (env->cmdline_known) {
 		char *init_args = strstr(buf, " -- ");   /* after it: init's arguments */

@@ -158,11 +158,15 @@ void pvspin_policy_pvspin(const pvspin_env_t *env, int param, pvspin_policy_choi
 	const pvspin_kind_t park = PVSPIN_KIND_SPINPARK;
 	int online = env->cpus_online > 0 ? env->cpus_online : possible_cpus(env);
 	int cpus = env->cpus_allowed > 0 ? env->cpus_allowed : online;
+	/* which count `cpus` is, for the reasons: never "allowed" for one
+	 * that stands in for an unknown mask */
+	const char *cpus_what = env->cpus_allowed > 0 ? "allowed"
+				: env->cpus_online > 0 ? "online" : "possible";
 
 	if (env->cpu_quota > 0 && env->cpu_quota < cpus)
-		PICK_RETURN(c, park, "pvspin: CPU quota %.*f CPUs below %d allowed CPUs: "
+		PICK_RETURN(c, park, "pvspin: CPU quota %.*f CPUs below %d %s CPUs: "
 			    "threads are throttled while holding locks",   /* 2 decimals; 5 below 0.01 CPUs */
-			    env->cpu_quota >= 0.01 ? 2 : 5, env->cpu_quota, cpus);
+			    env->cpu_quota >= 0.01 ? 2 : 5, env->cpu_quota, cpus, cpus_what);
 	if (env->steal_pct >= PVSPIN_STEAL_PCT_MIN)
 		PICK_RETURN(c, park, "pvspin: steal time %.2f%% >= %.0f%%: the host preempts vCPUs",
 			    env->steal_pct, PVSPIN_STEAL_PCT_MIN);
@@ -170,8 +174,8 @@ void pvspin_policy_pvspin(const pvspin_env_t *env, int param, pvspin_policy_choi
 		PICK_RETURN(c, park, "pvspin: %.2f runnable threads on %d CPUs: overcommitted",
 			    env->runnable, online);
 	if (cpus == 1)
-		PICK_RETURN(c, park, "pvspin: single allowed CPU: a waiter runs only by "
-			    "preempting the holder");
+		PICK_RETURN(c, park, "pvspin: single %s CPU: a waiter runs only by "
+			    "preempting the holder", cpus_what);
 	if (env->hypervisor && !has_hint(env, PVSPIN_KVM_HINTS_REALTIME))
 		PICK_RETURN(c, park, "pvspin: %s guest without KVM_HINTS_REALTIME: vCPUs may be "
 			    "preempted (futex halt/kick needs no PV_UNHALT)", env->hypervisor_name);

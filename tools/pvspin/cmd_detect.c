@@ -215,7 +215,7 @@ static void env_text(const pvspin_env_t *env, const struct steal_sample *sample,
 	if (env->runnable >= 0)
 		printf("runnable       %.2f (1-minute load average)\n", env->runnable);
 	else
-		printf("runnable       unknown (cannot read /proc/loadavg)\n");
+		printf("runnable       unknown (missing or malformed: /proc/loadavg)\n");
 	if (env->cmdline_known)
 		printf("nopvspin       %s\n", env->nopvspin ? "yes" : "no");
 	else
@@ -338,6 +338,16 @@ int pvspin_cmd_detect(int argc, char **argv)
 	int ret = 0;
 	if (json) {
 		json_t *root_obj = env_json(&env, &sample), *choices = json_object();
+		if (!root_obj || !choices) {
+			/* (a non-finite number, which the readers already
+			 * refuse, or no memory): said, not a silent exit 1 */
+			fprintf(stderr, "pvspin detect: cannot build the JSON report "
+					"(out of memory or a fact not representable in JSON)\n");
+			json_decref(root_obj);
+			json_decref(choices);
+			pvspin_env_cpuid_free(&table);
+			return 1;
+		}
 		for (size_t i = 0; i < n; i++) {
 			pvspin_policy_choice_t c;
 			pvspin_policy_pick(&all[i], &env, &c);
