@@ -240,6 +240,17 @@ if(TARGET pvspin)
     $<TARGET_FILE:pvspin>)
   set_tests_properties(run_cli_env_typo_with_option PROPERTIES
     PASS_REGULAR_EXPRESSION "env-typo-ok")
+  # a script whose #! interpreter is missing: the interpreter is named,
+  # not the script, which exists (exit 127 as a shell's)
+  add_test(NAME run_bad_interpreter COMMAND sh -c
+    "t=$(mktemp -d) && printf '#!/nonexistent/interp\\n' > \"$t/s.sh\" && chmod +x \"$t/s.sh\" || exit 1
+     e=$(\"$0\" run -- \"$t/s.sh\" 2>&1); r=$?; rm -rf \"$t\"
+     [ $r -eq 127 ] || { echo \"exit $r\"; exit 1; }
+     case \"$e\" in *\"s.sh': its interpreter '/nonexistent/interp' (the #! line): No such file or directory\") echo bad-interp-ok;;
+       *) echo \"stderr '$e'\";; esac"
+    $<TARGET_FILE:pvspin>)
+  set_tests_properties(run_bad_interpreter PROPERTIES
+    PASS_REGULAR_EXPRESSION "bad-interp-ok")
   add_test(NAME run_cli_short_option COMMAND pvspin run -sx -- true)
   set_tests_properties(run_cli_short_option PROPERTIES
     PASS_REGULAR_EXPRESSION "^pvspin run: unknown option '-x'")

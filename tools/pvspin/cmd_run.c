@@ -488,6 +488,16 @@ int pvspin_cmd_run(int argc, char **argv)
 		fprintf(stderr, "pvspin run: cannot run '%s': Is a directory\n", prog[0]);
 		return 126;
 	}
+	/* ENOENT for a script that exists is its #! interpreter's: name it,
+	 * as a shell's "bad interpreter" does */
+	char path[PATH_MAX], interp[PATH_MAX];
+	if ((e == ENOENT || e == ENOTDIR || e == EACCES) &&
+	    resolve_program(prog[0], path, sizeof(path)) && !stat(path, &st) && S_ISREG(st.st_mode) &&
+	    script_interpreter(path, interp, sizeof(interp)) && access(interp, X_OK)) {
+		fprintf(stderr, "pvspin run: cannot run '%s': its interpreter '%s' (the #! line): %s\n",
+			prog[0], interp, strerror(errno));
+		return (errno == ENOENT || errno == ENOTDIR) ? 127 : 126;
+	}
 	fprintf(stderr, "pvspin run: cannot run '%s': %s\n", prog[0], strerror(e));
 	return (e == ENOENT || e == ENOTDIR) ? 127 : 126;
 }
