@@ -131,6 +131,14 @@ grep -q '^tas  *8 ' \"$d/int.txt\" && bad 'an unfinished thread count is in the 
 [ -n \"$hog\" ] && kill -0 $hog 2>/dev/null && bad \"hog $hog outlived the run\"
 [ $fail -eq 0 ] && echo bench-hog-sigint-ok
 ")
+# SIGHUP (a closed terminal) stops a run as SIGINT does, as in sim and torture
+add_test(NAME bench_sighup COMMAND sh -c
+  "\"$0\" bench --locks tas --threads 1,2,3,4,5,6,7,8 --repeat 1 --duration-ms 500 \
+     >/dev/null 2>\"$1\" & pid=$!; sleep 0.7; kill -HUP $pid; wait $pid; r=$?
+   [ $r -eq 129 ] || { echo \"exit $r\"; exit 1; }
+   grep -q 'interrupted by SIGHUP after' \"$1\" && echo bench-sighup-ok || cat \"$1\""
+  $<TARGET_FILE:pvspin> ${CMAKE_CURRENT_BINARY_DIR}/bench_sighup.err)
+set_tests_properties(bench_sighup PROPERTIES PASS_REGULAR_EXPRESSION "bench-sighup-ok")
 add_test(NAME bench_hog_sigint COMMAND sh ${CMAKE_CURRENT_BINARY_DIR}/bench_hog_sigint.sh
          $<TARGET_FILE:pvspin> ${CMAKE_CURRENT_BINARY_DIR}/bench_hog_sigint.d)
 set_tests_properties(bench_hog_sigint PROPERTIES LABELS sanitize

@@ -69,7 +69,7 @@ static void usage(FILE *f, unsigned ncpus)
 "progress goes to stderr when it is a terminal.  After the table, the default\n"
 "kind is compared with the best other lock at each thread count.  Exit status:\n"
 "0 success, 1 a lock broke mutual exclusion or a report could not be written,\n"
-"2 bad usage.  SIGINT or SIGTERM stops the run after the current cell: the\n"
+"2 bad usage.  SIGINT, SIGTERM or SIGHUP stops the run after the current cell: the\n"
 "thread counts that completed are reported, then the signal ends the process.\n"
 "\nlocks:\n",
 		BENCH_MAX_THREADS, ncpus, 2 * ncpus, 4 * ncpus, BENCH_DEFAULT_CS_NS,
@@ -444,9 +444,10 @@ int pvspin_cmd_bench(int argc, char **argv)
 			    (c.csv_path && strcmp(c.csv_path, "-")) || c.plot_path;
 	if (report_files)
 		signal(SIGPIPE, SIG_IGN);
-	/* SIGINT / SIGTERM: the run stops after the cell in progress and
-	 * reports what completed, then ends by the signal */
-	static const int stop_sigs[] = { SIGINT, SIGTERM };
+	/* SIGINT / SIGTERM / SIGHUP (as pvspin sim and torture): the run
+	 * stops after the cell in progress and reports what completed, then
+	 * ends by the signal */
+	static const int stop_sigs[] = { SIGINT, SIGTERM, SIGHUP };
 	tool_stop_signals_catch(stop_sigs, sizeof(stop_sigs) / sizeof(stop_sigs[0]));
 
 	FILE *table = (c.json_path && !strcmp(c.json_path, "-")) ||
