@@ -10,8 +10,9 @@
  *     spinners than that can only delay it), for the lock's learned budget
  *     of 16 << e PAUSE
  *     loops (sp_next_budget): e rises when a spin needed most of its
- *     budget or a waiter that gave up got the lock soon after parking,
- *     and falls when a parked waiter slept long: a lock whose holders are
+ *     budget or a waiter that gave up finds that the lock came free
+ *     sooner than its wake-up took (sp_spin_longer), and falls when a
+ *     parked waiter slept long: a lock whose holders are
  *     preempted, block or yield stops being spun on, one whose holders
  *     run keeps a budget that covers its holds (after glibc's adaptive
  *     mutex, which learns a spin count per lock, and the kernel mutex's
@@ -78,9 +79,10 @@
 #define SP_BUDGET_MAX 5u
 /* A starving owner's spin, PAUSE loops. */
 #define SP_STARVE_SPIN_LOOPS 2048u
-/* A park that ended in the lock within this long since the first sleep
- * means the lock came free soon after we gave up spinning: about a sleep
- * and wake-up round trip plus the longest budget. */
+/* Without the lock's wake stamp (no meter entry, or no wake-up since we
+ * slept): a park that ended in the lock within this long since the first
+ * sleep means the lock came free soon after we gave up spinning: about a
+ * sleep and wake-up round trip plus the longest budget. */
 #define SP_SHORT_PARK_NS 30000u
 /* Waiting longer than this makes a waiter starving (Go: 1 ms). */
 #define SP_STARVE_NS 1000000u
@@ -135,6 +137,11 @@ struct sp_waiter {
 	bool counted;          /* counted in `parked` */
 	bool starving_owner;   /* we set STARVING and spin for the hand-off */
 	bool slept;            /* returned from a sleep in this lock() call */
+	bool spun_out;         /* the last spin gave up with its budget spent
+				* (not for a full spinner count, slice mode or
+				* another's hand-off) */
+	bool spin_longer;      /* the last sleep showed that a longer spin
+				* would have paid (sp_spin_longer) */
 	uint64_t t0;           /* ns of the first park (0: none yet) */
 	uint64_t timeout_ns;   /* of the next sleep */
 };
@@ -150,12 +157,13 @@ static inline uint32_t sp_spinner_cap(void)
 
 /*
  * The budget exponent to store with an acquisition, from this wait's
- * evidence (file comment): a waiter that parked and got the lock within
- * SP_SHORT_PARK_NS of its first sleep gave up too early (+1); one that
- * slept longer was right to park (-1); a spin that got the lock after more
- * than half its budget had little to spare (+1).  Failing spins and quick
- * successes leave it: failing to spin long enough costs a sleep and a
- * wake-up, far more than spinning a little too long.
+ * evidence (file comment): a waiter whose last sleep shows it gave up
+ * too early (sp_spin_longer), or that got the lock within
+ * SP_SHORT_PARK_NS of its first sleep, raises it; one that slept longer
+ * was right to park and lowers it; a spin that got the lock after more than half its
+ * budget had little to spare (+1).  Failing spins and quick successes
+ * leave it: failing to spin long enough costs a sleep and a wake-up, far
+ * more than spinning a little too long.
  */
 static uint32_t sp_next_budget(const struct sp_waiter *w, uint32_t v, bool long_spin)
 {
@@ -163,7 +171,8 @@ static uint32_t sp_next_budget(const struct sp_waiter *w, uint32_t v, bool long_
 	if (v & _SP_SLICED)
 		return e;   /* parking is the mode's choice, not the spin's failure */
 	if (w->counted && w->t0) {
-		if (pvspin_plat_now_ns() - w->t0 < SP_SHORT_PARK_NS)
+		bool early = w->spin_longer || pvspin_plat_now_ns() - w->t0 < SP_SHORT_PARK_NS;
+		if (early)
 			return e < SP_BUDGET_MAX ? e + 1 : e;
 		return e ? e - 1 : 0;
 	}
@@ -269,8 +278,10 @@ static bool sp_spin(pvspin_lock_t *lock, struct sp_waiter *w)
 		/* Slice mode (unless we take over the next slice), another's
 		 * hand-off pending, or enough spinners: do not spin. */
 		if (((v & _SP_SLICED) && !owner) || ((v & _SP_STARVING) && !owner) ||
-		    sp_spinners(v) >= cap + owner)
+		    sp_spinners(v) >= cap + owner) {
+			w->spun_out = false;   /* no spin: no evidence on the budget */
 			return sp_take_or_count(lock, w, v);
+		}
 		uint32_t nv = v + _SP_SPINNER_ONE;
 		if (w->counted)
 			nv &= ~_SP_WOKEN;
@@ -314,6 +325,8 @@ static bool sp_spin(pvspin_lock_t *lock, struct sp_waiter *w)
 		if (w->starving_owner)
 			nv &= ~_SP_STARVING;
 		if (pvspin_plat_cmpxchg32(&lock->val, &v, nv, PVSPIN_RELAXED)) {
+			/* a plain budget's spin that ran out on a held lock */
+			w->spun_out = !left && !w->starving_owner && sp_locked(v) == _SP_LOCKED;
 			w->counted = w->counted || count;
 			w->starving_owner = false;
 			pvspin_plat_event(PVSPIN_EV_SPIN_FAIL);
@@ -339,6 +352,29 @@ static bool sp_arm(pvspin_lock_t *lock)
 		return false;
 	pvspin_plat_fetch_or32(&lock->val, _SP_ARMED, PVSPIN_RELAXED);
 	return true;
+}
+
+/*
+ * Did the sleep after a spin that ran out of budget show that a longer
+ * spin would have cost less (competitive spinning, Karlin et al., SOSP
+ * 1991: spin for as long as a park and wake-up cost, then park)?  The
+ * lock's last wake-up was stamped at `wake` (sp_slice_last_wake, by the
+ * unlock that woke a sleeper; us): if it came after we slept, the lock
+ * came free wake - slept after we gave up, and the wake-up took now -
+ * wake.  A lock free sooner than a wake-up takes: yes.  Anything else
+ * (a later wake-up, which with other spinners may come long after the
+ * lock was first free again; a timeout; no stamp since we slept) is no
+ * evidence here, and sp_next_budget() falls back to SP_SHORT_PARK_NS.
+ * On this 2-vCPU guest a wake-up takes 24-42 us, so that fixed 30 us
+ * misjudged about half the parks behind a 2 us hold and kept the budget
+ * too short to cover it.
+ */
+static bool sp_spin_longer(pvspin_lock_t *lock, uint32_t slept_us, bool timed_out)
+{
+	uint32_t wake, now = (uint32_t)(pvspin_plat_now_ns() / 1000u);
+	/* microseconds that wrap: compare differences, not values */
+	return !timed_out && sp_slice_last_wake(lock, &wake) && (int32_t)(wake - slept_us) >= 0 &&
+	       (int32_t)(now - wake) >= 0 && wake - slept_us < now - wake;
 }
 
 /*
@@ -369,9 +405,13 @@ static bool sp_park(pvspin_lock_t *lock, struct sp_waiter *w)
 		return false;
 	pvspin_plat_event(PVSPIN_EV_PARK);
 	uint64_t timeout = !fenced ? SP_POLL_NS : (v & _SP_SLICED) ? SP_SLICED_PARK_NS : w->timeout_ns;
-	if (pvspin_plat_park32(&lock->val, v, timeout) == PVSPIN_PARK_TIMEDOUT && fenced &&
-	    !(v & _SP_SLICED) && w->timeout_ns < SP_PARK_TIMEOUT_MAX_NS)
+	uint32_t slept_us = (uint32_t)(pvspin_plat_now_ns() / 1000u);
+	int r = pvspin_plat_park32(&lock->val, v, timeout);
+	if (r == PVSPIN_PARK_TIMEDOUT && fenced && !(v & _SP_SLICED) &&
+	    w->timeout_ns < SP_PARK_TIMEOUT_MAX_NS)
 		w->timeout_ns *= 2;
+	/* only a spin cut short by its budget says anything of the budget */
+	w->spin_longer = w->spun_out && sp_spin_longer(lock, slept_us, r == PVSPIN_PARK_TIMEDOUT);
 	w->slept = true;
 	return false;
 }
@@ -468,6 +508,7 @@ void pvspin_spinpark_unlock_wake(pvspin_lock_t *lock)
 	while ((v & _SP_PARKED_MASK) && !(v & _SP_WOKEN) && sp_spinners_low(v)) {
 		if (pvspin_plat_cmpxchg32(&lock->val, &v, v | _SP_WOKEN, PVSPIN_RELAXED)) {
 			pvspin_plat_event(slice_over ? PVSPIN_EV_SLICE_END : PVSPIN_EV_UNPARK);
+			sp_slice_stamp_wake(lock);
 			pvspin_plat_unpark32(&lock->val, 1);
 			return;
 		}

@@ -99,6 +99,9 @@ struct sp_slice {
 	pvspin_lock_t *lock;     /* the lock this entry meters (NULL: free) */
 	uint32_t count __attribute__((aligned(64)));   /* metered unlocks (wraps) */
 	uint32_t busy;           /* the controller's trylock: 0 free, 1 held */
+	uint32_t wake_us;        /* the last wake-up's stamp, us (wraps; atomic:
+				  * written by the waking unlock, read by the
+				  * woken) */
 	/* the controller's, under `busy`: */
 	uint32_t mode;           /* SP_MODE_* of the current phase */
 	uint32_t phase_us;       /* start of the phase, us (wraps) */
@@ -178,6 +181,7 @@ struct sp_slice *sp_slice_of(pvspin_lock_t *lock)
 			s->phase_len_us = SP_PROBE_US;
 			s->exploit_len_us = SP_EXPLOIT_MIN_US;
 			s->rate[0] = s->rate[1] = 0;
+			pvspin_plat_store32(&s->wake_us, 0, PVSPIN_RELAXED);
 			/* release: the fields before the tag that names them */
 			pvspin_plat_storeptr((void **)&s->lock, lock, PVSPIN_RELEASE);
 		}
@@ -339,6 +343,22 @@ enum sp_slice_verdict sp_slice_unlock(pvspin_lock_t *lock)
 		return SP_SLICE_GO_ON;
 	}
 	return sp_slice_count(lock, c);
+}
+
+void sp_slice_stamp_wake(pvspin_lock_t *lock)
+{
+	struct sp_slice *s = sp_slice_find(lock);
+	if (s)
+		pvspin_plat_store32(&s->wake_us, sp_now_us(), PVSPIN_RELAXED);
+}
+
+bool sp_slice_last_wake(pvspin_lock_t *lock, uint32_t *wake_us)
+{
+	struct sp_slice *s = sp_slice_find(lock);
+	if (!s)
+		return false;
+	*wake_us = pvspin_plat_load32(&s->wake_us, PVSPIN_RELAXED);
+	return true;
 }
 
 void pvspin_spinpark_slices_reset(void)

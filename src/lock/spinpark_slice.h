@@ -57,6 +57,17 @@ enum sp_slice_verdict sp_slice_unlock(pvspin_lock_t *lock);
  *  Thread-safe. */
 void sp_slice_leave(pvspin_lock_t *lock);
 
+/** Stamp the lock's entry with the time (pvspin_plat_now_ns() in us,
+ *  32 bits that wrap every 71 minutes) of a wake-up about to be sent
+ *  (pvspin_spinpark_unlock_wake()), for the woken sleeper's budget
+ *  evidence (spinpark.c, sp_park_verdict).  Nothing if the lock has no
+ *  entry.  Thread-safe (a relaxed store). */
+void sp_slice_stamp_wake(pvspin_lock_t *lock);
+
+/** The lock's last wake stamp into *wake_us (us, as stamped; 0 if none
+ *  yet); false if the lock has no entry.  Thread-safe (a relaxed load). */
+bool sp_slice_last_wake(pvspin_lock_t *lock, uint32_t *wake_us);
+
 /** Forget every entry (the simulator, before each run, so that no state
  *  or time of one run leaks into the next).  Not thread-safe: call it
  *  while no thread uses a spinpark lock. */
