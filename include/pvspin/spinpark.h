@@ -40,7 +40,8 @@
  *                            decides not to wake, and parkers skip the
  *                            membarrier (sticky)
  *   bits 20-31  parked       threads counted as parked (0-2047: bit 31
- *                            stays clear; more waiters poll uncounted)
+ *                            stays clear; more waiters poll uncounted,
+ *                            every 1 ms doubling up to 64 ms)
  *
  * Transitions are written (parked, spinners, locked) in src/lock/spinpark.c.
  *

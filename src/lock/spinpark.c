@@ -66,7 +66,9 @@
  * 16 << SP_BUDGET_MAX = 512).  Every
  * sleep has a timeout (1 ms, doubling per timed-out sleep up to 16 ms), so
  * a starving waiter notices, and without membarrier (old kernel, seccomp)
- * parkers poll every SP_POLL_NS instead of relying on the pairing.
+ * parkers poll every SP_POLL_NS instead of relying on the pairing.  A
+ * waiter past the `parked` count (2047) is never woken and polls, 1 ms
+ * doubling up to 64 ms (SP_UNCOUNTED_POLL_MAX_NS).
  */
 #include "pvspin/spinpark.h"
 #include "spinpark_slice.h"
@@ -96,6 +98,12 @@
 #define SP_SLICED_PARK_NS 2000000u
 /* Without the heavy fence a sleeper may miss its wake-up: poll. */
 #define SP_POLL_NS 1000000u
+/* A waiter that the full `parked` count leaves uncounted is never woken:
+ * it polls, from SP_POLL_NS doubling per poll up to this.  A fixed 1 ms
+ * poll let 1 000 such waiters (3 000 threads on one lock, a new user's
+ * test) fill both CPUs with wake-ups and starve the holder: 20-25 s
+ * against 0.5 s for 2 200 threads. */
+#define SP_UNCOUNTED_POLL_MAX_NS 64000000u
 /* Most registered spinners on one lock, whatever the CPUs: a few
  * spinners keep a lock busy, more only add to the storm of reads and
  * cmpxchgs at each release (concurrency restriction).  In `pvspin sim`,
@@ -404,11 +412,17 @@ static bool sp_park(pvspin_lock_t *lock, struct sp_waiter *w)
 	if (v & _SP_WOKEN)
 		return false;
 	pvspin_plat_event(PVSPIN_EV_PARK);
-	uint64_t timeout = !fenced ? SP_POLL_NS : (v & _SP_SLICED) ? SP_SLICED_PARK_NS : w->timeout_ns;
+	/* (an uncounted poll's backed-off timeout is capped once counted) */
+	uint64_t counted_ns = w->timeout_ns < SP_PARK_TIMEOUT_MAX_NS ? w->timeout_ns
+				: SP_PARK_TIMEOUT_MAX_NS;
+	uint64_t timeout = !w->counted ? w->timeout_ns : !fenced ? SP_POLL_NS
+			   : (v & _SP_SLICED) ? SP_SLICED_PARK_NS : counted_ns;
 	uint32_t slept_us = (uint32_t)(pvspin_plat_now_ns() / 1000u);
 	int r = pvspin_plat_park32(&lock->val, v, timeout);
-	if (r == PVSPIN_PARK_TIMEDOUT && fenced && !(v & _SP_SLICED) &&
-	    w->timeout_ns < SP_PARK_TIMEOUT_MAX_NS)
+	if (r == PVSPIN_PARK_TIMEDOUT && !w->counted && w->timeout_ns < SP_UNCOUNTED_POLL_MAX_NS)
+		w->timeout_ns *= 2;   /* an uncounted poll: back off */
+	else if (r == PVSPIN_PARK_TIMEDOUT && fenced && !(v & _SP_SLICED) &&
+		 w->timeout_ns < SP_PARK_TIMEOUT_MAX_NS)
 		w->timeout_ns *= 2;
 	/* only a spin cut short by its budget says anything of the budget */
 	w->spin_longer = w->spun_out && sp_spin_longer(lock, slept_us, r == PVSPIN_PARK_TIMEDOUT);
