@@ -727,8 +727,7 @@ int main(int argc, char **argv)
 	/* SIGINT, SIGTERM, SIGHUP (a closed terminal: a --json file still gets
 	 * the results): the run stops at its next event and reports what it
 	 * has; main() then ends by the same signal. */
-	static const int stop_sigs[] = { SIGINT, SIGTERM, SIGHUP };
-	tool_stop_signals_catch(stop_sigs, sizeof(stop_sigs) / sizeof(stop_sigs[0]));
+	tool_stop_signals_catch();
 	char **sets = calloc((size_t)argc + 1, sizeof(char *));
 	if (!sets) {
 		fprintf(stderr, "pvspin sim: out of memory\n");
@@ -743,8 +742,8 @@ int main(int argc, char **argv)
 			rc = 1;
 	}
 	if (tool_stop_signal()) {
-		fprintf(stderr, "pvspin sim: interrupted by %s: %s\n", tool_stop_signal_name(tool_stop_signal()),
-			interrupt_note);
+		fprintf(stderr, "pvspin sim: interrupted by %s: %s\n",
+			tool_stop_signal_name(tool_stop_signal()), interrupt_note);
 		tool_stop_signal_reraise();
 	}
 	return rc;

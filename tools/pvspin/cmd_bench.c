@@ -444,11 +444,9 @@ int pvspin_cmd_bench(int argc, char **argv)
 			    (c.csv_path && strcmp(c.csv_path, "-")) || c.plot_path;
 	if (report_files)
 		signal(SIGPIPE, SIG_IGN);
-	/* SIGINT / SIGTERM / SIGHUP (as pvspin sim and torture): the run
-	 * stops after the cell in progress and reports what completed, then
-	 * ends by the signal */
-	static const int stop_sigs[] = { SIGINT, SIGTERM, SIGHUP };
-	tool_stop_signals_catch(stop_sigs, sizeof(stop_sigs) / sizeof(stop_sigs[0]));
+	/* SIGINT / SIGTERM / SIGHUP: the run stops after the cell in progress
+	 * and reports what completed, then ends by the signal */
+	tool_stop_signals_catch();
 
 	FILE *table = (c.json_path && !strcmp(c.json_path, "-")) ||
 		      (c.csv_path && !strcmp(c.csv_path, "-")) ? stderr : stdout;

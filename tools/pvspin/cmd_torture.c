@@ -403,11 +403,9 @@ int pvspin_cmd_torture(int argc, char **argv)
 			strerror(errno));
 		return 1;
 	}
-	/* SIGINT / SIGTERM / SIGHUP (a closed terminal, as pvspin sim): the
-	 * run ends at the next watchdog tick, checks what it has and says
-	 * INTERRUPTED (exit 128 + the signal) */
-	static const int stop_sigs[] = { SIGINT, SIGTERM, SIGHUP };
-	tool_stop_signals_catch(stop_sigs, sizeof(stop_sigs) / sizeof(stop_sigs[0]));
+	/* SIGINT / SIGTERM / SIGHUP: the run ends at the next watchdog tick,
+	 * checks what it has and says INTERRUPTED (exit 128 + the signal) */
+	tool_stop_signals_catch();
 
 	printf("pvspin torture: lock %s%s, %d writers on %d CPUs, %u s, long hold %u ms, "
 	       "seed %" PRIu64 ", stall %u ms, injection %s",

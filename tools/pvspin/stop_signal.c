@@ -8,8 +8,9 @@
 
 volatile sig_atomic_t tool_stop_signo;
 
-/* The signals caught so far: each handler blocks the others while it runs
- * (see on_stop_signal), and tool_stop_signals() hands them out. */
+/* The stop signals, once caught: each handler blocks the others while it
+ * runs (see on_stop_signal), and tool_stop_signals() hands them out. */
+static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
 static sigset_t caught;
 static int caught_init;
 
@@ -22,18 +23,15 @@ static void on_stop_signal(int sig)
 		tool_stop_signo = sig;
 }
 
-int tool_stop_signals_catch(const int *sigs, size_t n)
+int tool_stop_signals_catch(void)
 {
-	if (!caught_init) {
-		sigemptyset(&caught);
-		caught_init = 1;
-	}
-	for (size_t i = 0; i < n; i++)
-		if (sigaddset(&caught, sigs[i]))
-			return -1;
+	sigemptyset(&caught);
+	for (size_t i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
+		sigaddset(&caught, stop_signals[i]);
+	caught_init = 1;
 	struct sigaction sa = { .sa_handler = on_stop_signal, .sa_mask = caught };
-	for (size_t i = 0; i < n; i++)
-		if (sigaction(sigs[i], &sa, NULL))
+	for (size_t i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
+		if (sigaction(stop_signals[i], &sa, NULL))
 			return -1;
 	return 0;
 }

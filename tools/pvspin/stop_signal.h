@@ -20,22 +20,21 @@
 extern volatile sig_atomic_t tool_stop_signo;
 
 /**
- * Catch each of the `n` signals `sigs`: the first of them to arrive is
- * recorded (tool_stop_signal()), a later one changes nothing, and the
- * process goes on.  No SA_RESTART: a blocking call (a sleep, a wait for a
- * child) returns EINTR, so that a caller that waits sees the signal at
- * once.  A signal inherited as ignored is caught too (a shell's background
- * job ignores SIGINT; the caller asked for these).  The set caught so far
- * is kept for tool_stop_signals().  Returns 0, or -1 with errno set by
- * sigaction() (EINVAL: not a signal that can be caught); the signals before
- * the failing one stay caught.  Not thread-safe: call it before starting
+ * Catch the stop signals, SIGINT, SIGTERM and SIGHUP (a closed terminal),
+ * the same three for every tool: the first of them to arrive is recorded
+ * (tool_stop_signal()), a later one changes nothing, and the process goes
+ * on.  No SA_RESTART: a blocking call (a sleep, a wait for a child)
+ * returns EINTR, so that a caller that waits sees the signal at once.  A
+ * signal inherited as ignored is caught too (a shell's background job
+ * ignores SIGINT; the caller asked for these).  Returns 0, or -1 with
+ * errno set by sigaction().  Not thread-safe: call it before starting
  * threads.
  */
-int tool_stop_signals_catch(const int *sigs, size_t n);
+int tool_stop_signals_catch(void);
 
 /**
- * Fill `set` with the signals tool_stop_signals_catch() has caught (empty
- * if none), for a caller that blocks them around a wait of its own
+ * Fill `set` with the stop signals once tool_stop_signals_catch() has
+ * caught them (empty before), for a caller that blocks them around a wait of its own
  * (sigsuspend()).  Always succeeds.  Thread-safe once the signals are
  * caught; not async-signal-safe.
  */
