@@ -168,10 +168,10 @@ static inline uint32_t sp_spinner_cap(void)
  * evidence (file comment): a waiter whose last sleep shows it gave up
  * too early (sp_spin_longer), or that got the lock within
  * SP_SHORT_PARK_NS of its first sleep, raises it; one that slept longer
- * was right to park and lowers it; a spin that got the lock after more than half its
- * budget had little to spare (+1).  Failing spins and quick successes
- * leave it: failing to spin long enough costs a sleep and a wake-up, far
- * more than spinning a little too long.
+ * was right to park and lowers it; a spin that got the lock after more
+ * than half its budget had little to spare (+1).  Failing spins and
+ * quick successes leave it: failing to spin long enough costs a sleep
+ * and a wake-up, far more than spinning a little too long.
  */
 static uint32_t sp_next_budget(const struct sp_waiter *w, uint32_t v, bool long_spin)
 {
@@ -379,7 +379,7 @@ static bool sp_arm(pvspin_lock_t *lock)
  */
 static bool sp_spin_longer(pvspin_lock_t *lock, uint32_t slept_us, bool timed_out)
 {
-	uint32_t wake, now = (uint32_t)(pvspin_plat_now_ns() / 1000u);
+	uint32_t wake, now = sp_now_us();
 	/* microseconds that wrap: compare differences, not values */
 	return !timed_out && sp_slice_last_wake(lock, &wake) && (int32_t)(wake - slept_us) >= 0 &&
 	       (int32_t)(now - wake) >= 0 && wake - slept_us < now - wake;
@@ -412,17 +412,17 @@ static bool sp_park(pvspin_lock_t *lock, struct sp_waiter *w)
 	if (v & _SP_WOKEN)
 		return false;
 	pvspin_plat_event(PVSPIN_EV_PARK);
-	/* (an uncounted poll's backed-off timeout is capped once counted) */
-	uint64_t counted_ns = w->timeout_ns < SP_PARK_TIMEOUT_MAX_NS ? w->timeout_ns
-				: SP_PARK_TIMEOUT_MAX_NS;
-	uint64_t timeout = !w->counted ? w->timeout_ns : !fenced ? SP_POLL_NS
-			   : (v & _SP_SLICED) ? SP_SLICED_PARK_NS : counted_ns;
-	uint32_t slept_us = (uint32_t)(pvspin_plat_now_ns() / 1000u);
+	/* The sleep's timeout doubles per timed-out sleep, up to `cap`: an
+	 * uncounted poll's to 64 ms, a counted sleep's to 16 ms (and one that
+	 * backed off while uncounted is cut back to that once counted).
+	 * Polling without membarrier and slice mode sleep fixed times. */
+	uint64_t cap = w->counted ? SP_PARK_TIMEOUT_MAX_NS : SP_UNCOUNTED_POLL_MAX_NS;
+	bool doubling = !w->counted || (fenced && !(v & _SP_SLICED));
+	uint64_t timeout = !doubling ? (fenced ? SP_SLICED_PARK_NS : SP_POLL_NS)
+			   : w->timeout_ns < cap ? w->timeout_ns : cap;
+	uint32_t slept_us = sp_now_us();
 	int r = pvspin_plat_park32(&lock->val, v, timeout);
-	if (r == PVSPIN_PARK_TIMEDOUT && !w->counted && w->timeout_ns < SP_UNCOUNTED_POLL_MAX_NS)
-		w->timeout_ns *= 2;   /* an uncounted poll: back off */
-	else if (r == PVSPIN_PARK_TIMEDOUT && fenced && !(v & _SP_SLICED) &&
-		 w->timeout_ns < SP_PARK_TIMEOUT_MAX_NS)
+	if (r == PVSPIN_PARK_TIMEDOUT && doubling && w->timeout_ns < cap)
 		w->timeout_ns *= 2;
 	/* only a spin cut short by its budget says anything of the budget */
 	w->spin_longer = w->spun_out && sp_spin_longer(lock, slept_us, r == PVSPIN_PARK_TIMEDOUT);

@@ -129,11 +129,6 @@ struct sp_slot_count {
 
 static struct sp_slot_count sp_slot_counts[PVSPIN_MAX_CPUS];
 
-static inline uint32_t sp_now_us(void)
-{
-	return (uint32_t)(pvspin_plat_now_ns() / 1000u);
-}
-
 static inline struct sp_slice *sp_slot(const pvspin_lock_t *lock)
 {
 	return &sp_slices[lock_hash(lock) & (SP_SLICE_ENTRIES - 1)];

@@ -26,6 +26,13 @@
 
 struct sp_slice;
 
+/** The meter's clock: pvspin_plat_now_ns() in us, 32 bits that wrap every
+ *  71 minutes (compare differences, not values).  Thread-safe. */
+static inline uint32_t sp_now_us(void)
+{
+	return (uint32_t)(pvspin_plat_now_ns() / 1000u);
+}
+
 /** The side-table entry of `lock`, claiming its slot if the slot is free
  *  or its lock's meter has not run for a second; NULL if the slot is
  *  another live lock's or being claimed.  Thread-safe (claims under the
@@ -57,10 +64,9 @@ enum sp_slice_verdict sp_slice_unlock(pvspin_lock_t *lock);
  *  Thread-safe. */
 void sp_slice_leave(pvspin_lock_t *lock);
 
-/** Stamp the lock's entry with the time (pvspin_plat_now_ns() in us,
- *  32 bits that wrap every 71 minutes) of a wake-up about to be sent
- *  (pvspin_spinpark_unlock_wake()), for the woken sleeper's budget
- *  evidence (spinpark.c, sp_park_verdict).  Nothing if the lock has no
+/** Stamp the lock's entry with the time (sp_now_us()) of a wake-up about
+ *  to be sent (pvspin_spinpark_unlock_wake()), for the woken sleeper's
+ *  budget evidence (spinpark.c, sp_spin_longer).  Nothing if the lock has no
  *  entry.  Thread-safe (a relaxed store). */
 void sp_slice_stamp_wake(pvspin_lock_t *lock);
 
