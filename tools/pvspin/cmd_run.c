@@ -326,28 +326,38 @@ static bool script_interpreter(const char *path, char *out, size_t len)
 	return true;
 }
 
+/* What exec will run for the program: the file (resolve_program) and,
+ * for a "#!" script, its interpreter; read once, for the static note
+ * before exec and the "bad interpreter" report after a failed one. */
+struct run_target {
+	bool found;                /* `path` holds the file exec would run */
+	bool script;               /* ... and it is a "#!" script: `interp` */
+	char path[PATH_MAX];
+	char interp[PATH_MAX];
+};
+
+static void run_target_read(const char *name, struct run_target *t)
+{
+	t->found = resolve_program(name, t->path, sizeof(t->path));
+	t->script = t->found && script_interpreter(t->path, t->interp, sizeof(t->interp));
+}
+
 /*
  * A statically linked program runs with nothing interposed: no ld.so reads
  * LD_PRELOAD, its locks stay its libc's and --stats prints nothing.  Said
  * once, on stderr, before it starts, like the FIFO note.  True if said.
+ * A script runs its interpreter (one level: the usual case).
  */
-static bool warn_static_program(const char *name, bool stats)
+static bool warn_static_program(const struct run_target *t, bool stats)
 {
-	char path[PATH_MAX], interp[PATH_MAX];
-	if (!resolve_program(name, path, sizeof(path)))
-		return false;
-	/* a script runs its interpreter (one level: the usual case) */
-	const char *what = path;
-	if (script_interpreter(path, interp, sizeof(interp)))
-		what = interp;
-	if (!elf_is_static(what))
+	if (!t->found || !elf_is_static(t->script ? t->interp : t->path))
 		return false;
 	/* the subject: "PROG" or "SCRIPT runs INTERP, which" */
 	char who[2 * PATH_MAX + 16];
-	if (what == interp)
-		snprintf(who, sizeof(who), "%s runs %s, which", path, interp);
+	if (t->script)
+		snprintf(who, sizeof(who), "%s runs %s, which", t->path, t->interp);
 	else
-		snprintf(who, sizeof(who), "%s", path);
+		snprintf(who, sizeof(who), "%s", t->path);
 	fprintf(stderr, "pvspin run: note: %s is statically linked: LD_PRELOAD cannot interpose "
 		"its locks; it runs on its own%s (README, \"The pvspin command\")\n", who,
 		stats ? ", with no stats line" : "");
@@ -450,7 +460,9 @@ int pvspin_cmd_run(int argc, char **argv)
 	}
 
 	/* a static program gets none of the kind: only that is said */
-	if (!warn_static_program(prog[0], stats))
+	struct run_target target;
+	run_target_read(prog[0], &target);
+	if (!warn_static_program(&target, stats))
 		warn_fifo_kind(kind);
 
 	char lib[PATH_MAX];
@@ -490,12 +502,10 @@ int pvspin_cmd_run(int argc, char **argv)
 	}
 	/* ENOENT for a script that exists is its #! interpreter's: name it,
 	 * as a shell's "bad interpreter" does */
-	char path[PATH_MAX], interp[PATH_MAX];
-	if ((e == ENOENT || e == ENOTDIR || e == EACCES) &&
-	    resolve_program(prog[0], path, sizeof(path)) && !stat(path, &st) && S_ISREG(st.st_mode) &&
-	    script_interpreter(path, interp, sizeof(interp)) && access(interp, X_OK)) {
+	if ((e == ENOENT || e == ENOTDIR || e == EACCES) && target.script &&
+	    access(target.interp, X_OK)) {
 		fprintf(stderr, "pvspin run: cannot run '%s': its interpreter '%s' (the #! line): %s\n",
-			prog[0], interp, strerror(errno));
+			prog[0], target.interp, strerror(errno));
 		return (errno == ENOENT || errno == ENOTDIR) ? 127 : 126;
 	}
 	fprintf(stderr, "pvspin run: cannot run '%s': %s\n", prog[0], strerror(e));
