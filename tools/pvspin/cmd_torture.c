@@ -130,6 +130,11 @@ static void *writer_main(void *arg)
 	w->slot = pvspin_plat_cpu();
 	w->has_cpu_clock = !pthread_getcpuclockid(pthread_self(), &w->cpu_clock);
 	torture_inject_register_writer(w);
+	/* Publish tid, slot and the CPU clock: the watchdog, the injector and
+	 * the dump read them from other threads once start_writers() has seen
+	 * every writer ready (release here, acquire there). */
+	__atomic_add_fetch(&t->ready, 1, __ATOMIC_RELEASE);
+	syscall(SYS_futex, &t->ready, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 
 	/* Start together: a writer started early would otherwise collect
 	 * hundreds of uncontended acquisitions before the others exist. */
@@ -264,8 +269,16 @@ static int parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max,
 
 /* Let the writers go: they sleep on t->go, not polling it (1024 writers
  * polling every 100 us kept 2 CPUs from creating the rest for 20 s). */
-static void start_writers(struct torture *t)
+/* Wait until the first 'created' writers have published their setup
+ * (t->ready), then let them all go. */
+static void start_writers(struct torture *t, int created)
 {
+	for (;;) {
+		uint32_t r = __atomic_load_n(&t->ready, __ATOMIC_ACQUIRE);
+		if (r >= (uint32_t)created)
+			break;
+		syscall(SYS_futex, &t->ready, FUTEX_WAIT_PRIVATE, r, NULL, NULL, 0);
+	}
 	__atomic_store_n(&t->go, 1, __ATOMIC_RELEASE);
 	syscall(SYS_futex, &t->go, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
 }
@@ -431,13 +444,13 @@ int pvspin_cmd_torture(int argc, char **argv)
 			fprintf(stderr, "pvspin torture: cannot start writer %d: %s\n", i,
 				strerror(err));
 			__atomic_store_n(&t.stop, 1, __ATOMIC_RELEASE);
-			start_writers(&t);
+			start_writers(&t, i);
 			for (int j = 0; j < i; j++)
 				pthread_join(t.writers[j].thread, NULL);
 			return 1;
 		}
 	}
-	start_writers(&t);
+	start_writers(&t, t.nthreads);
 	pthread_t injector;
 	bool injecting = t.inject && !pthread_create(&injector, NULL, torture_inject_main, &t);
 

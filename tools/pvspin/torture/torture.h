@@ -138,6 +138,7 @@ struct torture {
 	bool inject;              /* preemption injection on */
 	struct torture_writer *writers;
 	/* shared */
+	uint32_t ready;           /* writers that have filled in tid, slot and clock; a futex */
 	uint32_t go;              /* writers start when set (all created); a futex */
 	uint32_t stop;            /* writers and injector leave their loops */
 	uint32_t cs_holders;      /* holders inside the critical section */
