@@ -140,6 +140,15 @@ static inline bool pvspin_plat_fence_heavy_available(void)
  *  configured vcpus outside a vCPU). */
 uint32_t pvspin_plat_spin_cpus(void);
 
+/** The rseq time-slice extension (Linux 7.0) of a guest thread: the
+ *  simulated guest kernels do not offer it (the twin's guest scheduler
+ *  does not model it), so a holder's request is nothing, as natively on a
+ *  kernel before 7.0.  No cost. */
+static inline void pvspin_plat_slice_ext_begin(void) {}
+
+/** See pvspin_plat_slice_ext_begin(): nothing to withdraw. */
+static inline void pvspin_plat_slice_ext_end(void) {}
+
 #ifdef __cplusplus
 }
 #endif

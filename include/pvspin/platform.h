@@ -51,6 +51,11 @@
  *     pvspin_plat_fence_heavy_available() -> bool  would it work here
  *     pvspin_plat_spin_cpus()                CPUs this process may run
  *         on now (>= 1): the bound on useful spinners
+ *   the holder's time slice (Linux 7.0 rseq time-slice extension):
+ *     pvspin_plat_slice_ext_begin()          ask not to be preempted for
+ *         a few us while holding a lock (nothing where not offered)
+ *     pvspin_plat_slice_ext_end()            withdraw the request; give the
+ *         CPU back if the kernel deferred a preemption for it
  *
  * This header is installed because the inline fast paths of the lock headers
  * need it; it is not part of the stable API.  Applications call the lock
@@ -112,6 +117,7 @@ enum pvspin_event {
 	PVSPIN_EV_STARVING,          /* spinpark: a parked waiter waited past the starvation bound */
 	PVSPIN_EV_SLICE_ON,          /* spinpark: switches of a lock to slice mode */
 	PVSPIN_EV_SLICE_END,         /* spinpark: slices ended by handing the lock to a parked waiter */
+	PVSPIN_EV_SLICE_EXT_YIELD,   /* spinpark: rseq time-slice extensions granted to a holder and given back (rseq_slice_yield) */
 	PVSPIN_EV_COUNT
 };
 

@@ -212,6 +212,26 @@ bool pvspin_plat_fence_heavy_available(void);
  *  on), re-read every 4096 calls.  Thread-safe. */
 uint32_t pvspin_plat_spin_cpus(void);
 
+/**
+ * Ask the kernel not to preempt the calling thread for a few microseconds
+ * while it holds a lock: the rseq time-slice extension of Linux 7.0
+ * (PR_RSEQ_SLICE_EXTENSION; Documentation/userspace-api/rseq.rst).  Sets
+ * rseq::slice_ctrl.request; on the thread's first call it enables the
+ * extension (prctl), and where the kernel or the C library does not offer
+ * it (Linux before 7.0: EINVAL; no rseq area) it does nothing, then and
+ * ever after (one failed prctl per process).  Pair with
+ * pvspin_plat_slice_ext_end() on the same thread.  Async-signal-safe;
+ * thread-local state (src/platform/native_slice_ext.c).
+ */
+void pvspin_plat_slice_ext_begin(void);
+
+/** Withdraw the request of pvspin_plat_slice_ext_begin(); if the kernel
+ *  granted an extension meanwhile (it deferred a preemption), give the
+ *  CPU back with rseq_slice_yield(2) and count PVSPIN_EV_SLICE_EXT_YIELD.
+ *  One thread-local load where the extension is not enabled.
+ *  Async-signal-safe. */
+void pvspin_plat_slice_ext_end(void);
+
 /** Count one lock event (relaxed increment of this slot's counter). */
 void pvspin_plat_event(int ev);
 

@@ -91,7 +91,10 @@ extern "C" {
 #define _SP_PARKED_MASK     0xfff00000u
 
 /** Out-of-line lock slow path: spin (bounded), then park; returns with
- *  the lock held. */
+ *  the lock held.  If the lock is ARMED (it has been contended), the
+ *  holder then requests the rseq time-slice extension of Linux 7.0
+ *  (pvspin_plat_slice_ext_begin(); nothing before 7.0), which its unlock
+ *  withdraws. */
 void pvspin_spinpark_lock_slowpath(pvspin_lock_t *lock);
 
 /** Out-of-line unlock slow path: `val` is the word the fast path read,
@@ -104,7 +107,8 @@ void pvspin_spinpark_unlock_slowpath(pvspin_lock_t *lock, uint32_t val);
  *  (slice mode, src/lock/spinpark_slice.c); in a slice that is not over,
  *  nothing more; else a full fence, then read the word and wake one
  *  unless nobody is parked, a spinner will take the lock, or a woken one
- *  has not run yet. */
+ *  has not run yet.  Last, withdraw a time-slice extension request
+ *  (pvspin_plat_slice_ext_end()). */
 void pvspin_spinpark_unlock_wake(pvspin_lock_t *lock);
 
 /** Try once: locked byte 0 -> 1 (acquire).  True if taken.  A relaxed

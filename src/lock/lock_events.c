@@ -27,6 +27,7 @@ static const char *const event_names[PVSPIN_EV_COUNT] = {
 	[PVSPIN_EV_STARVING] = "starving",
 	[PVSPIN_EV_SLICE_ON] = "slice_on",
 	[PVSPIN_EV_SLICE_END] = "slice_end",
+	[PVSPIN_EV_SLICE_EXT_YIELD] = "slice_ext_yield",
 };
 
 const char *pvspin_event_name(int ev)

@@ -430,20 +430,45 @@ static bool sp_park(pvspin_lock_t *lock, struct sp_waiter *w)
 	return false;
 }
 
+/*
+ * We hold the lock after waiting for it: if it has been contended
+ * (ARMED), ask the kernel not to preempt us for a few us while we hold it
+ * (the rseq time-slice extension of Linux 7.0; nothing where not offered).
+ * A holder preempted inside its critical section keeps every waiter
+ * waiting for a whole time slice; that is the one case the kernel's
+ * pvqspinlock premise (a holder never preempted by its own scheduler)
+ * does not cover for threads.  Every unlock of an ARMED lock goes through
+ * pvspin_spinpark_unlock_wake() or the hand-off, which withdraw the
+ * request (ARMED is sticky).  Only after a wait: a lock taken by the
+ * inline fast path was not contended at that moment, and the fast path
+ * stays one cmpxchg.  Not for a corrupted word (sp_park reported it and
+ * returned without the lock).
+ */
+static void sp_hold_begin(pvspin_lock_t *lock)
+{
+	uint32_t v = pvspin_plat_load32(&lock->val, PVSPIN_RELAXED);
+	if ((v & _SP_ARMED) && sp_locked(v) == _SP_LOCKED && !(v & _SP_RESERVED_MASK))
+		pvspin_plat_slice_ext_begin();
+}
+
 void pvspin_spinpark_lock_slowpath(pvspin_lock_t *lock)
 {
 	struct sp_waiter w = { .counted = false };
 
 	/* A corrupted word is caught in sp_park, before any sleep. */
 	for (;;) {
-		if (sp_spin(lock, &w))
+		if (sp_spin(lock, &w)) {
+			sp_hold_begin(lock);
 			return;
+		}
 		if (!w.t0) {
 			w.t0 = pvspin_plat_now_ns();
 			w.timeout_ns = SP_PARK_TIMEOUT_MIN_NS;
 		}
-		if (sp_park(lock, &w))
+		if (sp_park(lock, &w)) {
+			sp_hold_begin(lock);
 			return;
+		}
 		/* Awake (woken, timed out, or the word changed): spin again,
 		 * clearing WOKEN on the way (sp_spin / sp_take_or_count). */
 	}
@@ -474,7 +499,7 @@ static inline bool sp_spinners_low(uint32_t v)
 	return s == 0 || (!(v & _SP_SLICED) && 2 * s < sp_spinner_cap());
 }
 
-void pvspin_spinpark_unlock_wake(pvspin_lock_t *lock)
+static void sp_unlock_wake(pvspin_lock_t *lock)
 {
 	/* In slice mode, before the slice is over, the unlock wakes nobody
 	 * whatever the word holds (below), so it needs neither the fence nor
@@ -529,6 +554,15 @@ void pvspin_spinpark_unlock_wake(pvspin_lock_t *lock)
 	}
 }
 
+void pvspin_spinpark_unlock_wake(pvspin_lock_t *lock)
+{
+	sp_unlock_wake(lock);
+	/* the critical section is over: withdraw sp_hold_begin()'s request
+	 * (after the wake-up's system call, which would end a granted
+	 * extension anyway) */
+	pvspin_plat_slice_ext_end();
+}
+
 void pvspin_spinpark_unlock_slowpath(pvspin_lock_t *lock, uint32_t v)
 {
 	for (;;) {
@@ -549,7 +583,9 @@ void pvspin_spinpark_unlock_slowpath(pvspin_lock_t *lock, uint32_t v)
 		 * with STARVING kept; release (our critical section before
 		 * its acquire of the 2). */
 		if (pvspin_plat_cmpxchg32(&lock->val, &v, sp_with_locked(v, _SP_HANDOFF),
-					  PVSPIN_RELEASE))
+					  PVSPIN_RELEASE)) {
+			pvspin_plat_slice_ext_end();   /* as pvspin_spinpark_unlock_wake() */
 			return;
+		}
 	}
 }

@@ -29,6 +29,7 @@
 
 #include "pvspin/policy.h"
 #include "policy_internal.h"
+#include "platform/rseq_slice_ext.h"
 
 /* ---- files ----------------------------------------------------------- */
 
@@ -555,10 +556,8 @@ static bool cmdline_has(const char *cmdline, const char *word)
 	return false;
 }
 
-/* prctl(PR_RSEQ_SLICE_EXTENSION, PR_RSEQ_SLICE_EXTENSION_GET): Linux 7.0
- * uapi values (include/uapi/linux/prctl.h); older kernels say EINVAL. */
-#define PVSPIN_PR_RSEQ_SLICE_EXTENSION 79
-#define PVSPIN_PR_RSEQ_SLICE_EXTENSION_GET 1
+/* prctl(PR_RSEQ_SLICE_EXTENSION, PR_RSEQ_SLICE_EXTENSION_GET)
+ * (platform/rseq_slice_ext.h); older kernels say EINVAL. */
 
 int pvspin_env_rseq_slice_ext(void)
 {
