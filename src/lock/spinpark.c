@@ -150,6 +150,7 @@ struct sp_waiter {
 				* another's hand-off) */
 	bool spin_longer;      /* the last sleep showed that a longer spin
 				* would have paid (sp_spin_longer) */
+	uint32_t taken;        /* the word our acquisition replaced (0: none) */
 	uint64_t t0;           /* ns of the first park (0: none yet) */
 	uint64_t timeout_ns;   /* of the next sleep */
 };
@@ -209,6 +210,7 @@ static bool sp_take(pvspin_lock_t *lock, struct sp_waiter *w, uint32_t *v, bool 
 	if (sp_locked(*v) == _SP_HANDOFF)
 		pvspin_plat_event(PVSPIN_EV_HANDOFF);
 	w->counted = w->starving_owner = false;
+	w->taken = *v;
 	return true;
 }
 
@@ -441,13 +443,13 @@ static bool sp_park(pvspin_lock_t *lock, struct sp_waiter *w)
  * pvspin_spinpark_unlock_wake() or the hand-off, which withdraw the
  * request (ARMED is sticky).  Only after a wait: a lock taken by the
  * inline fast path was not contended at that moment, and the fast path
- * stays one cmpxchg.  Not for a corrupted word (sp_park reported it and
- * returned without the lock).
+ * stays one cmpxchg.  Judged from the word our acquisition replaced (no
+ * load): not for the acquisition that arms the lock (sp_meter), nor for a
+ * corrupted word (sp_park reported it and returned without taking).
  */
-static void sp_hold_begin(pvspin_lock_t *lock)
+static void sp_hold_begin(const struct sp_waiter *w)
 {
-	uint32_t v = pvspin_plat_load32(&lock->val, PVSPIN_RELAXED);
-	if ((v & _SP_ARMED) && sp_locked(v) == _SP_LOCKED && !(v & _SP_RESERVED_MASK))
+	if (w->taken & _SP_ARMED)
 		pvspin_plat_slice_ext_begin();
 }
 
@@ -458,7 +460,7 @@ void pvspin_spinpark_lock_slowpath(pvspin_lock_t *lock)
 	/* A corrupted word is caught in sp_park, before any sleep. */
 	for (;;) {
 		if (sp_spin(lock, &w)) {
-			sp_hold_begin(lock);
+			sp_hold_begin(&w);
 			return;
 		}
 		if (!w.t0) {
@@ -466,7 +468,7 @@ void pvspin_spinpark_lock_slowpath(pvspin_lock_t *lock)
 			w.timeout_ns = SP_PARK_TIMEOUT_MIN_NS;
 		}
 		if (sp_park(lock, &w)) {
-			sp_hold_begin(lock);
+			sp_hold_begin(&w);
 			return;
 		}
 		/* Awake (woken, timed out, or the word changed): spin again,
