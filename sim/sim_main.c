@@ -573,7 +573,15 @@ static int sim_main(int argc, char **argv, char **sets)
 			break;
 		case 's': sets[nsets++] = optarg; break;
 		case 'S': seed_s = optarg; break;
-		case 'j': json_path = optarg; break;
+		case 'j':
+			/* as two presets: one report, not the last of several */
+			if (json_path) {
+				fprintf(stderr, "pvspin sim: two reports given (--json %s, --json %s); "
+						"give one\n", json_path, optarg);
+				return 2;
+			}
+			json_path = optarg;
+			break;
 		case 'l': list = 1; break;
 		case 'k': keys = 1; break;
 		case 'f': {

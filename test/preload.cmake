@@ -228,10 +228,12 @@ echo run-bad-tunable-ok
 ")
 preload_test(preload_run_bad_tunable 30 sh ${CMAKE_CURRENT_BINARY_DIR}/preload_run_bad_tunable.sh ${_pvspin})
 set_tests_properties(preload_run_bad_tunable PROPERTIES PASS_REGULAR_EXPRESSION "run-bad-tunable-ok")
-# a PVSPIN_STATS that is neither 1 nor 0: said once, and no stats
+# a PVSPIN_STATS that is neither 1 nor 0, in a program preloaded without
+# `pvspin run` (which refuses it: run_cli_env_typo_with_option): said
+# once, and no stats
 preload_test(preload_stats_bad_value 30 ${_check} --stats-lines 0
   --expect "ignoring PVSPIN_STATS=no: expected 1 (on) or 0 (off)"
-  -- env PVSPIN_STATS=no ${_pvspin} run -- ${_nolock} return 0)
+  -- env PVSPIN_STATS=no LD_PRELOAD=${_lib} ${_nolock} return 0)
 # ... also when the program closes stderr in an atexit() handler (GNU
 # coreutils' close_stdout: the line goes to the interposer's private
 # duplicate of fd 2), when it leaves by _exit()/_Exit() (dash after a

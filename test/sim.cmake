@@ -360,6 +360,11 @@ if(TARGET pvspin_sim_core AND TARGET pvspin)
     ${P} sim --preset smoke --preset kcbench-no-ple)
   pvspin_sim_cli_output(sim_cli_same_preset_option_twice 0 "preset smoke, .*stop end at 0.001000 s"
     ${P} sim --preset smoke --preset smoke --set seconds=0.001)
+  # two --json options: refused, not the last one silently (a new user's
+  # report: nothing on stdout, exit 0)
+  pvspin_sim_cli_expect(sim_cli_two_json_options 2
+    "two reports given \\(--json -, --json /nonexistent/x.json\\). give one"
+    ${P} sim --preset smoke --json - --json /nonexistent/x.json)
 
   # An empty scenario (no KEY = VALUE line: an empty file, only comments,
   # an empty "config", empty stdin) is an error naming it, not the default run.

@@ -236,6 +236,12 @@ if(TARGET pvspin)
      [ $r -eq 2 ] || { echo \"policy: exit $r\"; exit 1; }
      case \"$e\" in 'pvspin run: PVSPIN_POLICY=bogus: not a policy; valid policies: '*) ;;
        *) echo \"policy: '$e'\"; exit 1;; esac
+     e=$(PVSPIN_STATS=yes \"$0\" run -s -- echo ran 2>&1); r=$?
+     [ $r -eq 2 ] || { echo \"stats: exit $r\"; exit 1; }
+     [ \"$e\" = 'pvspin run: PVSPIN_STATS=yes: expected 1 (on) or 0 (off)' ] ||
+       { echo \"stats: '$e'\"; exit 1; }
+     e=$(PVSPIN_STATS=0 \"$0\" run -- echo ran 2>&1) && [ \"$e\" = ran ] ||
+       { echo \"stats 0: '$e'\"; exit 1; }
      echo env-typo-ok"
     $<TARGET_FILE:pvspin>)
   set_tests_properties(run_cli_env_typo_with_option PROPERTIES

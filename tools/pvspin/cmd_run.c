@@ -67,8 +67,8 @@ static void run_usage(FILE *f)
 		"The interposer is looked up in $PVSPIN_PRELOAD_LIB, next to pvspin (build or\n"
 		"install tree), then in " PVSPIN_INSTALL_FULL_LIBDIR ".\n"
 		"A PVSPIN_* variable in the environment (PVSPIN_LOCK, PVSPIN_POLICY,\n"
-		"PVSPIN_SPIN_THRESHOLD, ..., PVSPIN_MUTEX_SPIN_LIMIT) with a bad value is an\n"
-		"error (exit 2), also where an option would replace it.\n",
+		"PVSPIN_STATS, PVSPIN_SPIN_THRESHOLD, ..., PVSPIN_MUTEX_SPIN_LIMIT) with a bad\n"
+		"value is an error (exit 2), also where an option would replace it.\n",
 		pvspin_kind_names());
 }
 
@@ -436,6 +436,14 @@ int pvspin_cmd_run(int argc, char **argv)
 	if (env_policy && *env_policy && pvspin_policy_parse(env_policy, &env_p)) {
 		fprintf(stderr, "pvspin run: PVSPIN_POLICY=%s: %s\n", env_policy,
 			pvspin_policy_parse_error(errno));
+		return 2;
+	}
+	/* PVSPIN_STATS too (the interposer would say "ignoring" once per
+	 * process and run without the stats), also with --stats given */
+	const char *env_stats = getenv("PVSPIN_STATS");
+	if (env_stats && *env_stats && strcmp(env_stats, "0") && strcmp(env_stats, "1")) {
+		fprintf(stderr, "pvspin run: PVSPIN_STATS=%s: expected 1 (on) or 0 (off)\n",
+			env_stats);
 		return 2;
 	}
 

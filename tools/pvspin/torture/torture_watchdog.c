@@ -205,13 +205,17 @@ bool torture_watchdog_sample(struct torture *t, struct torture_watchdog *wd, uin
 			bool ran = writer_cpu_ns(w) >= w->cpu_at_free_ns + RAN_CPU_NS;
 			char st = os_state_letter(w->tid);
 			bool asleep = st == 'S' || st == 'D';
-			if (__atomic_load_n(&w->stop_req, __ATOMIC_RELAXED) ||
-			    __atomic_load_n(&w->stopped, __ATOMIC_RELAXED) || (!ran && !asleep)) {
+			bool injected = __atomic_load_n(&w->stop_req, __ATOMIC_RELAXED) ||
+					__atomic_load_n(&w->stopped, __ATOMIC_RELAXED);
+			if (injected || (!ran && !asleep)) {
 				wd->os_delays++;
-				printf("note: lock free for %.0f ms but writer %d (tid %d, state %c) "
-				       "was not run by the OS: scheduler delay, not a lost wakeup; "
+				printf("note: lock free for %.0f ms but writer %d (tid %d, state %c) %s; "
 				       "watching on\n", (double)(now - wd->free_since_ns) / 1e6,
-				       w->id, (int)w->tid, st ? st : '?');
+				       w->id, (int)w->tid, st ? st : '?',
+				       injected ? "is stopped by the injector: an injected delay, "
+						  "not a lost wakeup"
+						: "was runnable and not run by the OS: scheduler delay, "
+						  "not a lost wakeup");
 				fflush(stdout);
 				wd->free_since_ns = now;   /* start a new period */
 				for (int j = 0; j < t->nthreads; j++)
