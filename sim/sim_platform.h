@@ -144,10 +144,10 @@ uint32_t pvspin_plat_spin_cpus(void);
  *  simulated guest kernels do not offer it (the twin's guest scheduler
  *  does not model it), so a holder's request is nothing, as natively on a
  *  kernel before 7.0.  No cost. */
-static inline void pvspin_plat_slice_ext_begin(void) {}
+static inline void pvspin_plat_slice_ext_begin(const void *lock) { (void)lock; }
 
 /** See pvspin_plat_slice_ext_begin(): nothing to withdraw. */
-static inline void pvspin_plat_slice_ext_end(void) {}
+static inline void pvspin_plat_slice_ext_end(const void *lock) { (void)lock; }
 
 #ifdef __cplusplus
 }

@@ -2,9 +2,10 @@
  * test_slice_ext.c - spinpark's use of the rseq time-slice extension
  * (Linux 7.0; src/platform/native_slice_ext.c, docs/spinpark.md): a
  * thread that got a contended (ARMED) lock after waiting requests the
- * extension while it holds it, its unlock withdraws the request, and a
- * granted extension is given back (rseq_slice_yield, counted as
- * slice_ext_yield).  The inline fast path requests nothing.
+ * extension while it holds it, its unlock withdraws the request (the
+ * unlock of a lock nested inside does not), a granted extension is given
+ * back (rseq_slice_yield, counted as slice_ext_yield), and no request is
+ * set while a grant is active.  The inline fast path requests nothing.
  *
  * On a kernel that does not offer the extension (this project's machine
  * runs 6.18) the first test checks the clean fall-back: the holder tried
@@ -29,11 +30,14 @@
 #include "platform/native_slice_ext.h"
 
 static pvspin_lock_t lock = PVSPIN_LOCK_INIT;
+static pvspin_lock_t inner = PVSPIN_LOCK_INIT;
 
 /* What the waiter saw while it held the lock, and after its unlock. */
 struct seen {
 	uint8_t *fake;         /* stand-in slice_ctrl, or NULL: the real one */
 	bool grant;            /* play the kernel: grant while held */
+	bool nested;           /* take and drop `inner` (ARMED, free) while held */
+	uint8_t request_inner; /* request byte after the inner unlock */
 	bool tried;            /* enabling was attempted */
 	bool has_ctrl;         /* a slice_ctrl is in use */
 	uint8_t request_held;  /* request byte while holding */
@@ -63,6 +67,12 @@ static void *waiter(void *arg)
 			__atomic_store_n(&c[0], 0, __ATOMIC_RELAXED);
 			__atomic_store_n(&c[1], 1, __ATOMIC_RELAXED);
 		}
+	}
+	if (s->nested) {
+		pvspin_spinpark_lock(&inner);     /* free: the fast path */
+		pvspin_spinpark_unlock(&inner);   /* ARMED: the out-of-line unlock */
+		if (c)
+			s->request_inner = __atomic_load_n(&c[0], __ATOMIC_RELAXED);
 	}
 	uint64_t before = yields_now();
 	pvspin_spinpark_unlock(&lock);
@@ -129,6 +139,29 @@ static void test_grant_given_back(void **state)
 	assert_int_equal(s.request_after, 0);
 }
 
+static void test_nested_unlock_keeps_request(void **state)
+{
+	(void)state;
+	uint8_t ctrl[4] = { 0 };
+	struct seen s = { .fake = ctrl, .nested = true };
+	__atomic_store_n(&inner.val, _SP_ARMED, __ATOMIC_RELEASE);
+	run_contended(&s);
+	assert_int_equal(s.request_held, 1);
+	assert_int_equal(s.request_inner, 1);   /* the inner lock's unlock left it */
+	assert_int_equal(s.request_after, 0);   /* the outer's withdrew it */
+	__atomic_store_n(&inner.val, 0, __ATOMIC_RELEASE);
+}
+
+static void test_no_request_during_grant(void **state)
+{
+	(void)state;
+	uint8_t ctrl[4] = { 0, 1, 0, 0 };       /* a grant still active */
+	struct seen s = { .fake = ctrl };
+	run_contended(&s);
+	assert_int_equal(s.request_held, 0);    /* request and granted never both */
+	assert_int_equal(s.yields, 1);          /* the grant given back at the unlock */
+}
+
 static void *fast_path(void *arg)
 {
 	uint8_t *ctrl = arg;
@@ -160,6 +193,8 @@ int main(void)
 		cmocka_unit_test(test_request_withdrawn),
 		cmocka_unit_test(test_grant_given_back),
 		cmocka_unit_test(test_fast_path_requests_nothing),
+		cmocka_unit_test(test_nested_unlock_keeps_request),
+		cmocka_unit_test(test_no_request_during_grant),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

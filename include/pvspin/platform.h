@@ -52,10 +52,11 @@
  *     pvspin_plat_spin_cpus()                CPUs this process may run
  *         on now (>= 1): the bound on useful spinners
  *   the holder's time slice (Linux 7.0 rseq time-slice extension):
- *     pvspin_plat_slice_ext_begin()          ask not to be preempted for
- *         a few us while holding a lock (nothing where not offered)
- *     pvspin_plat_slice_ext_end()            withdraw the request; give the
- *         CPU back if the kernel deferred a preemption for it
+ *     pvspin_plat_slice_ext_begin(lock)      ask not to be preempted for
+ *         a few us while holding `lock` (nothing where not offered)
+ *     pvspin_plat_slice_ext_end(lock)        on `lock`'s unlock: withdraw
+ *         the request; give the CPU back if the kernel deferred a
+ *         preemption for it
  *
  * This header is installed because the inline fast paths of the lock headers
  * need it; it is not part of the stable API.  Applications call the lock

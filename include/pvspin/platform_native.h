@@ -214,23 +214,25 @@ uint32_t pvspin_plat_spin_cpus(void);
 
 /**
  * Ask the kernel not to preempt the calling thread for a few microseconds
- * while it holds a lock: the rseq time-slice extension of Linux 7.0
+ * while it holds `lock`: the rseq time-slice extension of Linux 7.0
  * (PR_RSEQ_SLICE_EXTENSION; Documentation/userspace-api/rseq.rst).  Sets
- * rseq::slice_ctrl.request; on the thread's first call it enables the
- * extension (prctl), and where the kernel or the C library does not offer
- * it (Linux before 7.0: EINVAL; no rseq area) it does nothing, then and
- * ever after (one failed prctl per process).  Pair with
- * pvspin_plat_slice_ext_end() on the same thread.  Async-signal-safe;
- * thread-local state (src/platform/native_slice_ext.c).
+ * rseq::slice_ctrl.request (not while a grant is active: the kernel
+ * cleared the request when it granted) and remembers `lock` as the one
+ * the request is for.  On the thread's first call it enables the
+ * extension (prctl); where the kernel or the C library does not offer it
+ * (Linux before 7.0: EINVAL; no rseq area) it does nothing, then and ever
+ * after (one failed prctl per process).  Async-signal-safe; thread-local
+ * state (src/platform/native_slice_ext.c).
  */
-void pvspin_plat_slice_ext_begin(void);
+void pvspin_plat_slice_ext_begin(const void *lock);
 
-/** Withdraw the request of pvspin_plat_slice_ext_begin(); if the kernel
- *  granted an extension meanwhile (it deferred a preemption), give the
- *  CPU back with rseq_slice_yield(2) and count PVSPIN_EV_SLICE_EXT_YIELD.
- *  One thread-local load where the extension is not enabled.
- *  Async-signal-safe. */
-void pvspin_plat_slice_ext_end(void);
+/** At the unlock of `lock`: if the request of pvspin_plat_slice_ext_begin()
+ *  is for `lock`, withdraw it, and if the kernel granted an extension
+ *  meanwhile (it deferred a preemption), give the CPU back with
+ *  rseq_slice_yield(2) and count PVSPIN_EV_SLICE_EXT_YIELD.  The unlock
+ *  of another lock (nested inside) leaves it.  One thread-local load
+ *  where the extension is not enabled.  Async-signal-safe. */
+void pvspin_plat_slice_ext_end(const void *lock);
 
 /** Count one lock event (relaxed increment of this slot's counter). */
 void pvspin_plat_event(int ev);

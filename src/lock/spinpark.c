@@ -441,16 +441,18 @@ static bool sp_park(pvspin_lock_t *lock, struct sp_waiter *w)
  * pvqspinlock premise (a holder never preempted by its own scheduler)
  * does not cover for threads.  Every unlock of an ARMED lock goes through
  * pvspin_spinpark_unlock_wake() or the hand-off, which withdraw the
- * request (ARMED is sticky).  Only after a wait: a lock taken by the
+ * request (ARMED is sticky; only the unlock of this lock withdraws it, so
+ * a nested lock's unlock leaves an outer holder's request in place).
+ * Only after a wait: a lock taken by the
  * inline fast path was not contended at that moment, and the fast path
  * stays one cmpxchg.  Judged from the word our acquisition replaced (no
  * load): not for the acquisition that arms the lock (sp_meter), nor for a
  * corrupted word (sp_park reported it and returned without taking).
  */
-static void sp_hold_begin(const struct sp_waiter *w)
+static void sp_hold_begin(pvspin_lock_t *lock, const struct sp_waiter *w)
 {
 	if (w->taken & _SP_ARMED)
-		pvspin_plat_slice_ext_begin();
+		pvspin_plat_slice_ext_begin(lock);
 }
 
 void pvspin_spinpark_lock_slowpath(pvspin_lock_t *lock)
@@ -460,7 +462,7 @@ void pvspin_spinpark_lock_slowpath(pvspin_lock_t *lock)
 	/* A corrupted word is caught in sp_park, before any sleep. */
 	for (;;) {
 		if (sp_spin(lock, &w)) {
-			sp_hold_begin(&w);
+			sp_hold_begin(lock, &w);
 			return;
 		}
 		if (!w.t0) {
@@ -468,7 +470,7 @@ void pvspin_spinpark_lock_slowpath(pvspin_lock_t *lock)
 			w.timeout_ns = SP_PARK_TIMEOUT_MIN_NS;
 		}
 		if (sp_park(lock, &w)) {
-			sp_hold_begin(&w);
+			sp_hold_begin(lock, &w);
 			return;
 		}
 		/* Awake (woken, timed out, or the word changed): spin again,
@@ -562,7 +564,7 @@ void pvspin_spinpark_unlock_wake(pvspin_lock_t *lock)
 	/* the critical section is over: withdraw sp_hold_begin()'s request
 	 * (after the wake-up's system call, which would end a granted
 	 * extension anyway) */
-	pvspin_plat_slice_ext_end();
+	pvspin_plat_slice_ext_end(lock);
 }
 
 void pvspin_spinpark_unlock_slowpath(pvspin_lock_t *lock, uint32_t v)
@@ -586,7 +588,7 @@ void pvspin_spinpark_unlock_slowpath(pvspin_lock_t *lock, uint32_t v)
 		 * its acquire of the 2). */
 		if (pvspin_plat_cmpxchg32(&lock->val, &v, sp_with_locked(v, _SP_HANDOFF),
 					  PVSPIN_RELEASE)) {
-			pvspin_plat_slice_ext_end();   /* as pvspin_spinpark_unlock_wake() */
+			pvspin_plat_slice_ext_end(lock);   /* as pvspin_spinpark_unlock_wake() */
 			return;
 		}
 	}

@@ -17,10 +17,15 @@
  * rseq area) for this thread only.  Either way the lock runs as before:
  * nothing is written to the rseq area unless the kernel enabled it.
  *
- * Both calls are async-signal-safe.  A signal handler's lock nested in an
- * interrupted holder's, or any nesting, withdraws the request at the
- * first unlock: a hint lost, never a fault (the kernel's grant ends at
- * the next system call or after its 5-50 us timer in any case).
+ * Nesting.  The request is for one lock at a time (tls_slice_owner): the
+ * unlock of another lock, nested inside, leaves it, and a nested
+ * request moves it to the inner lock, whose unlock withdraws it (a hint
+ * lost for the rest of the outer hold, never a fault: the kernel's grant
+ * ends at the next system call or after its 5-50 us timer in any case).
+ * A request is never set while a grant is active: the kernel cleared the
+ * request when it granted, and with rseq debugging on it kills a thread
+ * whose slice_ctrl shows both at a system call.  Both calls are
+ * async-signal-safe.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -49,6 +54,8 @@ static int slice_ext_off;
  * was attempted (it is not attempted again). */
 static _Thread_local uint8_t *tls_slice_ctrl;
 static _Thread_local bool tls_slice_tried;
+/* The lock the current request is for (NULL: none). */
+static _Thread_local const void *tls_slice_owner;
 
 /* Enable the extension for this thread (once); its slice_ctrl or NULL. */
 static uint8_t *slice_ext_enable(void)
@@ -76,25 +83,28 @@ static uint8_t *slice_ext_enable(void)
 	return NULL;
 }
 
-void pvspin_plat_slice_ext_begin(void)
+void pvspin_plat_slice_ext_begin(const void *lock)
 {
 	uint8_t *c = tls_slice_ctrl;
 	if (__builtin_expect(!c, 1)) {
 		if (tls_slice_tried || !(c = slice_ext_enable()))
 			return;
 	}
+	tls_slice_owner = lock;
 	/* CPU-local: the kernel reads it on this thread's CPU, so a plain
 	 * store and a compiler barrier (rseq.rst) order it before the
-	 * critical section. */
-	__atomic_store_n(&c[PVSPIN_RSEQ_SLICE_REQUEST], 1, __ATOMIC_RELAXED);
+	 * critical section.  Not during a grant (file comment). */
+	if (!__atomic_load_n(&c[PVSPIN_RSEQ_SLICE_GRANTED], __ATOMIC_RELAXED))
+		__atomic_store_n(&c[PVSPIN_RSEQ_SLICE_REQUEST], 1, __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 }
 
-void pvspin_plat_slice_ext_end(void)
+void pvspin_plat_slice_ext_end(const void *lock)
 {
 	uint8_t *c = tls_slice_ctrl;
-	if (__builtin_expect(!c, 1))
+	if (__builtin_expect(!c, 1) || lock != tls_slice_owner)
 		return;
+	tls_slice_owner = NULL;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	__atomic_store_n(&c[PVSPIN_RSEQ_SLICE_REQUEST], 0, __ATOMIC_RELAXED);
 	/* Granted: the kernel deferred a preemption for us; give the CPU
@@ -119,4 +129,5 @@ void pvspin_slice_ext_attach_for_test(uint8_t *ctrl)
 {
 	tls_slice_ctrl = ctrl;
 	tls_slice_tried = true;
+	tls_slice_owner = NULL;
 }
