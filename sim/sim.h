@@ -192,6 +192,7 @@ struct sim_config {
 	int early_halt_preempted;   /* pvqspinlock: halt early if prev preempted */
 	double halt_poll_us;        /* -1 = profile default */
 	double slice_us;            /* -1 = profile default */
+	double slice_ext_us;        /* rseq time-slice extension, us (0: off) */
 	int lose_kicks;             /* TEST ONLY: drop every pv_kick */
 	int broken_lock;            /* TEST ONLY: enter the CS even if trylock failed */
 	double sample_us;           /* LHP/LWP sampling period */

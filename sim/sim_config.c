@@ -75,6 +75,10 @@ static const struct key keys[] = {
 	/* at least 1 us: the first slice's random phase draws from [0, slice ns) */
 	{ "slice_us", K_DOUBLE_PROF, OFF(slice_us), 1, 1e6,
 	  "host scheduler base slice, us (-1: the profile's)" },
+	{ "slice_ext_us", K_DOUBLE, OFF(slice_ext_us), 0, 50,
+	  "rseq time-slice extension (Linux 7.0) granted to a holder that asks, us: 0 (off, "
+	  "as before 7.0) or 5 to 50 (the kernel's debugfs slice_ext_nsec; default 5); "
+	  "profile linux-threads only" },
 	{ "sample_us", K_DOUBLE, OFF(sample_us), 1, 1e6,
 	  "period of the LHP/LWP sampling and deadlock check, us" },
 	{ "mm_madvise", K_BOOL, OFF(mm_madvise), 0, 1,
@@ -746,6 +750,19 @@ int sim_config_check(const struct sim_config *c, FILE *err)
 	}
 	if (!sim_profile_find(c->profile) || !sim_workload_find(c->workload)) {
 		fprintf(err, "pvspin sim: unknown profile or workload\n");
+		return -1;
+	}
+	/* the extension is the guest kernel's, for its threads: only where a
+	 * vCPU stands for a thread (the machine twin) */
+	if (c->slice_ext_us > 0 && c->slice_ext_us < 5) {
+		fprintf(err, "pvspin sim: slice_ext_us=%g: 0 (off) or 5 to 50 (the kernel's "
+			     "minimum extension is 5 us)\n", c->slice_ext_us);
+		return -1;
+	}
+	if (c->slice_ext_us > 0 && !prof->vcpus_are_threads) {
+		fprintf(err, "pvspin sim: slice_ext_us needs a profile whose vCPUs stand for "
+			     "threads (linux-threads, the machine twin); profile %s models a "
+			     "hypervisor, whose vCPUs the extension does not cover\n", c->profile);
 		return -1;
 	}
 	return 0;

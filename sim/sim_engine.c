@@ -371,6 +371,7 @@ static int setup(const struct sim_config *c)
 	S.wl = sim_workload_find(c->workload);
 	S.slice = c->slice_us >= 0 ? us_to_ns(c->slice_us) : S.prof->slice_ns;
 	S.poll = c->halt_poll_us >= 0 ? us_to_ns(c->halt_poll_us) : S.prof->halt_poll_ns;
+	S.slice_ext = S.prof->vcpus_are_threads ? us_to_ns(c->slice_ext_us) : 0;
 	S.ple = c->ple < 0 ? S.prof->has_ple : c->ple;
 	S.sample = us_to_ns(c->sample_us);
 	if (!S.sample)

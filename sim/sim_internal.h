@@ -137,6 +137,10 @@ struct vcpu {
 	const uint32_t *park_addr;   /* the futex word ... */
 	uint32_t park_val;           /* ... and the value it sleeps on */
 	sim_time_t park_deadline;    /* simulated ns of the timeout, 0: none */
+	/* rseq time-slice extension (slice_ext_us, the machine twin only) */
+	bool slice_req;              /* rseq::slice_ctrl.request */
+	bool slice_granted;          /* rseq::slice_ctrl.granted */
+	const void *slice_owner;     /* the lock the request is for */
 	uint64_t park_gen;           /* generation of its EV_PARK_TIMEOUT */
 	struct vcpu *park_next, *park_prev;  /* S.park_head FIFO, in park order */
 };
@@ -320,6 +324,11 @@ struct sim {
 	 * JSON's "host" only when something parked) */
 	struct vcpu *park_head, *park_tail;
 	uint64_t parks, park_sleeps, park_timeouts, unpark_wakes, fences_heavy;
+	/* rseq time-slice extension (key slice_ext_us; 0: off): its length,
+	 * the preemptions it deferred and the grants given back early by
+	 * rseq_slice_yield (in the JSON's "host" only when on) */
+	sim_time_t slice_ext;
+	uint64_t slice_ext_grants, slice_ext_yields;
 };
 
 /** The run in progress (sim_engine.c). */

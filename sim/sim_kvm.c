@@ -362,6 +362,41 @@ uint32_t pvspin_plat_unpark32(uint32_t *p, uint32_t n)
 	return k;
 }
 
+/* The rseq time-slice extension (sim_platform.h; the scheduler's side is
+ * slice_ext_defer in sim_sched.c).  As natively (native_slice_ext.c): the
+ * request is for one lock, and none is set during a grant. */
+void pvspin_plat_slice_ext_begin(const void *lock)
+{
+	struct vcpu *v = S.cur;
+	if (!v || !S.slice_ext)
+		return;
+	v->slice_owner = lock;
+	if (!v->slice_granted)
+		v->slice_req = true;
+}
+
+void pvspin_plat_slice_ext_end(const void *lock)
+{
+	struct vcpu *v = S.cur;
+	if (!v || !S.slice_ext || lock != v->slice_owner)
+		return;
+	v->slice_owner = NULL;
+	v->slice_req = false;
+	if (!v->slice_granted)
+		return;
+	/* rseq_slice_yield(2): a system call (charged as the twin's futex
+	 * call that returns at once), then the preemption the grant deferred,
+	 * decided as at the end of a slice */
+	pvspin_plat_event(PVSPIN_EV_SLICE_EXT_YIELD);
+	S.slice_ext_yields++;
+	vcpu_delay(v, S.prof->vmexit_ns);
+	struct pcpu *p = &S.pcpus[v->pcpu];
+	if (p->curr == v && v->slice_granted)
+		sched_slice_end(p);
+	/* preempted: stop here until it runs again */
+	vcpu_delay(v, 0);
+}
+
 /*
  * membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) in the guest: the syscall,
  * then an IPI to every other vCPU that runs a thread of the process (one

@@ -140,14 +140,19 @@ static inline bool pvspin_plat_fence_heavy_available(void)
  *  configured vcpus outside a vCPU). */
 uint32_t pvspin_plat_spin_cpus(void);
 
-/** The rseq time-slice extension (Linux 7.0) of a guest thread: the
- *  simulated guest kernels do not offer it (the twin's guest scheduler
- *  does not model it), so a holder's request is nothing, as natively on a
- *  kernel before 7.0.  No cost. */
-static inline void pvspin_plat_slice_ext_begin(const void *lock) { (void)lock; }
+/** The rseq time-slice extension (Linux 7.0) of a thread holding `lock`:
+ *  in the machine twin (profile linux-threads, key slice_ext_us > 0) the
+ *  request the scheduler honours (sim_sched.c, slice_ext_defer: a
+ *  preemption of the thread is deferred once, by slice_ext_us); else
+ *  nothing, as natively on a kernel before 7.0 (a hypervisor's vCPUs are
+ *  not covered).  A CPU-local store: no cost (sim_kvm.c). */
+void pvspin_plat_slice_ext_begin(const void *lock);
 
-/** See pvspin_plat_slice_ext_begin(): nothing to withdraw. */
-static inline void pvspin_plat_slice_ext_end(const void *lock) { (void)lock; }
+/** At the unlock of `lock`: withdraw the request; if a preemption was
+ *  deferred, rseq_slice_yield(2): a system call's cost (the twin's
+ *  vmexit_ns) and the deferred preemption happens now, counted as
+ *  PVSPIN_EV_SLICE_EXT_YIELD.  Nothing where the extension is off. */
+void pvspin_plat_slice_ext_end(const void *lock);
 
 #ifdef __cplusplus
 }

@@ -272,6 +272,12 @@ json_t *results_json(double wall)
 		json_object_set_new(host, "unpark_wakes", json_integer((json_int_t)S.unpark_wakes));
 		json_object_set_new(host, "fences_heavy", json_integer((json_int_t)S.fences_heavy));
 	}
+	if (S.slice_ext) {
+		json_object_set_new(host, "slice_ext_grants",
+				    json_integer((json_int_t)S.slice_ext_grants));
+		json_object_set_new(host, "slice_ext_yields",
+				    json_integer((json_int_t)S.slice_ext_yields));
+	}
 	json_object_set_new(root, "host", host);
 	if (S.mm) {
 		json_t *mm = json_object();

@@ -193,10 +193,39 @@ void slice_arm(struct pcpu *p, sim_time_t t)
 	heap_push(at, EV_SLICE, (uint32_t)p->id, p->slice_gen);
 }
 
+/*
+ * The rseq time-slice extension of Linux 7.0 (key slice_ext_us; the
+ * machine twin only, where a vCPU stands for a thread): p's current thread
+ * is about to be preempted, and it asked not to be
+ * (pvspin_plat_slice_ext_begin: a spinpark holder) and has no grant yet.
+ * The kernel grants instead: it clears the request, sets granted and arms
+ * a timer of slice_ext_us; the thread runs on until it gives the CPU back
+ * (rseq_slice_yield, pvspin_plat_slice_ext_end in sim_kvm.c) or the timer
+ * ends the grant (EV_SLICE: sched_slice_end, which then preempts as it
+ * would have).  After Documentation/userspace-api/rseq.rst.  True:
+ * deferred.
+ */
+static bool slice_ext_defer(struct pcpu *p, sim_time_t t)
+{
+	struct vcpu *v = p->curr;
+	if (!S.slice_ext || !v || !v->slice_req || v->slice_granted ||
+	    v->sched != VS_RUNNING)
+		return false;
+	v->slice_req = false;
+	v->slice_granted = true;
+	S.slice_ext_grants++;
+	p->slice_gen++;
+	p->slice_armed = true;
+	p->slice_at = t + S.slice_ext;
+	heap_push(p->slice_at, EV_SLICE, (uint32_t)p->id, p->slice_gen);
+	return true;
+}
+
 /* Take p's current vCPU off at time t into state `to`. */
 void sched_out(struct pcpu *p, sim_time_t t, enum vsched to)
 {
 	struct vcpu *v = p->curr;
+	v->slice_granted = false;   /* a reschedule ends a time-slice extension */
 	sim_time_t dt = t - p->curr_since;
 	v->run_ns += dt;
 	v->vruntime += (int64_t)dt;
@@ -332,6 +361,8 @@ static void eevdf_wakeup(struct pcpu *p, sim_time_t t)
 	}
 	struct vcpu *n = rq_pick(p, NULL);
 	if (n->vruntime < cvr) {
+		if (slice_ext_defer(p, t))
+			return;
 		sched_out(p, t, VS_READY);
 		sched_in(p, n, t);
 		return;
@@ -391,6 +422,8 @@ void vcpu_wake(struct vcpu *v, sim_time_t t, sim_time_t extra)
 	if (S.prof->eevdf_wakeup) {
 		eevdf_wakeup(p, t);
 	} else if (v->vruntime + (int64_t)S.prof->wakeup_gran_ns < curr_vr(p, t)) {
+		if (slice_ext_defer(p, t))
+			return;
 		sched_out(p, t, VS_READY);
 		sched_in(p, v, t);
 	} else {
@@ -432,11 +465,16 @@ void sched_slice_end(struct pcpu *p)
 		reschedule(p, S.now);
 		return;
 	}
+	/* a time-slice extension's timer: the grant is over, no second one */
+	bool extended = p->curr->slice_granted;
+	p->curr->slice_granted = false;
 	struct vcpu *n = rq_pick(p, NULL);
 	if (!n)
 		return;
 	if (n->vruntime < curr_vr(p, S.now) ||
 	    p->curr->sched == VS_POLLING) {
+		if (!extended && slice_ext_defer(p, S.now))
+			return;
 		sched_out(p, S.now, p->curr->sched == VS_POLLING ? VS_HALTED
 								: VS_READY);
 		if (tick_mode() && S.prof->tick_switch_ns > S.prof->ctx_switch_ns)

@@ -360,6 +360,18 @@ if(TARGET pvspin_sim_core AND TARGET pvspin)
     ${P} sim --preset smoke --preset kcbench-no-ple)
   pvspin_sim_cli_output(sim_cli_same_preset_option_twice 0 "preset smoke, .*stop end at 0.001000 s"
     ${P} sim --preset smoke --preset smoke --set seconds=0.001)
+  # the rseq time-slice extension (slice_ext_us): 0 or 5-50, and only where
+  # a vCPU stands for a thread (the machine twin); on, a spinpark holder
+  # that waited gets preemptions deferred and gives them back
+  pvspin_sim_cli_expect(sim_cli_slice_ext_below_min 2
+    "slice_ext_us=3: 0 \\(off\\) or 5 to 50"
+    ${P} sim --preset twin --set slice_ext_us=3)
+  pvspin_sim_cli_expect(sim_cli_slice_ext_not_twin 2
+    "slice_ext_us needs a profile whose vCPUs stand for threads"
+    ${P} sim --preset smoke --set slice_ext_us=5)
+  pvspin_sim_cli_output(sim_slice_ext_grants 0
+    "\"slice_ext_grants\": [1-9][0-9]*,[^}]*\"slice_ext_yields\": [1-9]"
+    ${P} sim --preset twin --set lock=spinpark --set vcpus=8 --set slice_ext_us=5 --json -)
   # two --json options: refused, not the last one silently (a new user's
   # report: nothing on stdout, exit 0)
   pvspin_sim_cli_expect(sim_cli_two_json_options 2
