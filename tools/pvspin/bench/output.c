@@ -15,6 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
 #include <jansson.h>
 
 #include "pvspin/stats.h"
@@ -98,34 +100,60 @@ void bench_table_row(FILE *f, const struct bench_row *row)
 	fflush(f);
 }
 
+/* The median of n paired ratios a[k] / b[k] (repeat k of two locks ran in
+ * one round), and their range; GSL sorts (as the latency percentiles). */
+static double paired_median(const double *a, const double *b, unsigned n, double *lo,
+			    double *hi)
+{
+	double *r = malloc(sizeof(*r) * (n ? n : 1));
+	if (!r) {
+		*lo = *hi = NAN;
+		return NAN;
+	}
+	for (unsigned k = 0; k < n; k++)
+		r[k] = a[k] / b[k];
+	gsl_sort(r, 1, n);
+	*lo = n ? r[0] : NAN;
+	*hi = n ? r[n - 1] : NAN;
+	double m = n ? gsl_stats_median_from_sorted_data(r, 1, n) : NAN;
+	free(r);
+	return m;
+}
+
 void bench_table_versus(FILE *f, const struct bench_row *rows, size_t n, const char *name)
 {
 	bool header = false;
 	for (size_t i = 0; i < n; i++) {
-		const struct bench_row *me = &rows[i], *best = NULL;
+		const struct bench_row *me = &rows[i], *best = NULL, *next = NULL;
 		if (strcmp(me->lock->name, name))
 			continue;
-		for (size_t j = 0; j < n; j++)
-			if (j != i && rows[j].threads == me->threads &&
-			    (!best || rows[j].r.ops_per_s > best->r.ops_per_s))
+		for (size_t j = 0; j < n; j++) {
+			if (j == i || rows[j].threads != me->threads)
+				continue;
+			if (!best || rows[j].r.ops_per_s > best->r.ops_per_s) {
+				next = best;
 				best = &rows[j];
+			} else if (!next || rows[j].r.ops_per_s > next->r.ops_per_s) {
+				next = &rows[j];
+			}
+		}
 		if (!best)
 			continue;
-		/* repeat k of every lock ran in one round: pair them */
-		double lo = INFINITY, hi = -INFINITY;
-		for (unsigned k = 0; k < me->nrepeats; k++) {
-			double ratio = me->ops_repeats[k] / best->ops_repeats[k];
-			lo = ratio < lo ? ratio : lo;
-			hi = ratio > hi ? ratio : hi;
-		}
+		double lo, hi, paired = paired_median(me->ops_repeats, best->ops_repeats,
+						      me->nrepeats, &lo, &hi);
 		if (!header) {
-			fprintf(f, "# %s (the default kind) over the best other lock, "
-				"median ops/s; per-repeat ratios [min-max]:\n", name);
+			fprintf(f, "# %s (the default kind) over the best other lock, median ops/s; "
+				"per-repeat ratios [min-max] and their median; the best other over "
+				"the next:\n", name);
 			header = true;
 		}
-		fprintf(f, "#   %4u thread%s  %.2fx %-22s [%.2f-%.2f]\n", me->threads,
+		fprintf(f, "#   %4u thread%s  %.2fx %-22s [%.2f-%.2f] paired %.2fx", me->threads,
 			me->threads == 1 ? " " : "s", me->r.ops_per_s / best->r.ops_per_s,
-			best->lock->name, lo, hi);
+			best->lock->name, lo, hi, paired);
+		if (next)
+			fprintf(f, "; %s %.2fx %s", best->lock->name,
+				best->r.ops_per_s / next->r.ops_per_s, next->lock->name);
+		fprintf(f, "\n");
 	}
 	fflush(f);
 }

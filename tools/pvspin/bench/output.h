@@ -23,9 +23,11 @@ void bench_table_row(FILE *f, const struct bench_row *row);
 /**
  * After the table: the lock called `name` (the default kind) against the
  * best other lock at each of its thread counts: the ratio of the median
- * ops/s, and the min-max of the per-repeat ratios (repeat k of every lock
- * runs in one round, so those pairs saw the same machine).  Prints nothing
- * when `name` is not among rows[0..n) or is alone.  Flushes f.
+ * ops/s, the min-max and the median of the per-repeat ratios (repeat k of
+ * every lock runs in one round, so those pairs saw the same machine), and
+ * with a third lock the best other's ratio over the next best (a near
+ * draw says the cell's winner is the noise's pick).  Prints nothing when
+ * `name` is not among rows[0..n) or is alone.  Flushes f.
  */
 void bench_table_versus(FILE *f, const struct bench_row *rows, size_t n, const char *name);
 
