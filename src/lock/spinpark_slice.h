@@ -26,6 +26,12 @@
 
 struct sp_slice;
 
+/* Everything here is internal to the library: hidden from libpvspin.so's
+ * dynamic symbol table, so that a program's function of the same name
+ * cannot replace it (a new user's finding: a program defining
+ * sp_slice_of() was called by the library through the PLT). */
+#pragma GCC visibility push(hidden)
+
 /** The meter's clock: pvspin_plat_now_ns() in us, 32 bits that wrap every
  *  71 minutes (compare differences, not values).  Thread-safe. */
 static inline uint32_t sp_now_us(void)
@@ -78,5 +84,7 @@ bool sp_slice_last_wake(pvspin_lock_t *lock, uint32_t *wake_us);
  *  or time of one run leaks into the next).  Not thread-safe: call it
  *  while no thread uses a spinpark lock. */
 void pvspin_spinpark_slices_reset(void);
+
+#pragma GCC visibility pop
 
 #endif /* PVSPIN_SPINPARK_SLICE_H */
