@@ -77,8 +77,8 @@ static const struct key keys[] = {
 	  "host scheduler base slice, us (-1: the profile's)" },
 	{ "slice_ext_us", K_DOUBLE, OFF(slice_ext_us), 0, 50,
 	  "rseq time-slice extension (Linux 7.0) granted to a holder that asks, us: 0 (off, "
-	  "as before 7.0) or 5 to 50 (the kernel's debugfs slice_ext_nsec; default 5); "
-	  "profile linux-threads only" },
+	  "the default, as before 7.0) or 5 to 50 (the kernel's debugfs slice_ext_nsec, "
+	  "whose own default is 5); profile linux-threads only" },
 	{ "sample_us", K_DOUBLE, OFF(sample_us), 1, 1e6,
 	  "period of the LHP/LWP sampling and deadlock check, us" },
 	{ "mm_madvise", K_BOOL, OFF(mm_madvise), 0, 1,
@@ -755,8 +755,9 @@ int sim_config_check(const struct sim_config *c, FILE *err)
 	/* the extension is the guest kernel's, for its threads: only where a
 	 * vCPU stands for a thread (the machine twin) */
 	if (c->slice_ext_us > 0 && c->slice_ext_us < 5) {
-		fprintf(err, "pvspin sim: slice_ext_us=%g: 0 (off) or 5 to 50 (the kernel's "
-			     "minimum extension is 5 us)\n", c->slice_ext_us);
+		fprintf(err, "pvspin sim: bad value '%g' for key 'slice_ext_us'; valid: 0 (off) "
+			     "or a number from 5 to 50 (the kernel's shortest extension is 5 us)\n",
+			c->slice_ext_us);
 		return -1;
 	}
 	if (c->slice_ext_us > 0 && !prof->vcpus_are_threads) {

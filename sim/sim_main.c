@@ -596,6 +596,11 @@ static int sim_main(int argc, char **argv, char **sets)
 		}
 		case 'N': {
 			uint64_t v;
+			if (nseeds) {
+				fprintf(stderr, "pvspin sim: two seed counts given (--seeds %ld, "
+						"--seeds %s); give one\n", nseeds, optarg);
+				return 2;
+			}
 			if (!tool_parse_decimal(optarg, 1, SIM_MAX_SEEDS, &v)) {
 				fprintf(stderr, "pvspin sim: --seeds needs a seed count from 1 to %d, "
 						"not '%s'\n", SIM_MAX_SEEDS, optarg);

@@ -364,7 +364,7 @@ if(TARGET pvspin_sim_core AND TARGET pvspin)
   # a vCPU stands for a thread (the machine twin); on, a spinpark holder
   # that waited gets preemptions deferred and gives them back
   pvspin_sim_cli_expect(sim_cli_slice_ext_below_min 2
-    "slice_ext_us=3: 0 \\(off\\) or 5 to 50"
+    "bad value '3' for key 'slice_ext_us'; valid: 0 \\(off\\) or a number from 5 to 50"
     ${P} sim --preset twin --set slice_ext_us=3)
   pvspin_sim_cli_expect(sim_cli_slice_ext_not_twin 2
     "slice_ext_us needs a profile whose vCPUs stand for threads"
@@ -374,6 +374,9 @@ if(TARGET pvspin_sim_core AND TARGET pvspin)
     ${P} sim --preset twin --set lock=spinpark --set vcpus=8 --set slice_ext_us=5 --json -)
   # two --json options: refused, not the last one silently (a new user's
   # report: nothing on stdout, exit 0)
+  pvspin_sim_cli_expect(sim_cli_two_seed_counts 2
+    "two seed counts given \\(--seeds 2, --seeds 3\\). give one"
+    ${P} sim --preset smoke --seeds 2 --seeds 3)
   pvspin_sim_cli_expect(sim_cli_two_json_options 2
     "two reports given \\(--json -, --json /nonexistent/x.json\\). give one"
     ${P} sim --preset smoke --json - --json /nonexistent/x.json)

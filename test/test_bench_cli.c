@@ -113,6 +113,16 @@ static void test_report_paths(void **state)
 			      "/tmp/../tmp/pvspin-cli-same"), 2);
 	assert_non_null(strstr(err, "--json and --csv name the same file"));
 	assert_int_equal(access("/tmp/pvspin-cli-same", F_OK), -1);
+	/* one file per report: a second --json or --csv is refused, not the
+	 * one kept (a new user's finding: only the last was written) */
+	assert_int_equal(run4(out, err, "--json", "/tmp/pvspin-cli-a.json", "--json",
+			      "/tmp/pvspin-cli-b.json"), 2);
+	assert_non_null(strstr(err, "two JSON reports given (--json /tmp/pvspin-cli-a.json, "
+				    "--json /tmp/pvspin-cli-b.json); give one"));
+	assert_int_equal(run4(out, err, "--csv", "/tmp/pvspin-cli-a.csv", "--csv",
+			      "/tmp/pvspin-cli-b.csv"), 2);
+	assert_non_null(strstr(err, "two CSV reports given"));
+	assert_int_equal(access("/tmp/pvspin-cli-b.json", F_OK), -1);
 }
 
 static void test_bad_options(void **state)

@@ -285,15 +285,26 @@ static int parse_options(int argc, char **argv, struct bench_config *c)
 			if (!(ret = parse_num("--hog", optarg, 0, BENCH_MAX_HOGS, &v)))
 				c->hogs = (unsigned)v;
 			break;
+		/* one file per report: a second --json / --csv / --plot is a
+		 * mistake, not the one to keep (as pvspin sim's --json) */
 		case OPT_JSON:
+			if (c->json_path)
+				ret = usage_error("two JSON reports given (--json %s, --json %s); "
+						  "give one", c->json_path, optarg);
 			c->json_path = optarg;
 			break;
 		case OPT_CSV:
+			if (c->csv_path)
+				ret = usage_error("two CSV reports given (--csv %s, --csv %s); "
+						  "give one", c->csv_path, optarg);
 			c->csv_path = optarg;
 			break;
 		case OPT_PLOT:
+			if (c->plot_path)
+				ret = usage_error("two plots given (--plot %s, --plot %s); give one",
+						  c->plot_path, optarg);
 			c->plot_path = optarg;
-			if (!bench_plot_format(optarg))
+			if (!ret && !bench_plot_format(optarg))
 				ret = usage_error("--plot: '%s' must end in .png or .svg", optarg);
 			break;
 		case 'h':
