@@ -563,9 +563,9 @@ int pvspin_cmd_torture(int argc, char **argv)
 	printf("\nlongest completed wait: %.3f ms (writer %d)\n", (double)max_wait / 1e6,
 	       max_wait_id);
 	if (wd.os_delays)
-		printf("lock free while a waiter was not run by the OS or was stopped by the "
-		       "injector for %u ms or more: %" PRIu64 " time%s (excused: not a lost "
-		       "wakeup)\n", t.stall_ms,
+		printf("lock free for %u ms or more while a waiter was runnable and not run, or "
+		       "stopped by the injector, for most of it: %" PRIu64 " time%s (excused: not "
+		       "a lost wakeup)\n", t.stall_ms,
 		       wd.os_delays, wd.os_delays == 1 ? "" : "s");
 	if (!stuck && cur.total != t.cs_counter) {
 		printf("!!! at the end: %" PRIu64 " acquisitions but the protected counter reads %"

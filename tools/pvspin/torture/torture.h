@@ -114,11 +114,15 @@ struct torture_writer {
 	uint32_t stopped;         /* 1 while parked (written by the writer) */
 	uint64_t resume_at_ns;    /* injector-private: when to continue it */
 	uint64_t unpin_at_ns;     /* injector-private: when to restore affinity */
+	uint64_t stop_begin_ns;   /* atomic: start of the current injected stop, 0: none */
+	uint64_t stop_total_ns;   /* atomic: injected stops ended so far, ns */
 	clockid_t cpu_clock;      /* the writer's CPU-time clock */
 	bool has_cpu_clock;
 	/* watchdog bookkeeping (main thread only) */
 	uint64_t orphan_since_ns; /* halted with nobody left to kick it, since */
 	uint64_t cpu_at_free_ns;  /* its CPU time when the lock was last seen taken */
+	uint64_t rq_at_free_ns;   /* its run-queue wait (schedstat) then */
+	uint64_t stop_at_free_ns; /* its injected stop time (torture_stopped_ns) then */
 	/* stall diagnosis (torture_dump): written by the writer's signal handler */
 	uint64_t diag_pc;         /* interrupted program counter */
 	uint32_t diag_count;      /* its node[0] nesting count at that moment */

@@ -121,6 +121,10 @@ static void sleep_ns(uint64_t ns)
 
 static void writer_continue(struct torture_writer *w)
 {
+	/* the stop's length, for the watchdog's excuse (torture_stopped_ns) */
+	uint64_t begin = __atomic_exchange_n(&w->stop_begin_ns, 0, __ATOMIC_RELAXED);
+	if (begin)
+		__atomic_fetch_add(&w->stop_total_ns, tool_now_ns() - begin, __ATOMIC_RELAXED);
 	__atomic_store_n(&w->stop_req, 0, __ATOMIC_RELEASE);
 	pthread_kill(w->thread, TORTURE_SIG_CONT);
 	w->resume_at_ns = 0;
@@ -170,9 +174,11 @@ void *torture_inject_main(void *arg)
 			if (w->resume_at_ns || nstopped >= max_stopped ||
 			    __atomic_load_n(&w->phase, __ATOMIC_RELAXED) == TW_DONE)
 				break;
+			__atomic_store_n(&w->stop_begin_ns, now, __ATOMIC_RELAXED);
 			__atomic_store_n(&w->stop_req, 1, __ATOMIC_RELEASE);
 			if (pthread_kill(w->thread, TORTURE_SIG_STOP)) {
 				__atomic_store_n(&w->stop_req, 0, __ATOMIC_RELEASE);
+				__atomic_store_n(&w->stop_begin_ns, 0, __ATOMIC_RELAXED);
 				break;
 			}
 			w->resume_at_ns = now + 1000000u * (1 + tool_random(&rng) % STOP_MAX_MS);
