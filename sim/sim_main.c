@@ -361,6 +361,12 @@ static void print_summary(FILE *f, json_t *j)
 		json_integer_value(json_object_get(host, "lwp_ns")) / 1e6,
 		json_real_value(json_object_get(host, "steal_pct")),
 		json_real_value(json_object_get(host, "pcpu_busy_pct")));
+	/* the rseq time-slice extension, when on (slice_ext_us) */
+	json_t *grants = json_object_get(host, "slice_ext_grants");
+	if (grants)
+		fprintf(f, "  slice extension: %lld preemptions deferred, %lld given back by the "
+			   "holder's unlock\n", json_integer_value(grants),
+			json_integer_value(json_object_get(host, "slice_ext_yields")));
 	fprintf(f, "  events %lld in %.3f s wall (%.0f events/s)\n",
 		json_integer_value(json_object_get(j, "events")),
 		json_real_value(json_object_get(j, "wall_seconds")),

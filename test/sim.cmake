@@ -369,6 +369,9 @@ if(TARGET pvspin_sim_core AND TARGET pvspin)
   pvspin_sim_cli_expect(sim_cli_slice_ext_not_twin 2
     "slice_ext_us needs a profile whose vCPUs stand for threads"
     ${P} sim --preset smoke --set slice_ext_us=5)
+  pvspin_sim_cli_output(sim_slice_ext_summary 0
+    "slice extension: [1-9][0-9]* preemptions deferred, [0-9]+ given back"
+    ${P} sim --preset twin --set lock=spinpark --set vcpus=8 --set slice_ext_us=5)
   pvspin_sim_cli_output(sim_slice_ext_grants 0
     "\"slice_ext_grants\": [1-9][0-9]*,[^}]*\"slice_ext_yields\": [1-9]"
     ${P} sim --preset twin --set lock=spinpark --set vcpus=8 --set slice_ext_us=5 --json -)
