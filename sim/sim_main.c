@@ -373,6 +373,17 @@ static void print_summary(FILE *f, json_t *j)
 		json_real_value(json_object_get(j, "events_per_s")));
 }
 
+/* An option given twice with two values where one is meant (two presets,
+ * two reports, two seed counts): said, exit 2, instead of keeping the
+ * last. */
+static int given_twice(const char *what, const char *opt, const char *first,
+		       const char *second)
+{
+	fprintf(stderr, "pvspin sim: two %s given (%s %s, %s %s); give one\n", what, opt, first,
+		opt, second);
+	return 2;
+}
+
 static int write_json(json_t *j, const char *path)
 {
 	int flags = JSON_INDENT(2) | JSON_REAL_PRECISION(12);
@@ -561,7 +572,7 @@ static int sim_main(int argc, char **argv, char **sets)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *preset = NULL, *json_path = NULL, *seed_s = NULL;
+	const char *preset = NULL, *json_path = NULL, *seed_s = NULL, *seeds_s = NULL;
 	int nsets = 0, c, list = 0, keys = 0;
 	long fuzz = -1, nseeds = 0;
 	struct sim_config cfg;
@@ -570,22 +581,15 @@ static int sim_main(int argc, char **argv, char **sets)
 	while ((c = getopt_long(argc, argv, ":p:s:S:j:lkf:N:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
-			if (preset && strcmp(preset, optarg)) {
-				fprintf(stderr, "pvspin sim: two presets given (--preset %s, --preset "
-						"%s); give one\n", preset, optarg);
-				return 2;
-			}
+			if (preset && strcmp(preset, optarg))
+				return given_twice("presets", "--preset", preset, optarg);
 			preset = optarg;
 			break;
 		case 's': sets[nsets++] = optarg; break;
 		case 'S': seed_s = optarg; break;
 		case 'j':
-			/* as two presets: one report, not the last of several */
-			if (json_path) {
-				fprintf(stderr, "pvspin sim: two reports given (--json %s, --json %s); "
-						"give one\n", json_path, optarg);
-				return 2;
-			}
+			if (json_path)
+				return given_twice("reports", "--json", json_path, optarg);
 			json_path = optarg;
 			break;
 		case 'l': list = 1; break;
@@ -602,11 +606,9 @@ static int sim_main(int argc, char **argv, char **sets)
 		}
 		case 'N': {
 			uint64_t v;
-			if (nseeds) {
-				fprintf(stderr, "pvspin sim: two seed counts given (--seeds %ld, "
-						"--seeds %s); give one\n", nseeds, optarg);
-				return 2;
-			}
+			if (seeds_s)
+				return given_twice("seed counts", "--seeds", seeds_s, optarg);
+			seeds_s = optarg;
 			if (!tool_parse_decimal(optarg, 1, SIM_MAX_SEEDS, &v)) {
 				fprintf(stderr, "pvspin sim: --seeds needs a seed count from 1 to %d, "
 						"not '%s'\n", SIM_MAX_SEEDS, optarg);

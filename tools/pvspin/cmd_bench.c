@@ -92,6 +92,17 @@ static int usage_error(const char *fmt, ...)
 	return USAGE_EXIT;
 }
 
+/* One file per report: a second --json / --csv / --plot is a mistake, not
+ * the one to keep (as pvspin sim's --json).  Returns 0 or USAGE_EXIT. */
+static int set_report(const char **path, const char *what, const char *opt, const char *arg)
+{
+	if (*path)
+		return usage_error("two %s given (%s %s, %s %s); give one", what, opt, *path,
+				   opt, arg);
+	*path = arg;
+	return 0;
+}
+
 /* Parse a whole decimal number in [lo, hi].  Returns 0, or prints an
  * error naming the option and the valid range and returns USAGE_EXIT. */
 static int parse_num(const char *opt, const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
@@ -285,25 +296,14 @@ static int parse_options(int argc, char **argv, struct bench_config *c)
 			if (!(ret = parse_num("--hog", optarg, 0, BENCH_MAX_HOGS, &v)))
 				c->hogs = (unsigned)v;
 			break;
-		/* one file per report: a second --json / --csv / --plot is a
-		 * mistake, not the one to keep (as pvspin sim's --json) */
 		case OPT_JSON:
-			if (c->json_path)
-				ret = usage_error("two JSON reports given (--json %s, --json %s); "
-						  "give one", c->json_path, optarg);
-			c->json_path = optarg;
+			ret = set_report(&c->json_path, "JSON reports", "--json", optarg);
 			break;
 		case OPT_CSV:
-			if (c->csv_path)
-				ret = usage_error("two CSV reports given (--csv %s, --csv %s); "
-						  "give one", c->csv_path, optarg);
-			c->csv_path = optarg;
+			ret = set_report(&c->csv_path, "CSV reports", "--csv", optarg);
 			break;
 		case OPT_PLOT:
-			if (c->plot_path)
-				ret = usage_error("two plots given (--plot %s, --plot %s); give one",
-						  c->plot_path, optarg);
-			c->plot_path = optarg;
+			ret = set_report(&c->plot_path, "plots", "--plot", optarg);
 			if (!ret && !bench_plot_format(optarg))
 				ret = usage_error("--plot: '%s' must end in .png or .svg", optarg);
 			break;
