@@ -391,8 +391,10 @@ void pvspin_plat_slice_ext_end(const void *lock)
 	S.slice_ext_yields++;
 	vcpu_delay(v, S.prof->vmexit_ns);
 	struct pcpu *p = &S.pcpus[v->pcpu];
-	if (p->curr == v && v->slice_granted)
+	if (p->curr == v && v->slice_granted) {
+		p->slice_gen++;   /* the grant's timer event is stale now */
 		sched_slice_end(p);
+	}
 	/* preempted: stop here until it runs again */
 	vcpu_delay(v, 0);
 }

@@ -208,8 +208,8 @@ void slice_arm(struct pcpu *p, sim_time_t t)
 static bool slice_ext_defer(struct pcpu *p, sim_time_t t)
 {
 	struct vcpu *v = p->curr;
-	if (!S.slice_ext || !v || !v->slice_req || v->slice_granted ||
-	    v->sched != VS_RUNNING)
+	/* slice_req is only ever set with slice_ext_us on (sim_kvm.c) */
+	if (!v || !v->slice_req || v->slice_granted || v->sched != VS_RUNNING)
 		return false;
 	v->slice_req = false;
 	v->slice_granted = true;
