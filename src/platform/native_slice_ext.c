@@ -43,9 +43,6 @@
 extern const ptrdiff_t __rseq_offset __attribute__((weak));
 extern const unsigned int __rseq_size __attribute__((weak));
 
-/* ENOTSUPP, the kernel's "disabled on the command line" (not in errno.h). */
-#define SLICE_EXT_ENOTSUPP 524
-
 /* The process: 0 may be available, 1 unavailable in this kernel or C
  * library (no thread tries again). */
 static int slice_ext_off;
@@ -71,6 +68,7 @@ static uint8_t *slice_ext_enable(void)
 	}
 	if (prctl(PVSPIN_PR_RSEQ_SLICE_EXTENSION, PVSPIN_PR_RSEQ_SLICE_EXTENSION_SET,
 		  PVSPIN_PR_RSEQ_SLICE_EXT_ENABLE, 0, 0) != 0) {
+		/* EINVAL, ENOTSUPP (524, not in errno.h): the process's answer */
 		if (errno != ENXIO)
 			__atomic_store_n(&slice_ext_off, 1, __ATOMIC_RELAXED);
 		return NULL;

@@ -267,10 +267,10 @@ static int parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max,
 	return 0;
 }
 
-/* Let the writers go: they sleep on t->go, not polling it (1024 writers
- * polling every 100 us kept 2 CPUs from creating the rest for 20 s). */
-/* Wait until the first 'created' writers have published their setup
- * (t->ready), then let them all go. */
+/* Wait until the first `created` writers have published their setup
+ * (t->ready), then let them go: they sleep on t->go, not polling it (1024
+ * writers polling every 100 us kept 2 CPUs from creating the rest for
+ * 20 s). */
 static void start_writers(struct torture *t, int created)
 {
 	for (;;) {
