@@ -226,13 +226,28 @@ uint32_t pvspin_plat_spin_cpus(void);
  */
 void pvspin_plat_slice_ext_begin(const void *lock);
 
+/** Nonzero once the kernel has enabled the extension for some thread of
+ *  this process (sticky; native_slice_ext.c).  Internal to the library. */
+extern int pvspin_plat_slice_ext_used __attribute__((visibility("hidden")));
+
+/** pvspin_plat_slice_ext_end() past its check (native_slice_ext.c). */
+void pvspin_plat_slice_ext_end_slow(const void *lock);
+
 /** At the unlock of `lock`: if the request of pvspin_plat_slice_ext_begin()
  *  is for `lock`, withdraw it, and if the kernel granted an extension
  *  meanwhile (it deferred a preemption), give the CPU back with
  *  rseq_slice_yield(2) and count PVSPIN_EV_SLICE_EXT_YIELD.  The unlock
- *  of another lock (nested inside) leaves it.  One thread-local load
- *  where the extension is not enabled.  Async-signal-safe. */
-void pvspin_plat_slice_ext_end(const void *lock);
+ *  of another lock (nested inside) leaves it.  Where no thread of the
+ *  process has the extension (every kernel before 7.0), one load of a
+ *  process-wide flag and no call: every unlock of an ARMED spinpark lock
+ *  comes here, and a call into the shared library plus its thread-local
+ *  lookup (__tls_get_addr) cost that path more than the request is
+ *  worth where it cannot be granted.  Async-signal-safe. */
+PVSPIN_PLAT_INLINE void pvspin_plat_slice_ext_end(const void *lock)
+{
+	if (__builtin_expect(__atomic_load_n(&pvspin_plat_slice_ext_used, __ATOMIC_RELAXED), 0))
+		pvspin_plat_slice_ext_end_slow(lock);
+}
 
 /** Count one lock event (relaxed increment of this slot's counter). */
 void pvspin_plat_event(int ev);

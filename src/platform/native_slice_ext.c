@@ -47,6 +47,10 @@ extern const unsigned int __rseq_size __attribute__((weak));
  * library (no thread tries again). */
 static int slice_ext_off;
 
+/* Set (relaxed, sticky) once some thread has a slice_ctrl: only then do
+ * unlocks look at their thread's state (pvspin_plat_slice_ext_end). */
+int pvspin_plat_slice_ext_used;
+
 /* The thread: its slice_ctrl once enabled, else NULL; tried: enabling
  * was attempted (it is not attempted again). */
 static _Thread_local uint8_t *tls_slice_ctrl;
@@ -75,6 +79,7 @@ static uint8_t *slice_ext_enable(void)
 	}
 	tls_slice_ctrl = (uint8_t *)__builtin_thread_pointer() + __rseq_offset +
 			 PVSPIN_RSEQ_SLICE_CTRL_OFFSET;
+	__atomic_store_n(&pvspin_plat_slice_ext_used, 1, __ATOMIC_RELAXED);
 	return tls_slice_ctrl;
 #endif
 #endif
@@ -97,7 +102,7 @@ void pvspin_plat_slice_ext_begin(const void *lock)
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 }
 
-void pvspin_plat_slice_ext_end(const void *lock)
+void pvspin_plat_slice_ext_end_slow(const void *lock)
 {
 	uint8_t *c = tls_slice_ctrl;
 	if (__builtin_expect(!c, 1) || lock != tls_slice_owner)
@@ -128,4 +133,6 @@ void pvspin_slice_ext_attach_for_test(uint8_t *ctrl)
 	tls_slice_ctrl = ctrl;
 	tls_slice_tried = true;
 	tls_slice_owner = NULL;
+	if (ctrl)
+		__atomic_store_n(&pvspin_plat_slice_ext_used, 1, __ATOMIC_RELAXED);
 }
