@@ -4,7 +4,8 @@
  *    slow path) and exit; slots return to the pool, none is exhausted.
  *  - Exhaustion (this file built against a library with
  *    PVSPIN_MAX_CPUS=4, test "test_slots_exhaustion"): 12 threads contend
- *    on each queued kind; threads beyond the capacity lock without a node,
+ *    on each queued kind; threads beyond the capacity lock without a node
+ *    (spin, then timed sleeps), the wait of one is bounded,
  *    mutual exclusion holds, and the fallback is counted.
  */
 #include <setjmp.h>
@@ -13,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "pvspin.h"
@@ -135,7 +137,7 @@ static void *slotless_waiter(void *arg)
 
 /* Every slot held by a live thread: a waiter that must queue (owner and
  * pending taken) gets no slot, takes the lock without a node, and it is
- * counted. */
+ * counted; while the lock stays taken it sleeps rather than spins. */
 static void test_slotless_waiter_locks_without_node(void **state)
 {
 	(void)state;
@@ -159,10 +161,23 @@ static void test_slotless_waiter_locks_without_node(void **state)
 			sched_yield();
 			pvspin_events_read(&after);
 		} while (after.count[PVSPIN_EV_LOCK_NO_NODE] == before.count[PVSPIN_EV_LOCK_NO_NODE]);
+		/* Its wait is bounded: after one spin budget it sleeps instead
+		 * of keeping a CPU from the holder (lock_no_node_sleep); 10 s
+		 * is far beyond one budget even on a loaded machine. */
+		for (int ms = 0; ms < 10000; ms++) {
+			pvspin_events_read(&after);
+			if (after.count[PVSPIN_EV_LOCK_NO_NODE_SLEEP] >
+			    before.count[PVSPIN_EV_LOCK_NO_NODE_SLEEP] + 1)
+				break;
+			usleep(1000);
+		}
 		__atomic_store_n(&l.val, 0, __ATOMIC_RELEASE);
 		pthread_join(t, NULL);
 		assert_int_equal(w.slot, -1);
 		assert_true(after.count[PVSPIN_EV_LOCK_NO_NODE] > before.count[PVSPIN_EV_LOCK_NO_NODE]);
+		/* slept at least twice: the sleep ends and the wait goes on */
+		assert_true(after.count[PVSPIN_EV_LOCK_NO_NODE_SLEEP] >
+			    before.count[PVSPIN_EV_LOCK_NO_NODE_SLEEP] + 1);
 	}
 	pthread_barrier_wait(&hold_end);
 	for (int i = 0; i < 4; i++)

@@ -110,6 +110,7 @@ enum pvspin_event {
 	PVSPIN_EV_LOCK_PENDING,      /* acquisitions through the pending bit */
 	PVSPIN_EV_LOCK_SLOWPATH,     /* entries into the MCS queue */
 	PVSPIN_EV_LOCK_NO_NODE,      /* acquisitions without an MCS node (nesting > 4 or no slot) */
+	PVSPIN_EV_LOCK_NO_NODE_SLEEP,/* timed sleeps of a waiter without an MCS node */
 	PVSPIN_EV_SPIN_ACQUIRE,      /* spinpark: acquisitions by a spinning waiter */
 	PVSPIN_EV_SPIN_FAIL,         /* spinpark: spins that ran out of budget */
 	PVSPIN_EV_PARK,              /* spinpark: sleeps (park32 calls) of waiters */

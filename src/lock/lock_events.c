@@ -18,7 +18,9 @@ static const char *const event_names[PVSPIN_EV_COUNT] = {
 	[PVSPIN_EV_LOCK_PENDING] = "lock_pending",
 	[PVSPIN_EV_LOCK_SLOWPATH] = "lock_slowpath",
 	[PVSPIN_EV_LOCK_NO_NODE] = "lock_no_node",
-	/* spinpark's own (no kernel counterpart) */
+	/* pvspin's own from here (no kernel counterpart) */
+	[PVSPIN_EV_LOCK_NO_NODE_SLEEP] = "lock_no_node_sleep",
+	/* spinpark's */
 	[PVSPIN_EV_SPIN_ACQUIRE] = "spin_acquire",
 	[PVSPIN_EV_SPIN_FAIL] = "spin_fail",
 	[PVSPIN_EV_PARK] = "park",

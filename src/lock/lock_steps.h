@@ -80,16 +80,41 @@ static inline struct pvspin_qnode *wait_for_next(struct pvspin_qnode *node)
 	return pvspin_plat_waitptr((void *const *)&node->next);
 }
 
+/* A waiter without an MCS node sleeps for this long after each spin
+ * budget that ended with the word still not free, doubling up to the cap
+ * (ns).  Nobody wakes it: the sleep is a timed wait on the lock word. */
+#define NO_NODE_SLEEP_MIN_NS 50000u      /* 50 us */
+#define NO_NODE_SLEEP_MAX_NS 16000000u   /* 16 ms */
+
 /*
  * Take the lock without an MCS node (nesting beyond PVSPIN_MAX_NODES or no
- * slot left): wait until the word reads free, then try; repeat.
+ * slot left): wait until the word reads free, (0,0,0), then try; repeat.
+ * The kernel spins here without a bound (its only case is an NMI nested
+ * four deep, which ends within one critical section).  A thread is not
+ * that: with more threads than slots, hundreds of slot-less threads can
+ * wait at once, and each one that spins takes a CPU that the holder, or
+ * a halted queue head that was just kicked, needs to run; on two CPUs
+ * that made every hand-off wait for a scheduler round (a 0.3 s run of
+ * 4,500 threads took minutes).  So the wait is bounded: one spin budget
+ * (PVSPIN_TUNE_SPIN_THRESHOLD loops), then a timed sleep on the word
+ * (pvspin_plat_park32), 50 us doubling to 16 ms, counted as
+ * lock_no_node_sleep.  Such a waiter only takes a free word, so it never
+ * overtakes the queue; it waits until the queue drains.
  */
 static inline void lock_without_node(pvspin_lock_t *lock,
 				     bool (*trylock)(pvspin_lock_t *))
 {
-	uint32_t val;
-	while (!trylock(lock))
-		pvspin_plat_wait32(&lock->val, word_zero, 0, PVSPIN_WAIT_FOREVER, &val, NULL);
+	uint32_t budget = pvspin_tunable_get(PVSPIN_TUNE_SPIN_THRESHOLD), val;
+	uint64_t sleep_ns = NO_NODE_SLEEP_MIN_NS;
+
+	while (!trylock(lock)) {
+		if (pvspin_plat_wait32(&lock->val, word_zero, 0, budget, &val, NULL))
+			continue;
+		pvspin_plat_event(PVSPIN_EV_LOCK_NO_NODE_SLEEP);
+		(void)pvspin_plat_park32(&lock->val, val, sleep_ns);
+		if (sleep_ns < NO_NODE_SLEEP_MAX_NS)
+			sleep_ns *= 2;
+	}
 }
 
 #endif /* PVSPIN_SRC_LOCK_STEPS_H */
