@@ -120,6 +120,29 @@ static void test_misuse_is_reported(void **state)
 	pvspin_pvqspinlock_unlock(&l);
 	assert_int_equal(misuse_count, 1);
 	assert_non_null(strstr(misuse_what, "hash"));
+	/* lock() of a corrupted word under the queued kinds: reported, and
+	 * the call returns without the lock (word unchanged) instead of
+	 * following a tail beyond the node array (0xfffc0000 names slot
+	 * 16382) or waiting for ever on a byte no unlock clears */
+	static const uint32_t corrupt[] = { 0xffffffffu, 0xfffc0000u, 0x00000201u, 0x000000ffu };
+	static const pvspin_kind_t queued[] = { PVSPIN_KIND_QSPINLOCK, PVSPIN_KIND_PVQSPINLOCK };
+	for (size_t k = 0; k < 2; k++) {
+		for (size_t i = 0; i < sizeof(corrupt) / sizeof(corrupt[0]); i++) {
+			pvspin_lock_t c = { .val = corrupt[i] };
+			misuse_count = 0;
+			pvspin_kind_lock(queued[k], &c);
+			assert_int_equal(misuse_count, 1);
+			assert_non_null(strstr(misuse_what, "corrupted lock word"));
+			assert_int_equal(c.val, corrupt[i]);
+		}
+	}
+	/* _Q_SLOW_VAL is a held pvqspinlock, not a corrupted one; for
+	 * qspinlock it is corrupted */
+	pvspin_lock_t slow = { .val = _Q_SLOW_VAL };
+	misuse_count = 0;
+	pvspin_kind_lock(PVSPIN_KIND_QSPINLOCK, &slow);
+	assert_int_equal(misuse_count, 1);
+	assert_false(pvspin_kind_trylock(PVSPIN_KIND_PVQSPINLOCK, &slow));
 	/* invalid kind */
 	misuse_count = 0;
 	pvspin_kind_lock((pvspin_kind_t)99, &l);

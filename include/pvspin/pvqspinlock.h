@@ -21,7 +21,9 @@
 extern "C" {
 #endif
 
-/** Out-of-line lock slow path; returns with the lock held. */
+/** Out-of-line lock slow path (`val`: the word seen by the failed fast
+ *  path); returns with the lock held, or reports a corrupted word and
+ *  returns without it, like pvspin_qspinlock_lock_slowpath(). */
 void pvspin_pvqspinlock_lock_slowpath(pvspin_lock_t *lock, uint32_t val);
 
 /** Out-of-line unlock slow path: `locked` is the locked byte the fast path

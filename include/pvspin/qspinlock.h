@@ -20,7 +20,10 @@ extern "C" {
 #endif
 
 /** Out-of-line slow path: `val` is the word seen by the failed fast path.
- *  Returns with the lock held. */
+ *  Returns with the lock held; or, for a corrupted word (a pending or
+ *  locked byte no transition writes, a tail naming a slot beyond the 4096),
+ *  reports it (pvspin_report_misuse) and, if the handler returns, returns
+ *  without the lock. */
 void pvspin_qspinlock_lock_slowpath(pvspin_lock_t *lock, uint32_t val);
 
 /** Try once: (0,0,0) -> (0,0,1).  Returns true if the lock was taken

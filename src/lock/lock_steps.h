@@ -32,6 +32,19 @@ static inline bool word_unlocked_no_pending(uint32_t v, uint32_t arg)
 static inline bool word_never(uint32_t v, uint32_t arg)
 { (void)v; (void)arg; return false; }
 
+/*
+ * A word that no transition of the queued kinds makes, so the program
+ * overwrote it: a pending byte other than 0 or 1, a locked byte other
+ * than 0 or 1 (or _Q_SLOW_VAL when `pv`), or a tail naming a slot beyond
+ * the node array (following it would read and write outside it).
+ */
+static inline bool word_corrupt(uint32_t v, bool pv)
+{
+	uint32_t locked = v & _Q_LOCKED_MASK, pending = (v & _Q_PENDING_MASK) >> _Q_PENDING_OFFSET;
+	return pending > 1 || (locked > 1 && !(pv && locked == _Q_SLOW_VAL)) ||
+	       ((v & _Q_TAIL_MASK) && !tail_in_range(v));
+}
+
 /* ---- steps on the lock word --------------------------------------- */
 
 /* (*,1,*) -> (*,0,*): relaxed byte store (we own the pending bit). */

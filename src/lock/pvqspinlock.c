@@ -288,6 +288,7 @@ gotlock:
 
 #define QSPIN_PV 1
 #define QSPIN_SLOWPATH pvspin_pvqspinlock_lock_slowpath
+#define QSPIN_NAME "pvqspinlock"
 #define queued_trylock pv_hybrid_trylock
 #include "qspinlock_slowpath.h"
 

@@ -46,7 +46,14 @@ static inline uint32_t encode_tail(int cpu, int idx)
 	       ((uint32_t)idx << _Q_TAIL_IDX_OFFSET);
 }
 
-/** Node named by a non-zero tail. */
+/** True if a non-zero tail names a node of the array (slot below
+ *  PVSPIN_MAX_CPUS); the 14-bit field can name up to 16382. */
+static inline bool tail_in_range(uint32_t tail)
+{
+	return (tail >> _Q_TAIL_CPU_OFFSET) <= PVSPIN_MAX_CPUS;
+}
+
+/** Node named by a non-zero tail in range (tail_in_range). */
 static inline struct pvspin_qnode *decode_tail(uint32_t tail)
 {
 	uint32_t cpu = (tail >> _Q_TAIL_CPU_OFFSET) - 1;

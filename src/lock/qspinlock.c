@@ -8,6 +8,7 @@
 
 #define QSPIN_PV 0
 #define QSPIN_SLOWPATH pvspin_qspinlock_lock_slowpath
+#define QSPIN_NAME "qspinlock"
 #define queued_trylock pvspin_qspinlock_trylock
 #define pv_init_node(node, cpu) ((void)(node), (void)(cpu))
 #define pv_wait_node(node, prev) ((void)(node), (void)(prev))

@@ -7,6 +7,7 @@
  * The includer defines, before including this file:
  *   QSPIN_PV                 0 (native) or 1 (paravirtual)
  *   QSPIN_SLOWPATH           name of the generated function
+ *   QSPIN_NAME               the kind's name, for misuse reports
  *   queued_trylock(lock)     trylock used on queue entry and without a node
  *   pv_init_node(node, cpu), pv_wait_node(node, prev),
  *   pv_kick_node(lock, node), pv_wait_head_or_lock(lock, node)
@@ -27,6 +28,14 @@ void QSPIN_SLOWPATH(pvspin_lock_t *lock, uint32_t val)
 	struct pvspin_qnode *node, *prev, *next;
 	uint32_t old, tail, tmp;
 	int cpu, idx;
+
+	/* A corrupted word (the program overwrote it): report it and return
+	 * without the lock, rather than follow its tail out of the node
+	 * array or wait for a locked byte no unlock clears. */
+	if (word_corrupt(val, QSPIN_PV)) {
+		pvspin_report_misuse(QSPIN_NAME ": corrupted lock word", lock, val);
+		return;
+	}
 
 #if !QSPIN_PV
 	/*
@@ -66,8 +75,6 @@ void QSPIN_SLOWPATH(pvspin_lock_t *lock, uint32_t val)
 	return;
 
 queue:
-#else
-	(void)val;
 #endif
 	pvspin_plat_event(PVSPIN_EV_LOCK_SLOWPATH);
 
@@ -107,6 +114,13 @@ queue:
 	 */
 	old = xchg_tail(lock, tail);
 	next = NULL;
+
+	/* A tail out of range was written by the program after the check
+	 * above: report it and queue as the head (nothing to link behind). */
+	if ((old & _Q_TAIL_MASK) && !tail_in_range(old)) {
+		pvspin_report_misuse(QSPIN_NAME ": corrupted lock word", lock, old);
+		old &= ~_Q_TAIL_MASK;
+	}
 
 	if (old & _Q_TAIL_MASK) {
 		prev = decode_tail(old);
