@@ -49,6 +49,9 @@ static struct slot slots[PVSPIN_MAX_CPUS];
 static uint64_t slot_bitmap[BITMAP_WORDS];
 static uint64_t slots_allocated, slots_exhausted;
 static uint64_t slotless_events[PVSPIN_EV_COUNT];
+
+/* pvspin_plat_fence_full()'s word under ThreadSanitizer (platform_native.h). */
+uint32_t pvspin_plat_fence_word;
 /* One past the highest slot ever allocated: how far a fork child must
  * clear the slots' counters (platform_after_fork_child). */
 static uint32_t slots_high;
