@@ -13,7 +13,8 @@
  * library's constructor ran.
  *
  * Everything here is hidden (-fvisibility=hidden plus the version script
- * preload.map); only the pthread_* wrappers are exported.
+ * preload.map); only the pthread_* wrappers, _exit/_Exit and the marker
+ * pvspin_preload_marker (preload_init.c) are exported.
  */
 #ifndef PVSPIN_PRELOAD_H
 #define PVSPIN_PRELOAD_H

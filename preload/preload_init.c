@@ -321,6 +321,15 @@ void preload_futex_wake(uint32_t *word, int n)
 	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
 }
 
+/* ---- identity ---------------------------------------------------------------- */
+
+/* The one exported symbol no other library has: `pvspin run` reads the
+ * dynamic symbol table of the file it is about to preload and refuses one
+ * that does not define it (tools/pvspin/cmd_run.c, PRELOAD_MARKER), since
+ * ld.so would preload any shared library, libz as well, and the program
+ * would run on glibc's locks with nothing said.  Never read at run time. */
+PVSPIN_EXPORT const char pvspin_preload_marker[] = "libpvspin-preload.so";
+
 /* ---- constructor and destructor ------------------------------------------- */
 
 /* A fork child is a process of its own, with its own stats line: its

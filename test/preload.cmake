@@ -279,9 +279,19 @@ echo run-errors-ok
 preload_test(preload_run_errors 30 sh ${CMAKE_CURRENT_BINARY_DIR}/preload_run_errors.sh ${_pvspin})
 # An interposer that ld.so would refuse ("cannot be preloaded ... ignored",
 # and the program would run on glibc): a directory, a file that is not an
-# ELF shared object.  Checked before the exec: exit 1 naming it.
+# ELF shared object; or one it would preload without a word and still run
+# the program on glibc: a shared library that is not the interposer (the
+# test's own libtest_preload_ctor.so, the pvspin library itself).  Checked
+# before the exec: exit 1 naming it.  The interposer itself is taken.
 file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/preload_run_bad_lib.sh
-"p=\"$1\"; d=\"$2\"
+"p=\"$1\"; d=\"$2\"; lib=\"$3\"; shift 3
+for l in \"$@\"; do
+  e=$(PVSPIN_PRELOAD_LIB=\"$l\" \"$p\" run -- true 2>&1); r=$?
+  [ $r -eq 1 ] || { echo \"$l: exit $r\"; exit 1; }
+  [ \"$e\" = \"pvspin run: PVSPIN_PRELOAD_LIB=$l: a shared library, but not pvspin's interposer libpvspin-preload.so (it does not define pvspin_preload_marker)\" ] ||
+    { echo \"$l: '$e'\"; exit 1; }
+done
+PVSPIN_PRELOAD_LIB=\"$lib\" \"$p\" run -- true || { echo \"interposer: exit $?\"; exit 1; }
 e=$(PVSPIN_PRELOAD_LIB=\"$d\" \"$p\" run -- true 2>&1); r=$?
 [ $r -eq 1 ] || { echo \"directory: exit $r\"; exit 1; }
 [ \"$e\" = \"pvspin run: PVSPIN_PRELOAD_LIB=$d: Is a directory\" ] || { echo \"directory: '$e'\"; exit 1; }
@@ -292,7 +302,8 @@ case \"$e\" in \"pvspin run: PVSPIN_PRELOAD_LIB=$d/preload.cmake: not an ELF sha
 echo run-bad-lib-ok
 ")
 preload_test(preload_run_bad_lib 30 sh ${CMAKE_CURRENT_BINARY_DIR}/preload_run_bad_lib.sh
-  ${_pvspin} ${CMAKE_CURRENT_SOURCE_DIR})
+  ${_pvspin} ${CMAKE_CURRENT_SOURCE_DIR} ${_lib} $<TARGET_FILE:test_preload_ctor>
+  $<TARGET_FILE:pvspin_shared>)
 set_tests_properties(preload_run_bad_lib PROPERTIES PASS_REGULAR_EXPRESSION "run-bad-lib-ok")
 # --help says what docs/preload.md says: --policy overrides $PVSPIN_LOCK
 add_test(NAME preload_run_help_default COMMAND ${_pvspin} run --help)

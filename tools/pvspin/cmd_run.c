@@ -10,8 +10,10 @@
  * policy.  The library is looked up, in order: $PVSPIN_PRELOAD_LIB; the
  * build tree (<dir of pvspin>/../preload/); the install tree (<dir of
  * pvspin>/../<libdir>/); the configured install libdir.  It must be a
- * readable ELF shared object for this machine, checked here: ld.so would
- * only warn about anything else and run the program on glibc.  LD_PRELOAD gets
+ * readable ELF shared object for this machine that defines the
+ * interposer's marker symbol, checked here: ld.so would only warn about
+ * anything else, or preload another library without a word, and run the
+ * program on glibc.  LD_PRELOAD gets
  * the library's absolute path prepended, unless it is already listed (so
  * `pvspin run -- pvspin run -- prog` loads it once).  A statically linked
  * program (no PT_INTERP: LD_PRELOAD never applies) gets a note on stderr
@@ -47,6 +49,8 @@
 #define PVSPIN_INSTALL_FULL_LIBDIR "/usr/local/lib"
 #endif
 #define PRELOAD_NAME "libpvspin-preload.so"
+/* the symbol only the interposer exports (preload/preload_init.c) */
+#define PRELOAD_MARKER "pvspin_preload_marker"
 
 static void run_usage(FILE *f)
 {
@@ -101,9 +105,48 @@ static bool elf_is_pie(int fd, const ElfW(Ehdr) *h)
 	return false;
 }
 
+/* Does the ELF file `fd` with header `h` (of this machine's class) define
+ * the symbol `name` in its dynamic symbol table, the one ld.so binds from?
+ * Read from the section headers (SHT_DYNSYM and its string table), without
+ * loading the file: dlopen would run its constructors here.  A file
+ * without section headers says no. */
+static bool elf_defines(int fd, const ElfW(Ehdr) *h, const char *name)
+{
+	ElfW(Shdr) sym, str;
+	size_t len = strlen(name) + 1;   /* the name and its NUL */
+	char buf[64];
+	if (h->e_shentsize != sizeof(ElfW(Shdr)) || len > sizeof(buf))
+		return false;
+	for (unsigned i = 0; i < h->e_shnum; i++) {
+		if (pread(fd, &sym, sizeof(sym), (off_t)(h->e_shoff + (ElfW(Off))i * sizeof(sym))) !=
+		    (ssize_t)sizeof(sym))
+			return false;
+		if (sym.sh_type != SHT_DYNSYM)
+			continue;
+		if (sym.sh_entsize != sizeof(ElfW(Sym)) || sym.sh_link >= h->e_shnum ||
+		    pread(fd, &str, sizeof(str),
+			  (off_t)(h->e_shoff + (ElfW(Off))sym.sh_link * sizeof(str))) !=
+			    (ssize_t)sizeof(str) || str.sh_size < len)
+			return false;
+		for (ElfW(Off) o = 0; o + sizeof(ElfW(Sym)) <= sym.sh_size; o += sizeof(ElfW(Sym))) {
+			ElfW(Sym) s;
+			if (pread(fd, &s, sizeof(s), (off_t)(sym.sh_offset + o)) != (ssize_t)sizeof(s))
+				return false;
+			if (s.st_shndx == SHN_UNDEF || s.st_name > str.sh_size - len)
+				continue;
+			if (pread(fd, buf, len, (off_t)(str.sh_offset + s.st_name)) == (ssize_t)len &&
+			    !memcmp(buf, name, len))
+				return true;
+		}
+		return false;   /* one dynamic symbol table per file */
+	}
+	return false;
+}
+
 /* Is `path` something ld.so can preload into a program like this one: a
  * regular, readable ELF shared object (not an executable) of this class,
- * byte order and machine?  Returns NULL, or why not. */
+ * byte order and machine, and pvspin's interposer (it defines
+ * PRELOAD_MARKER)?  Returns NULL, or why not. */
 static const char *preload_unusable(const char *path)
 {
 	/* the ELF header of this program: what the program run will match */
@@ -127,6 +170,9 @@ static const char *preload_unusable(const char *path)
 		why = "an ELF file for another machine (word size, byte order or architecture)";
 	else if (h.e_type != ET_DYN || elf_is_pie(fd, &h))
 		why = "not an ELF shared library (an executable or object file)";
+	else if (!elf_defines(fd, &h, PRELOAD_MARKER))
+		why = "a shared library, but not pvspin's interposer " PRELOAD_NAME
+		      " (it does not define " PRELOAD_MARKER ")";
 	close(fd);
 	return why;
 }
