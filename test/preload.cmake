@@ -257,14 +257,16 @@ preload_test(preload_stats_sh_builtin 30 ${_check} --exit 9 --stats-lines 1
   -- ${_pvspin} run --stats -- sh -c "exit 9")
 # `pvspin run` errors: missing program (127 like a shell), a directory (126,
 # "Is a directory" like a shell), bad kind (2),
-# missing interposer (1), no program (2)
+# missing interposer named by PVSPIN_PRELOAD_LIB (2, a bad PVSPIN_* value as
+# --help says), no program (2)
 file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/preload_run_errors.sh
 "p=\"$1\"
 \"$p\" run -- /nonexistent/prog; r=$?; [ $r -eq 127 ] || { echo \"missing program: exit $r\"; exit 1; }
 e=$(\"$p\" run -- / 2>&1); r=$?; [ $r -eq 126 ] || { echo \"directory: exit $r\"; exit 1; }
 [ \"$e\" = \"pvspin run: cannot run '/': Is a directory\" ] || { echo \"directory: $e\"; exit 1; }
 \"$p\" run --lock nosuch -- true; r=$?; [ $r -eq 2 ] || { echo \"bad kind: exit $r\"; exit 1; }
-PVSPIN_PRELOAD_LIB=/nonexistent \"$p\" run -- true; r=$?; [ $r -eq 1 ] || { echo \"no lib: exit $r\"; exit 1; }
+e=$(PVSPIN_PRELOAD_LIB=/nonexistent \"$p\" run -- true 2>&1); r=$?; [ $r -eq 2 ] || { echo \"no lib: exit $r\"; exit 1; }
+[ \"$e\" = \"pvspin run: PVSPIN_PRELOAD_LIB=/nonexistent: No such file or directory\" ] || { echo \"no lib: '$e'\"; exit 1; }
 \"$p\" run; r=$?; [ $r -eq 2 ] || { echo \"no program: exit $r\"; exit 1; }
 \"$p\" run --spin-limit -5 -- true; r=$?; [ $r -eq 2 ] || { echo \"bad spin limit: exit $r\"; exit 1; }
 e=$(\"$p\" run --policy foo -- true 2>&1); r=$?; [ $r -eq 2 ] || { echo \"bad policy: exit $r\"; exit 1; }
@@ -282,21 +284,22 @@ preload_test(preload_run_errors 30 sh ${CMAKE_CURRENT_BINARY_DIR}/preload_run_er
 # ELF shared object; or one it would preload without a word and still run
 # the program on glibc: a shared library that is not the interposer (the
 # test's own libtest_preload_ctor.so, the pvspin library itself).  Checked
-# before the exec: exit 1 naming it.  The interposer itself is taken.
+# before the exec: exit 2 naming it (a bad PVSPIN_* value, as --help
+# says).  The interposer itself is taken.
 file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/preload_run_bad_lib.sh
 "p=\"$1\"; d=\"$2\"; lib=\"$3\"; shift 3
 for l in \"$@\"; do
   e=$(PVSPIN_PRELOAD_LIB=\"$l\" \"$p\" run -- true 2>&1); r=$?
-  [ $r -eq 1 ] || { echo \"$l: exit $r\"; exit 1; }
+  [ $r -eq 2 ] || { echo \"$l: exit $r\"; exit 1; }
   [ \"$e\" = \"pvspin run: PVSPIN_PRELOAD_LIB=$l: a shared library, but not pvspin's interposer libpvspin-preload.so (it does not define pvspin_preload_marker)\" ] ||
     { echo \"$l: '$e'\"; exit 1; }
 done
 PVSPIN_PRELOAD_LIB=\"$lib\" \"$p\" run -- true || { echo \"interposer: exit $?\"; exit 1; }
 e=$(PVSPIN_PRELOAD_LIB=\"$d\" \"$p\" run -- true 2>&1); r=$?
-[ $r -eq 1 ] || { echo \"directory: exit $r\"; exit 1; }
+[ $r -eq 2 ] || { echo \"directory: exit $r\"; exit 1; }
 [ \"$e\" = \"pvspin run: PVSPIN_PRELOAD_LIB=$d: Is a directory\" ] || { echo \"directory: '$e'\"; exit 1; }
 e=$(PVSPIN_PRELOAD_LIB=\"$d/preload.cmake\" \"$p\" run -- true 2>&1); r=$?
-[ $r -eq 1 ] || { echo \"text file: exit $r\"; exit 1; }
+[ $r -eq 2 ] || { echo \"text file: exit $r\"; exit 1; }
 case \"$e\" in \"pvspin run: PVSPIN_PRELOAD_LIB=$d/preload.cmake: not an ELF shared library\"*) ;;
   *) echo \"text file: '$e'\"; exit 1;; esac
 echo run-bad-lib-ok
@@ -305,6 +308,11 @@ preload_test(preload_run_bad_lib 30 sh ${CMAKE_CURRENT_BINARY_DIR}/preload_run_b
   ${_pvspin} ${CMAKE_CURRENT_SOURCE_DIR} ${_lib} $<TARGET_FILE:test_preload_ctor>
   $<TARGET_FILE:pvspin_shared>)
 set_tests_properties(preload_run_bad_lib PROPERTIES PASS_REGULAR_EXPRESSION "run-bad-lib-ok")
+# --help says what the code does (docs/preload.md too): a bad
+# $PVSPIN_PRELOAD_LIB exits 2, an interposer found nowhere exits 1
+add_test(NAME preload_run_help_preload_lib COMMAND ${_pvspin} run --help)
+set_tests_properties(preload_run_help_preload_lib PROPERTIES LABELS preload PASS_REGULAR_EXPRESSION
+  "The interposer is \\$PVSPIN_PRELOAD_LIB if set \\(exit 2 if that is not a usable\nlibpvspin-preload.so\\)[^\n]*\n[^\n]*\\(none usable: exit 1\\)")
 # --help says what docs/preload.md says: --policy overrides $PVSPIN_LOCK
 add_test(NAME preload_run_help_default COMMAND ${_pvspin} run --help)
 set_tests_properties(preload_run_help_default PROPERTIES LABELS preload PASS_REGULAR_EXPRESSION

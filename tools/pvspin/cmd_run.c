@@ -68,8 +68,9 @@ static void run_usage(FILE *f)
 		"                      (PVSPIN_MUTEX_SPIN_LIMIT; default 0: a budget measured\n"
 		"                      per mutex)\n"
 		"  -h, --help          this text\n\n"
-		"The interposer is looked up in $PVSPIN_PRELOAD_LIB, next to pvspin (build or\n"
-		"install tree), then in " PVSPIN_INSTALL_FULL_LIBDIR ".\n"
+		"The interposer is $PVSPIN_PRELOAD_LIB if set (exit 2 if that is not a usable\n"
+		PRELOAD_NAME "), else the one next to pvspin (build or install\n"
+		"tree), else the one in " PVSPIN_INSTALL_FULL_LIBDIR " (none usable: exit 1).\n"
 		"A PVSPIN_* variable in the environment (PVSPIN_LOCK, PVSPIN_POLICY,\n"
 		"PVSPIN_STATS, PVSPIN_SPIN_THRESHOLD, ..., PVSPIN_MUTEX_SPIN_LIMIT) with a bad\n"
 		"value is an error (exit 2), also where an option would replace it.\n",
@@ -177,17 +178,20 @@ static const char *preload_unusable(const char *path)
 	return why;
 }
 
-/* Absolute path of the interposer in `out`, or false. */
-static bool find_preload(char *out, size_t len)
+/* Absolute path of the interposer in `out` and 0, or the exit status
+ * after saying why not: 2 for a $PVSPIN_PRELOAD_LIB that names no usable
+ * interposer (a bad PVSPIN_* value, as --help promises), 1 when none is
+ * found or the one found next to pvspin is unusable (an install's fault). */
+static int find_preload(char *out, size_t len)
 {
 	const char *env = getenv("PVSPIN_PRELOAD_LIB");
 	if (env && *env) {
 		const char *why = realpath(env, out) ? preload_unusable(out) : strerror(errno);
 		if (why) {
 			fprintf(stderr, "pvspin run: PVSPIN_PRELOAD_LIB=%s: %s\n", env, why);
-			return false;
+			return 2;
 		}
-		return true;
+		return 0;
 	}
 	char exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
@@ -210,15 +214,15 @@ static bool find_preload(char *out, size_t len)
 			continue;
 		const char *why = preload_unusable(out);
 		if (!why)
-			return true;
+			return 0;
 		fprintf(stderr, "pvspin run: %s: %s\n", out, why);
-		return false;
+		return 1;
 	}
 	fprintf(stderr, "pvspin run: cannot find " PRELOAD_NAME "; looked in:\n");
 	for (int i = 0; i < nc; i++)
 		fprintf(stderr, "  %s\n", cands[i]);
 	fprintf(stderr, "set PVSPIN_PRELOAD_LIB to its path\n");
-	return false;
+	return 1;
 }
 
 /* Is `lib` one of the entries of LD_PRELOAD `list` (separated by ':' or
@@ -520,8 +524,9 @@ int pvspin_cmd_run(int argc, char **argv)
 		warn_fifo_kind(kind);
 
 	char lib[PATH_MAX];
-	if (!find_preload(lib, sizeof(lib)))
-		return 1;
+	int rc = find_preload(lib, sizeof(lib));
+	if (rc)
+		return rc;
 
 	const char *old = getenv("LD_PRELOAD");
 	if (old && *old) {
