@@ -222,6 +222,14 @@ if(TARGET pvspin_sim_core AND TARGET pvspin)
   pvspin_sim_cli_output(sim_cli_seed_over_later_set 0 "\"config\": {[^}]*\"seed\": 5,"
     ${P} sim --seed 5 --preset smoke --set seed=9 --set seconds=0.001 --json -)
 
+  # latency_ns.count counts acquisitions, ops the operations finished: with
+  # fixed work (4 vCPUs x 300, "stop": "done") every acquisition's operation
+  # finished and the two are equal (sim/README.md, JSON); a run stopped by
+  # time may count the waits of vCPUs still in their critical section
+  pvspin_sim_cli_output(sim_cli_latency_count_is_ops 0
+    "\"stop\": \"done\".*\"ops\": 1200,[^}]*\"latency_ns\": {[^}]*\"count\": 1200,"
+    ${P} sim --preset smoke --set work=300 --json -)
+
   # The VM number of a vmN.KEY key is 0..63 and never wraps (2^32 is not vm0).
   pvspin_sim_cli_expect(sim_cli_vm_number_wrap 2
     "bad key 'vm4294967296.lock': VM numbers go from 0 to 63"
