@@ -64,3 +64,18 @@ add_test(NAME cli_bench_bad_env_early COMMAND sh -c
    PVSPIN_LOCK=tas \"$0\" detect --interval-ms 0 | tail -1" ${_pvspin})
 set_tests_properties(cli_bench_bad_env_early PROPERTIES LABELS sanitize
   PASS_REGULAR_EXPRESSION "exit=2 out=\\[\\]\nPVSPIN_LOCK=tas is set: programs started from here use that kind")
+# bench and torture refuse a bad PVSPIN_LOCK / PVSPIN_POLICY as `pvspin
+# run` does: exit 2, one line prefixed with the subcommand, also where
+# --lock or --locks would replace the default kind (torture --lock tas
+# used to run on, and bench said "pvspin: ..." from the library)
+add_test(NAME cli_kind_env_typo COMMAND sh -c
+  "for c in 'bench --threads 1 --locks tas --duration-ms 10 --repeat 1' \
+            'torture --lock tas --seconds 1' 'torture --seconds 1'; do \
+     for v in PVSPIN_LOCK PVSPIN_POLICY; do \
+       e=$(env $v=bogus \"$0\" $c 2>&1 >/dev/null); r=$?; set -- $c; n=\"pvspin $1\"; \
+       case $v in PVSPIN_LOCK) w=\"$n: PVSPIN_LOCK=bogus is not a lock kind; valid kinds: qspinlock\";; \
+                  *) w=\"$n: PVSPIN_POLICY=bogus: not a policy; valid policies: \";; esac; \
+       case \"$r:$e\" in \"2:$w\"*) ;; *) echo \"$v $c: exit $r: '$e'\"; exit 1;; esac; \
+     done; done; echo kind-env-ok" ${_pvspin})
+set_tests_properties(cli_kind_env_typo PROPERTIES LABELS sanitize TIMEOUT 60
+  PASS_REGULAR_EXPRESSION "kind-env-ok")

@@ -31,6 +31,7 @@
 #include "bench/runner.h"
 #include "bench/stats.h"
 #include "bench/workload.h"
+#include "kind_env.h"
 #include "option_error.h"
 #include "stop_signal.h"
 
@@ -69,8 +70,11 @@ static void usage(FILE *f, unsigned ncpus)
 "progress goes to stderr when it is a terminal.  After the table, the default\n"
 "kind is compared with the best other lock at each thread count.  Exit status:\n"
 "0 success, 1 a lock broke mutual exclusion or a report could not be written,\n"
-"2 bad usage.  SIGINT, SIGTERM or SIGHUP stops the run after the current cell: the\n"
-"thread counts that completed are reported, then the signal ends the process.\n"
+"2 bad usage, a PVSPIN_* variable in the environment (PVSPIN_LOCK,\n"
+"PVSPIN_POLICY, PVSPIN_SPIN_THRESHOLD, ...) with a bad value included, also\n"
+"where an option would replace it.  SIGINT, SIGTERM or SIGHUP stops the run\n"
+"after the current cell: the thread counts that completed are reported, then\n"
+"the signal ends the process.\n"
 "\nlocks:\n",
 		BENCH_MAX_THREADS, ncpus, 2 * ncpus, 4 * ncpus, BENCH_DEFAULT_CS_NS,
 		BENCH_DEFAULT_NCS_NS, BENCH_DEFAULT_CS_LINES, BENCH_DEFAULT_DURATION_MS,
@@ -324,6 +328,10 @@ static int parse_options(int argc, char **argv, struct bench_config *c)
 	 * on the default that the library would only say it ignored. */
 	if (pvspin_tunables_check_env(stderr, "pvspin bench"))
 		return USAGE_EXIT;
+	/* and PVSPIN_LOCK / PVSPIN_POLICY, which pick the footer's default
+	 * kind: named by this command, not by the library's "pvspin:" */
+	if (tool_kind_env_check("pvspin bench"))
+		return USAGE_EXIT;
 	if (c->json_path && c->csv_path && !strcmp(c->json_path, "-") && !strcmp(c->csv_path, "-"))
 		return usage_error("--json and --csv cannot both write to stdout");
 	if (bench_output_same(c->json_path, c->csv_path))
@@ -430,9 +438,9 @@ int pvspin_cmd_bench(int argc, char **argv)
 	if (ret >= 0)
 		goto out;
 	ret = 0;
-	/* The default kind (the footer's) from PVSPIN_LOCK / PVSPIN_POLICY:
-	 * a bad value ends the run here (exit 2, named), not after minutes
-	 * of measuring. */
+	/* The default kind (the footer's) from PVSPIN_LOCK / PVSPIN_POLICY,
+	 * resolved before minutes of measuring; parse_options() refused a
+	 * bad value (tool_kind_env_check()). */
 	const char *default_kind = pvspin_kind_name(pvspin_default_kind());
 	if (c.plot_path && !bench_plot_have_gnuplot()) {
 		fprintf(stderr, "pvspin bench: --plot needs gnuplot, which is not installed "

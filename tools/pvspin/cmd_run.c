@@ -40,6 +40,7 @@
 #include "pvspin/platform.h"
 #include "pvspin/policy.h"
 #include "pvspin/tunables.h"
+#include "kind_env.h"
 #include "option_error.h"
 
 #ifndef PVSPIN_INSTALL_LIBDIR
@@ -476,18 +477,8 @@ int pvspin_cmd_run(int argc, char **argv)
 		return 2;
 	/* PVSPIN_LOCK and PVSPIN_POLICY as inherited follow the same rule:
 	 * a typo fails also where --lock or --policy would override it. */
-	const char *env_lock = getenv("PVSPIN_LOCK"), *env_policy = getenv("PVSPIN_POLICY");
-	if (env_lock && *env_lock && pvspin_kind_from_name(env_lock) == PVSPIN_KIND_NONE) {
-		fprintf(stderr, "pvspin run: PVSPIN_LOCK=%s is not a lock kind; valid kinds: %s\n",
-			env_lock, pvspin_kind_names());
+	if (tool_kind_env_check("pvspin run"))
 		return 2;
-	}
-	pvspin_policy_t env_p;
-	if (env_policy && *env_policy && pvspin_policy_parse(env_policy, &env_p)) {
-		fprintf(stderr, "pvspin run: PVSPIN_POLICY=%s: %s\n", env_policy,
-			pvspin_policy_parse_error(errno));
-		return 2;
-	}
 	/* PVSPIN_STATS too (the interposer would say "ignoring" once per
 	 * process and run without the stats), also with --stats given */
 	const char *env_stats = getenv("PVSPIN_STATS");

@@ -43,6 +43,7 @@
 #include "pvspin/stats.h"
 #include "pvspin/tunables.h"
 #include "torture/torture.h"
+#include "kind_env.h"
 #include "option_error.h"
 #include "stop_signal.h"
 
@@ -253,7 +254,10 @@ static void usage(FILE *f)
 		"Output: statistics lines, \"???\" when max/2 > min acquisitions (starvation),\n"
 		"\"!!!\" on failures; the last line is SUCCESS (exit 0) or FAILURE (exit 1),\n"
 		"or, when SIGINT/SIGTERM/SIGHUP cut the run short without a failure,\n"
-		"INTERRUPTED (exit 130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP).\n",
+		"INTERRUPTED (exit 130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP).\n"
+		"Bad usage exits 2, a PVSPIN_* variable in the environment (PVSPIN_LOCK,\n"
+		"PVSPIN_POLICY, PVSPIN_SPIN_THRESHOLD, ...) with a bad value included, also\n"
+		"where --lock or --spin-threshold would replace it.\n",
 		LOST_KICK_SPIN_THRESHOLD);
 }
 
@@ -369,6 +373,9 @@ int pvspin_cmd_torture(int argc, char **argv)
 	/* a bad PVSPIN_* tunable fails here (exit 2, named), as in `pvspin
 	 * run`: the kinds tortured read them */
 	if (pvspin_tunables_check_env(stderr, "pvspin torture"))
+		return 2;
+	/* so do PVSPIN_LOCK and PVSPIN_POLICY, also with --lock given */
+	if (tool_kind_env_check("pvspin torture"))
 		return 2;
 	if (!kind_name)
 		kind_name = pvspin_kind_name(pvspin_default_kind());
