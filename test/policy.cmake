@@ -16,9 +16,9 @@ set(PVSPIN_DETECT_CHECKS
   # the seed case: REALTIME set, PV_UNHALT clear
   "seed|--expect|choices.linux.lock=qspinlock|--expect|choices.linux-pre-2025.lock=tas|--expect|hypervisor.hints.REALTIME=true|--expect|hypervisor.features.PV_UNHALT=false|--|detect|--json|--cpuid|${PD}/cpuid/kvm-realtime-nounhalt.txt|--root|${PD}/root-v1-quota|--interval-ms|0"
   # KVM behind Hyper-V enlightenments
-  "hyperv_kvm|--expect|hypervisor.base_leaf=0x40000100|--expect|hypervisor.signature=Microsoft Hv|--expect|choices.linux.lock=pvqspinlock|--|detect|--json|--cpuid|${PD}/cpuid/hyperv-kvm.txt|--root|${PD}/root-empty|--interval-ms|0"
+  "hyperv_kvm|--expect|hypervisor.base_leaf=0x40000100|--expect|hypervisor.signature=Microsoft Hv|--expect|choices.linux.lock=pvqspinlock|--|detect|--json|--cpuid|${PD}/cpuid/hyperv-kvm.txt|--root|${PD}/root-nothing-known|--interval-ms|0"
   # unknown signature verbatim, non-KVM: unfair lock
-  "unknown_sig|--expect|hypervisor.name=unknown|--expect|hypervisor.signature=Pv\\x01spin\"\\\\H\\x7f|--expect|choices.linux.lock=tas|--|detect|--json|--cpuid|${PD}/cpuid/unknown.txt|--root|${PD}/root-empty|--interval-ms|0"
+  "unknown_sig|--expect|hypervisor.name=unknown|--expect|hypervisor.signature=Pv\\x01spin\"\\\\H\\x7f|--expect|choices.linux.lock=tas|--|detect|--json|--cpuid|${PD}/cpuid/unknown.txt|--root|${PD}/root-nothing-known|--interval-ms|0"
   # fake tree: quota, nodes, nopvspin; one policy
   "root_v2|--choices|1|--expect|cpu_quota=1.5|--expect|numa_nodes=2|--expect|cpus_possible=8|--expect|choices.pvspin.lock=spinpark|--|detect|--json|--policy|pvspin|--cpuid|${PD}/cpuid/baremetal.txt|--root|${PD}/root-v2-quota|--interval-ms|0"
   "threshold_param|--choices|1|--expect|choices.threshold.param=16|--expect|choices.threshold.lock=tas|--|detect|--json|--policy|threshold=16|--cpuid|${PD}/cpuid/this-machine.txt|--root|${PD}/root-v1-quota|--interval-ms|0"
@@ -33,6 +33,11 @@ set(PVSPIN_DETECT_CHECKS
   "missing_root|--exit|1|--stderr-has|--root ${PD}/nonexistent: No such file or directory|--|detect|--root|${PD}/nonexistent"
   "file_root|--exit|1|--stderr-has|--root ${PD}/cpuid/baremetal.txt: Not a directory|--|detect|--root|${PD}/cpuid/baremetal.txt"
   "root_no_value|--exit|2|--stderr-has|option '--root' needs a value|--|detect|--root"
+  # a root with none of the files detect reads (an empty or wrong
+  # directory) is bad input too (1, naming them), with --cpuid and --json
+  # as well: its every fact would be assumed
+  "empty_root|--exit|1|--stderr-has|--root ${PD}/root-empty: none of the files detect reads is there (sys/devices/system/cpu/online, |--|detect|--root|${PD}/root-empty"
+  "empty_root_json|--exit|1|--stderr-has|): not a copy of a machine's /proc and /sys|--|detect|--json|--cpuid|${PD}/cpuid/baremetal.txt|--root|${PD}/root-empty|--interval-ms|0"
   "bad_cpuid|--exit|1|--stderr-has|malformed.txt:4: malformed CPUID line|--|detect|--cpuid|${PD}/cpuid/malformed.txt"
   # a dump without leaf 1: the hypervisor bit is unknown, an error (not "bare metal")
   "no_leaf1|--exit|1|--stderr-has|no-leaf1.txt: no leaf 0x00000001|--|detect|--cpuid|${PD}/cpuid/no-leaf1.txt|--interval-ms|0"
@@ -43,7 +48,7 @@ set(PVSPIN_DETECT_CHECKS
   # where the facts come from: CPUID from the dump, the rest from --root or
   # (null) this machine
   "sources_mixed|--expect|sources.root=null|--expect|sources.cpuid=${PD}/cpuid/baremetal.txt|--|detect|--json|--cpuid|${PD}/cpuid/baremetal.txt|--interval-ms|0"
-  "sources_root|--expect|sources.root=${PD}/root-empty|--expect|choices.pvspin.reason=pvspin: bare metal, unknown CPUs, not overcommitted: threads can still outnumber CPUs|--|detect|--json|--cpuid|${PD}/cpuid/baremetal.txt|--root|${PD}/root-empty|--interval-ms|0"
+  "sources_root|--expect|sources.root=${PD}/root-nothing-known|--expect|choices.pvspin.reason=pvspin: bare metal, unknown CPUs, not overcommitted: threads can still outnumber CPUs|--|detect|--json|--cpuid|${PD}/cpuid/baremetal.txt|--root|${PD}/root-nothing-known|--interval-ms|0"
   # an unparsable cpu.max: the quota is not known, the error names it
   "bad_quota|--expect|cpu_quota=null|--expect|cpu_quota_known=false|--expect|cpu_quota_error=${PD}/root-bad-quota/sys/fs/cgroup/app/cpu.max: '100'|--|detect|--json|--cpuid|${PD}/cpuid/baremetal.txt|--root|${PD}/root-bad-quota|--interval-ms|0"
   "good_quota_no_error|--expect|cpu_quota_known=true|--expect|cpu_quota_error=null|--|detect|--json|--cpuid|${PD}/cpuid/baremetal.txt|--root|${PD}/root-v2-quota|--interval-ms|0"

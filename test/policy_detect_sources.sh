@@ -4,7 +4,7 @@
 # --root without --cpuid names both sources; the steal figure the picks
 # use is the since-boot average, as the library's own pick, and the
 # sample over --interval-ms is shown apart, labelled as such; facts that
-# could not be read (an empty --root) are shown as unknown.
+# could not be read are shown as unknown; an empty --root is refused.
 p="$1"; d="$2"; fail=0
 bad() { printf 'FAIL: %s\n' "$*"; fail=1; }
 has() { printf '%s\n' "$1" | grep -F -q -e "$2" || bad "$3: no '$2' in: $1"; }
@@ -27,15 +27,21 @@ out=$("$p" detect --root "$d/root-v1-quota" --interval-ms 20) || bad "static: ex
 has "$out" "steal time     0.00% since boot (what the picks below use, as the library does)" static
 has "$out" "               no sample: /proc/stat did not change over 20 ms" static
 
-# an empty --root: what could not be read is unknown, not a fact
+# a --root with nothing readable: what could not be read is unknown, not a fact
+nk="$d/root-nothing-known"
+out=$("$p" detect --root "$nk" --interval-ms 0) || bad "nothing known: exit $?"
+has "$out" "numa nodes     unknown (cannot read /sys/devices/system/node/online; 1 assumed)" nothing-known
+has "$out" "cpu quota      unknown (cannot read /proc/self/cgroup; none assumed)" nothing-known
+has "$out" "nopvspin       unknown (cannot read /proc/cmdline; \"no\" assumed)" nothing-known
+out=$("$p" detect --root "$nk" --interval-ms 0 --json) || bad "nothing known json: exit $?"
+has "$out" '"numa_nodes_known": false' nothing-known-json
+has "$out" '"nopvspin_known": false' nothing-known-json
+# an empty --root (none of the files there): refused, exit 1, nothing on stdout
 empty=$(mktemp -d)
-out=$("$p" detect --root "$empty" --interval-ms 0) || bad "empty root: exit $?"
-has "$out" "numa nodes     unknown (cannot read /sys/devices/system/node/online; 1 assumed)" empty-root
-has "$out" "cpu quota      unknown (cannot read /proc/self/cgroup; none assumed)" empty-root
-has "$out" "nopvspin       unknown (cannot read /proc/cmdline; \"no\" assumed)" empty-root
-out=$("$p" detect --root "$empty" --interval-ms 0 --json) || bad "empty root json: exit $?"
-has "$out" '"numa_nodes_known": false' empty-root-json
-has "$out" '"nopvspin_known": false' empty-root-json
+out=$("$p" detect --root "$empty" --interval-ms 0 2>/dev/null); r=$?
+[ $r -eq 1 ] && [ -z "$out" ] || bad "empty root: exit $r, stdout '$out'"
+err=$("$p" detect --root "$empty" --interval-ms 0 2>&1 >/dev/null)
+has "$err" "pvspin detect: --root $empty: none of the files detect reads is there (" empty-root
 rmdir "$empty"
 # a tree that has them: known
 out=$("$p" detect --root "$d/root-v1-quota" --interval-ms 0 --json) || bad "v1 json: exit $?"

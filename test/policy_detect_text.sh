@@ -13,15 +13,15 @@ has() { printf '%s\n' "$1" | grep -F -q -e "$2" || bad "$3: no '$2' in: $1"; }
 out=$("$p" detect --cpuid "$d/cpuid/baremetal.txt" --interval-ms 0) || bad "mixed: exit $?"
 has "$out" "CPUs, NUMA, steal, quota and load: this machine (use --root DIR for the guest's)" mixed
 
-out=$("$p" detect --cpuid "$d/cpuid/baremetal.txt" --root "$d/root-empty" --interval-ms 0) ||
-	bad "root-empty: exit $?"
-has "$out" "CPUs, NUMA, steal, quota and load from --root" root-empty
-has "$out" "unknown online, unknown possible, unknown allowed" root-empty
-has "$out" "pvspin: bare metal, unknown CPUs, not overcommitted" root-empty
-printf '%s\n' "$out" | grep -q ' 0 CPUs' && bad "root-empty: '0 CPUs' printed"
+out=$("$p" detect --cpuid "$d/cpuid/baremetal.txt" --root "$d/root-nothing-known" --interval-ms 0) ||
+	bad "root-nothing-known: exit $?"
+has "$out" "CPUs, NUMA, steal, quota and load from --root" root-nothing-known
+has "$out" "unknown online, unknown possible, unknown allowed" root-nothing-known
+has "$out" "pvspin: bare metal, unknown CPUs, not overcommitted" root-nothing-known
+printf '%s\n' "$out" | grep -q ' 0 CPUs' && bad "root-nothing-known: '0 CPUs' printed"
 
 # the dump's signature bytes: P v 0x01 s p i n " \ H 0x7f
-out=$("$p" detect --cpuid "$d/cpuid/unknown.txt" --root "$d/root-empty" --interval-ms 0) ||
+out=$("$p" detect --cpuid "$d/cpuid/unknown.txt" --root "$d/root-nothing-known" --interval-ms 0) ||
 	bad "signature: exit $?"
 has "$out" 'signature "Pv\x01spin\"\\H\x7f" at' signature
 has "$out" 'unknown hypervisor "Pv\x01spin\"\\H\x7f" without' signature-reason
@@ -47,16 +47,16 @@ has "$err" "cpu.max: '100' is not a cgroup CPU quota" bad-quota-json
 # an unknown fact names the file it could not read: a "cpu" line of
 # proc/stat that is not well-formed (too few fields, not a number) as a
 # missing one, an online cpulist that does not parse
-for r in root-stat-few-fields root-stat-not-number root-empty; do
+for r in root-stat-few-fields root-stat-not-number root-nothing-known; do
 	out=$("$p" detect --root "$d/$r" --interval-ms 0) || bad "$r: exit $?"
 	has "$out" 'steal time     unknown (the "cpu" line of /proc/stat is missing or malformed; none assumed)' "$r"
 	printf '%s\n' "$out" | grep -q 'since boot' && bad "$r: a steal figure in: $out"
 done
 out=$("$p" detect --root "$d/root-online-garbage" --interval-ms 0) || bad "online garbage: exit $?"
 has "$out" "cpus           unknown online, 8 possible, unknown allowed (missing or malformed: /sys/devices/system/cpu/online, the Cpus_allowed_list line of /proc/self/status)" online-garbage
-out=$("$p" detect --root "$d/root-empty" --interval-ms 0) || bad "root-empty: exit $?"
-has "$out" "unknown allowed (missing or malformed: /sys/devices/system/cpu/online, /sys/devices/system/cpu/possible, the Cpus_allowed_list line of /proc/self/status)" root-empty-cpus
-has "$out" "runnable       unknown (missing or malformed: /proc/loadavg)" root-empty-runnable
+out=$("$p" detect --root "$d/root-nothing-known" --interval-ms 0) || bad "root-nothing-known: exit $?"
+has "$out" "unknown allowed (missing or malformed: /sys/devices/system/cpu/online, /sys/devices/system/cpu/possible, the Cpus_allowed_list line of /proc/self/status)" nothing-known-cpus
+has "$out" "runnable       unknown (missing or malformed: /proc/loadavg)" nothing-known-runnable
 out=$("$p" detect --root "$d/root-v2-quota" --interval-ms 0) || bad "root-v2: exit $?"
 printf '%s\n' "$out" | grep -q '^cpus .*(missing or malformed' && bad "root-v2: a reason for known counts in: $out"
 

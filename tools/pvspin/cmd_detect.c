@@ -9,10 +9,12 @@
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -39,6 +41,7 @@ static void usage(FILE *f)
 		"                    (default: the CPUID instruction)\n"
 		"  --root DIR        read /proc and /sys under DIR instead of /; the\n"
 		"                    allowed CPUs then come from DIR/proc/self/status\n"
+		"                    (exit 1 if DIR holds none of the files detect reads)\n"
 		"  --policy NAME     show only this policy: %s\n"
 		"  --interval-ms N   also sample steal time over N ms (0..%d, default %d;\n"
 		"                    0: no sample); the picks use the average since boot,\n"
@@ -235,6 +238,32 @@ static int root_check(const char *dir)
 	return access(dir, X_OK);
 }
 
+/* The files detect reads under a root (docs/policy.md, "What is detected,
+ * and from where"); the cgroup quota files are reached from
+ * /proc/self/cgroup. */
+static const char *const root_files[] = {
+	"/sys/devices/system/cpu/online", "/sys/devices/system/cpu/possible",
+	"/proc/self/status", "/sys/devices/system/node/online", "/proc/self/cgroup",
+	"/proc/stat", "/proc/loadavg", "/proc/cmdline",
+};
+#define NROOT_FILES (sizeof(root_files) / sizeof(root_files[0]))
+
+/* Is any of root_files there under `dir` (of any type: a FIFO or a
+ * malformed file is read as missing, and the report says which)?  A root
+ * with none of them is no copy of a machine's /proc and /sys: every fact
+ * would be assumed. */
+static bool root_has_files(const char *dir)
+{
+	for (size_t i = 0; i < NROOT_FILES; i++) {
+		char path[PATH_MAX];
+		struct stat st;
+		if (snprintf(path, sizeof(path), "%s%s", dir, root_files[i]) < (int)sizeof(path) &&
+		    !stat(path, &st))
+			return true;
+	}
+	return false;
+}
+
 int pvspin_cmd_detect(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -293,6 +322,17 @@ int pvspin_cmd_detect(int argc, char **argv)
 	 * exit 1 with the reason, as an unreadable --cpuid file does. */
 	if (root && root_check(root)) {
 		fprintf(stderr, "pvspin detect: --root %s: %s\n", root, strerror(errno));
+		return 1;
+	}
+	/* So is a root with none of the files (an empty directory, a wrong
+	 * one): its report would be every fact unknown and the picks made
+	 * on assumed values, with exit 0. */
+	if (root && !root_has_files(root)) {
+		fprintf(stderr, "pvspin detect: --root %s: none of the files detect reads is there (",
+			root);
+		for (size_t i = 0; i < NROOT_FILES; i++)
+			fprintf(stderr, "%s%s", i ? ", " : "", root_files[i] + 1);
+		fprintf(stderr, "): not a copy of a machine's /proc and /sys (docs/policy.md)\n");
 		return 1;
 	}
 
