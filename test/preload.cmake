@@ -285,11 +285,12 @@ preload_test(preload_run_errors 30 sh ${CMAKE_CURRENT_BINARY_DIR}/preload_run_er
 # the program on glibc: a shared library that is not the interposer (the
 # test's own libtest_preload_ctor.so, the pvspin library itself).  Checked
 # before the exec: exit 2 naming it (a bad PVSPIN_* value, as --help
-# says).  The interposer itself is taken.
+# says), and nothing else is said (no FIFO note for --lock ticket).  The
+# interposer itself is taken.
 file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/preload_run_bad_lib.sh
 "p=\"$1\"; d=\"$2\"; lib=\"$3\"; shift 3
 for l in \"$@\"; do
-  e=$(PVSPIN_PRELOAD_LIB=\"$l\" \"$p\" run -- true 2>&1); r=$?
+  e=$(PVSPIN_PRELOAD_LIB=\"$l\" \"$p\" run --lock ticket -- true 2>&1); r=$?
   [ $r -eq 2 ] || { echo \"$l: exit $r\"; exit 1; }
   [ \"$e\" = \"pvspin run: PVSPIN_PRELOAD_LIB=$l: a shared library, but not pvspin's interposer libpvspin-preload.so (it does not define pvspin_preload_marker)\" ] ||
     { echo \"$l: '$e'\"; exit 1; }

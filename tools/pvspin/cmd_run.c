@@ -508,16 +508,17 @@ int pvspin_cmd_run(int argc, char **argv)
 		kind = pvspin_default_kind();
 	}
 
+	/* the interposer first: a run refused for it says nothing else */
+	char lib[PATH_MAX];
+	int rc = find_preload(lib, sizeof(lib));
+	if (rc)
+		return rc;
+
 	/* a static program gets none of the kind: only that is said */
 	struct run_target target;
 	run_target_read(prog[0], &target);
 	if (!warn_static_program(&target, stats))
 		warn_fifo_kind(kind);
-
-	char lib[PATH_MAX];
-	int rc = find_preload(lib, sizeof(lib));
-	if (rc)
-		return rc;
 
 	const char *old = getenv("LD_PRELOAD");
 	if (old && *old) {
