@@ -122,9 +122,12 @@ static void test_misuse_is_reported(void **state)
 	assert_non_null(strstr(misuse_what, "hash"));
 	/* lock() of a corrupted word under the queued kinds: reported, and
 	 * the call returns without the lock (word unchanged) instead of
-	 * following a tail beyond the node array (0xfffc0000 names slot
-	 * 16382) or waiting for ever on a byte no unlock clears */
-	static const uint32_t corrupt[] = { 0xffffffffu, 0xfffc0000u, 0x00000201u, 0x000000ffu };
+	 * following a tail outside the node array (0xfffc0000 names slot
+	 * 16382, 0x00010000 slot -1) or waiting for ever on a byte no
+	 * unlock clears */
+	static const uint32_t corrupt[] = { 0xffffffffu, 0xfffc0000u, 0x00000201u, 0x000000ffu,
+					    /* index bits without a CPU: slot -1 */
+					    0x00010000u, 0x00030000u, 0x00030101u };
 	static const pvspin_kind_t queued[] = { PVSPIN_KIND_QSPINLOCK, PVSPIN_KIND_PVQSPINLOCK };
 	for (size_t k = 0; k < 2; k++) {
 		for (size_t i = 0; i < sizeof(corrupt) / sizeof(corrupt[0]); i++) {

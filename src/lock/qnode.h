@@ -46,11 +46,13 @@ static inline uint32_t encode_tail(int cpu, int idx)
 	       ((uint32_t)idx << _Q_TAIL_IDX_OFFSET);
 }
 
-/** True if a non-zero tail names a node of the array (slot below
- *  PVSPIN_MAX_CPUS); the 14-bit field can name up to 16382. */
+/** True if a non-zero tail names a node of the array: its CPU field
+ *  (slot + 1) is 1 .. PVSPIN_MAX_CPUS.  The 14-bit field can say up to
+ *  16383, and 0 with index bits set would name slot -1. */
 static inline bool tail_in_range(uint32_t tail)
 {
-	return (tail >> _Q_TAIL_CPU_OFFSET) <= PVSPIN_MAX_CPUS;
+	uint32_t cpu_plus1 = tail >> _Q_TAIL_CPU_OFFSET;
+	return cpu_plus1 >= 1 && cpu_plus1 <= PVSPIN_MAX_CPUS;
 }
 
 /** Node named by a non-zero tail in range (tail_in_range). */
