@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "pvspin/lock.h"
 #include "pvspin/spinlock.h"
@@ -13,15 +14,32 @@
 
 static pvspin_kind_t default_kind = PVSPIN_KIND_NONE;
 
+void pvspin_default_kind_exit(const char *line)
+{
+	static int reported;
+	/* Threads that make their first default-kind call together all find
+	 * the bad value: the first prints the line and exits; the others
+	 * wait for that exit instead of printing it again and racing it in
+	 * exit(), which is not safe to call concurrently. */
+	if (__atomic_exchange_n(&reported, 1, __ATOMIC_ACQ_REL)) {
+		for (;;)
+			pause();
+	}
+	fputs(line, stderr);
+	exit(2);
+}
+
 static pvspin_kind_t resolve(void)
 {
 	const char *name = getenv("PVSPIN_LOCK");
 	if (name && *name) {
 		pvspin_kind_t k = pvspin_kind_from_name(name);
 		if (k == PVSPIN_KIND_NONE) {
-			fprintf(stderr, "pvspin: PVSPIN_LOCK=%s is not a lock kind; valid kinds: %s\n",
-				name, pvspin_kind_names());
-			exit(2);
+			char line[512];
+			snprintf(line, sizeof(line),
+				 "pvspin: PVSPIN_LOCK=%s is not a lock kind; valid kinds: %s\n",
+				 name, pvspin_kind_names());
+			pvspin_default_kind_exit(line);
 		}
 		return k;
 	}

@@ -20,9 +20,10 @@ pvspin_kind_t pvspin_policy_pick_default(void)
 	if (!name || !*name)
 		name = "pvspin";
 	if (pvspin_policy_parse(name, &p)) {
-		fprintf(stderr, "pvspin: PVSPIN_POLICY=%s: %s\n", name,
-			pvspin_policy_parse_error(errno));
-		exit(2);
+		char line[512];
+		snprintf(line, sizeof(line), "pvspin: PVSPIN_POLICY=%s: %s\n", name,
+			 pvspin_policy_parse_error(errno));
+		pvspin_default_kind_exit(line);
 	}
 	pvspin_env_detect(&env, NULL);
 	pvspin_policy_pick(&p, &env, &c);
