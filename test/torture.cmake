@@ -211,6 +211,10 @@ if(TARGET pvspin)
   add_test(NAME torture_cli_getopt_name COMMAND pvspin torture --bogus=3)
   set_tests_properties(torture_cli_getopt_name PROPERTIES
     PASS_REGULAR_EXPRESSION "^pvspin torture: unknown option '--bogus'\n\\(pvspin torture --help lists the options\\)")
+  # --help gives the ranges the options enforce (a new user's finding)
+  add_test(NAME torture_cli_help_ranges COMMAND pvspin torture --help)
+  set_tests_properties(torture_cli_help_ranges PROPERTIES
+    PASS_REGULAR_EXPRESSION "--threads N +writer threads, 1\\.\\.1024 [^\n]*\n +--seconds S +run time, 1\\.\\.604800 s[^\n]*\n +--long-hold-ms M[^\n]*\n +\\(0\\.\\.10000,[^\n]*\n[^\n]*\n +--stats-interval S +statistics line every S s, 0\\.\\.604800[^\n]*\n +--stall-ms MS +stall watchdog threshold, 10\\.\\.3600000 ms")
   add_test(NAME torture_cli_missing_value COMMAND pvspin torture --threads)
   set_tests_properties(torture_cli_missing_value PROPERTIES
     PASS_REGULAR_EXPRESSION "^pvspin torture: option '--threads' needs a value")

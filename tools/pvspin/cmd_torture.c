@@ -240,13 +240,13 @@ static void usage(FILE *f)
 	for (const struct torture_kind *k = torture_kinds; k->name; k++)
 		fprintf(f, "                         %-14s %s\n", k->name, k->what);
 	fprintf(f,
-		"  --threads N          writer threads (default 2x online CPUs)\n"
-		"  --seconds S          run time (default 10)\n"
+		"  --threads N          writer threads, 1..1024 (default 2x online CPUs, at most 1024)\n"
+		"  --seconds S          run time, 1..604800 s (default 10)\n"
 		"  --long-hold-ms M     rare long hold, 1 in threads*2000*M acquisitions\n"
-		"                       (default 100, 0 = never)\n"
+		"                       (0..10000, default 100, 0 = never)\n"
 		"  --seed N             random seed (default from the clock; printed)\n"
-		"  --stats-interval S   statistics line every S s (default 5, 0 = none)\n"
-		"  --stall-ms MS        stall watchdog threshold (default 1000)\n"
+		"  --stats-interval S   statistics line every S s, 0..604800 (default 5, 0 = none)\n"
+		"  --stall-ms MS        stall watchdog threshold, 10..3600000 ms (default 1000)\n"
 		"  --spin-threshold L   pvqspinlock/lost_kick SPIN_THRESHOLD in PAUSE loops\n"
 		"                       (default: the library's; lost_kick: %u; other\n"
 		"                       kinds: a usage error)\n"
