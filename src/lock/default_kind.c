@@ -4,6 +4,7 @@
  * (pvspin_policy_pick_default(), src/policy).
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -14,9 +15,10 @@
 
 static pvspin_kind_t default_kind = PVSPIN_KIND_NONE;
 
-void pvspin_default_kind_exit(const char *line)
+void pvspin_default_kind_exit(const char *fmt, ...)
 {
 	static int reported;
+	va_list ap;
 	/* Threads that make their first default-kind call together all find
 	 * the bad value: the first prints the line and exits; the others
 	 * wait for that exit instead of printing it again and racing it in
@@ -25,7 +27,9 @@ void pvspin_default_kind_exit(const char *line)
 		for (;;)
 			pause();
 	}
-	fputs(line, stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
 	exit(2);
 }
 
@@ -35,11 +39,8 @@ static pvspin_kind_t resolve(void)
 	if (name && *name) {
 		pvspin_kind_t k = pvspin_kind_from_name(name);
 		if (k == PVSPIN_KIND_NONE) {
-			char line[512];
-			snprintf(line, sizeof(line),
-				 "pvspin: PVSPIN_LOCK=%s is not a lock kind; valid kinds: %s\n",
-				 name, pvspin_kind_names());
-			pvspin_default_kind_exit(line);
+			pvspin_default_kind_exit("pvspin: PVSPIN_LOCK=%s is not a lock kind; "
+						 "valid kinds: %s\n", name, pvspin_kind_names());
 		}
 		return k;
 	}

@@ -4,7 +4,6 @@
  * without sleeping (steal time since boot).  See policy_default.h.
  */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 
 #include "pvspin/policy.h"
@@ -20,10 +19,8 @@ pvspin_kind_t pvspin_policy_pick_default(void)
 	if (!name || !*name)
 		name = "pvspin";
 	if (pvspin_policy_parse(name, &p)) {
-		char line[512];
-		snprintf(line, sizeof(line), "pvspin: PVSPIN_POLICY=%s: %s\n", name,
-			 pvspin_policy_parse_error(errno));
-		pvspin_default_kind_exit(line);
+		pvspin_default_kind_exit("pvspin: PVSPIN_POLICY=%s: %s\n", name,
+					 pvspin_policy_parse_error(errno));
 	}
 	pvspin_env_detect(&env, NULL);
 	pvspin_policy_pick(&p, &env, &c);

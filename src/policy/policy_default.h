@@ -20,12 +20,12 @@
 pvspin_kind_t pvspin_policy_pick_default(void);
 
 /**
- * Print `line` (a bad PVSPIN_LOCK or PVSPIN_POLICY, ending in a newline) on
- * stderr and exit with status 2, once per process: a thread that comes
- * second waits (pause()) for the first one's exit.  Never returns.
- * Defined in src/lock/default_kind.c.
+ * Print the printf-style message (a bad PVSPIN_LOCK or PVSPIN_POLICY,
+ * ending in a newline) on stderr and exit with status 2, once per process:
+ * a thread that comes second waits (pause()) for the first one's exit.
+ * Never returns.  Defined in src/lock/default_kind.c.
  */
-void pvspin_default_kind_exit(const char *line)
-	__attribute__((noreturn, visibility("hidden")));
+void pvspin_default_kind_exit(const char *fmt, ...)
+	__attribute__((noreturn, format(printf, 1, 2), visibility("hidden")));
 
 #endif
