@@ -17,8 +17,9 @@
  * after 1 ms), WebKit's WTF::Lock / parking_lot (barging, a short spin,
  * park), glibc's adaptive mutex (a spin budget learned per lock),
  * concurrency restriction (Dice and Kogan, Malthusian locks, EuroSys
- * 2017), and for the cheap unlock the asymmetric fence of liburcu's
- * membarrier(2) use.  No code is taken from any of them.
+ * 2017), and for an unlock that never touches the lock after its
+ * release, glibc's lowlevellock (one atomic exchange, then at most a
+ * FUTEX_WAKE; glibc bug 13690).  No code is taken from any of them.
  *
  * Word layout (little endian; the locked byte is the qspinlock's):
  *
@@ -35,10 +36,11 @@
  *   bit  15     reserved     0
  *   bits 16-18  budget       spin budget exponent e: a spinner spins at
  *                            most 16 << e PAUSE loops (16-512)
- *   bit  19     ARMED        a parker's membarrier has run on this lock:
- *                            from now on every unlock fences before it
- *                            decides not to wake, and parkers skip the
- *                            membarrier (sticky)
+ *   bit  19     ARMED        the lock has been contended (a waiter spun
+ *                            to it or parked): from now on every unlock
+ *                            is metered (slice mode) and a holder that
+ *                            waited requests the time-slice extension
+ *                            (sticky)
  *   bits 20-31  parked       threads counted as parked (0-2047: bit 31
  *                            stays clear; more waiters poll uncounted,
  *                            every 1 ms doubling up to 64 ms)
@@ -46,19 +48,23 @@
  * Transitions are written (parked, spinners, locked) in src/lock/spinpark.c.
  *
  * Uncontended lock: cmpxchg of the locked byte 0 -> 1 (acquire).
- * Unlock: a plain store-release of 0 into the locked byte, a compiler
- * barrier, one load of the upper half; only if waiters are parked (or
- * the lock is ARMED) is the slow side entered.  The StoreLoad ordering
- * that a sleeping waiter needs is supplied from its side by the first
- * parker's pvspin_plat_fence_heavy() (membarrier), so the unlock of a lock
- * that has never had a parker carries no fence (pvspin/platform.h); once
- * a lock is ARMED its unlock pays one full fence instead, and no parker
- * pays a membarrier any more.
+ * Unlock: one cmpxchg of the word (release) that clears the locked byte
+ * and, where a parked waiter is to be woken, sets WOKEN in the same
+ * step; after it the unlock touches no byte of the lock, and only a
+ * wake-up's FUTEX_WAKE names its address.  So a thread that takes the
+ * lock next may destroy and free it as soon as it has unlocked it, as
+ * POSIX allows for pthread_spin_destroy and pthread_mutex_destroy (an
+ * unlock that read the word after its release wrote WOKEN into memory
+ * freed and reused by then: a new user's finding).  The same RMW orders
+ * the release against parkers: a parker counts itself by an RMW on the
+ * word and then re-reads it, so either the unlock's RMW returns the word
+ * with the parker counted, or the parker's re-read sees the release
+ * (coherence of one word, no fence and no membarrier).
  *
  * Functions: pvspin_spinpark_{lock,trylock,unlock,is_locked,is_contended}.
  * Fast paths inline, slow paths in src/lock/spinpark.c.  Thread-safe and
- * async-signal-safe (the slow path uses only futex, clock_gettime and
- * membarrier); no thread slot is needed.  Never spins without bound: a
+ * async-signal-safe (the slow path uses only futex and clock_gettime);
+ * no thread slot is needed.  Never spins without bound: a
  * waiter of any scheduling class spins at most 2048 PAUSE loops before it
  * sleeps.
  */
@@ -89,6 +95,11 @@ extern "C" {
 #define _SP_PARKED_OFFSET   20
 #define _SP_PARKED_ONE      (1u << _SP_PARKED_OFFSET)
 #define _SP_PARKED_MASK     0xfff00000u
+/* Word bits that send an unlock to its slow path: a locked byte other
+ * than 1, STARVING (hand-off), reserved (corruption), ARMED (metered),
+ * parked waiters (maybe a wake-up). */
+#define _SP_UNLOCK_SLOW_MASK \
+	(_SP_LOCKED_MASK | _SP_STARVING | _SP_RESERVED_MASK | _SP_ARMED | _SP_PARKED_MASK)
 
 /** Out-of-line lock slow path: spin (bounded), then park; returns with
  *  the lock held.  If the lock is ARMED (it has been contended), the
@@ -97,19 +108,19 @@ extern "C" {
  *  withdraws. */
 void pvspin_spinpark_lock_slowpath(pvspin_lock_t *lock);
 
-/** Out-of-line unlock slow path: `val` is the word the fast path read,
- *  whose locked byte is not plain _SP_LOCKED or whose STARVING bit is
- *  set: hand the lock off, or report misuse (unlock of a free lock, a
- *  corrupted word). */
+/** Out-of-line unlock: `val` is the word last read (by the fast path's
+ *  load, or returned by its failed cmpxchg), which the inline cmpxchg did
+ *  not replace.  Reports misuse (unlock of a free lock, of one handed
+ *  off, a corrupted word) and returns; hands the lock to a STARVING
+ *  waiter; meters the unlock of an ARMED lock (slice mode,
+ *  src/lock/spinpark_slice.c) while still holding it; then releases by
+ *  one cmpxchg that also sets WOKEN if it is to wake a parked waiter
+ *  (none in a slice that is not over, none while enough spinners will
+ *  take the lock or a woken one has not run yet), and then only
+ *  FUTEX_WAKEs the address.  Last, withdraws a time-slice extension
+ *  request (pvspin_plat_slice_ext_end()).  Never touches the lock after
+ *  the release. */
 void pvspin_spinpark_unlock_slowpath(pvspin_lock_t *lock, uint32_t val);
-
-/** After a release that saw parked waiters or ARMED: meter the unlock
- *  (slice mode, src/lock/spinpark_slice.c); in a slice that is not over,
- *  nothing more; else a full fence, then read the word and wake one
- *  unless nobody is parked, a spinner will take the lock, or a woken one
- *  has not run yet.  Last, withdraw a time-slice extension request
- *  (pvspin_plat_slice_ext_end()). */
-void pvspin_spinpark_unlock_wake(pvspin_lock_t *lock);
 
 /** Try once: locked byte 0 -> 1 (acquire).  True if taken.  A relaxed
  *  read first, so a busy lock costs no exclusive line transfer. */
@@ -132,35 +143,20 @@ static inline void pvspin_spinpark_lock(pvspin_lock_t *lock)
 	pvspin_spinpark_lock_slowpath(lock);
 }
 
-/** The release step, also the unlock slow path's: (*, *, 1) -> (*, *, 0)
- *  by a store-release of the locked byte, a compiler barrier (the
- *  first parker's pvspin_plat_fence_heavy() supplies the StoreLoad
- *  ordering against it), one load; if threads are parked or the lock is
- *  ARMED, the wake side (out of line, which fences). */
-static inline void pvspin_spinpark_release(pvspin_lock_t *lock)
-{
-	pvspin_plat_store8(&lock->locked, 0, PVSPIN_RELEASE);
-	pvspin_plat_fence_light();
-	/* Only the upper half (budget, ARMED, parked): a load that overlaps the
-	 * byte just stored would wait for that store to reach the cache
-	 * (no store-to-load forwarding from a narrower store), which costs
-	 * the line's transfer from a spinning waiter. */
-	uint16_t hi = pvspin_plat_load16(&lock->tail, PVSPIN_RELAXED);
-	if (__builtin_expect((hi & ((_SP_PARKED_MASK | _SP_ARMED) >> 16)) != 0, 0))
-		pvspin_spinpark_unlock_wake(lock);
-}
-
-/** Release the lock (pvspin_spinpark_release()).  A waiter that starves
- *  gets the lock handed off instead, and an unlock of a free lock or of a
- *  corrupted word is reported as misuse (out of line). */
+/** Release the lock: (0, s, 1) -> (0, s, 0) by one cmpxchg (release)
+ *  when the word shows nothing for the slow side (nobody parked, not
+ *  ARMED, no STARVING, not corrupted); else, or if the word changed
+ *  under the cmpxchg (a spinner came or went),
+ *  pvspin_spinpark_unlock_slowpath().  Nothing of the lock is read or
+ *  written after the release (see the header comment). */
 static inline void pvspin_spinpark_unlock(pvspin_lock_t *lock)
 {
 	uint32_t v = pvspin_plat_load32(&lock->val, PVSPIN_RELAXED);
-	if (__builtin_expect((v & (_SP_LOCKED_MASK | _SP_STARVING)) != _SP_LOCKED, 0)) {
-		pvspin_spinpark_unlock_slowpath(lock, v);
+	if (__builtin_expect((v & _SP_UNLOCK_SLOW_MASK) == _SP_LOCKED, 1) &&
+	    __builtin_expect(pvspin_plat_cmpxchg32(&lock->val, &v, v & ~_SP_LOCKED_MASK,
+						   PVSPIN_RELEASE), 1))
 		return;
-	}
-	pvspin_spinpark_release(lock);
+	pvspin_spinpark_unlock_slowpath(lock, v);
 }
 
 /** True if held (locked or handed off; a snapshot). */

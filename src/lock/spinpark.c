@@ -18,41 +18,43 @@
  *     mutex, which learns a spin count per lock, and the kernel mutex's
  *     rule to spin only while the owner runs, which a thread cannot
  *     observe);
- *  2. park: count itself in `parked`, run the heavy side of the
- *     asymmetric fence unless the lock is ARMED, re-check, FUTEX_WAIT on
- *     the word (with a timeout, see below).  The unlocker stores 0, reads
- *     the upper half with only a compiler barrier, and if `parked` is
- *     non-zero or the lock ARMED, fences, reads the word again, and if
- *     `parked` is non-zero, nobody spins (a spinner will take the lock)
- *     and no woken waiter is still on its way (WOKEN, after Go's
- *     mutexWoken), wakes one.
+ *  2. park: count itself in `parked` (an RMW on the word), set ARMED if
+ *     it is the lock's first, re-check, FUTEX_WAIT on the word (with a
+ *     timeout, see below).  The unlocker releases by one cmpxchg of the
+ *     word (pvspin_spinpark_unlock): if the word it replaces counts a
+ *     parked waiter, nobody spins (a spinner will take the lock) and no
+ *     woken waiter is still on its way (WOKEN, after Go's mutexWoken),
+ *     the same cmpxchg sets WOKEN, and the unlocker then FUTEX_WAKEs one.
  *
- * Lost wake-ups: a parker's count RMW is followed by
- * pvspin_plat_fence_heavy() (membarrier), then its re-check load.  For an
- * unlocker U and a parker P: if U's store came before the barrier that
- * membarrier forced on U's CPU, P's re-check sees the lock free and takes
- * it; otherwise U's load comes after that barrier too and sees P counted,
- * so U wakes (or a WOKEN waiter is on its way, and it re-parks only after
- * clearing WOKEN, fencing and re-checking in turn).  A futex wait on a
- * changed word returns at once, so a wake-up between P's re-check and its
- * sleep is not lost either.
+ * Lost wake-ups: the parker's count and the unlocker's release are both
+ * RMWs on the one word, so one of them comes first in the word's
+ * modification order.  If the release does, the parker's re-check, a
+ * load after its own RMW, reads the release or a later value (coherence)
+ * and takes the free lock, or sees it taken again by a thread whose
+ * unlock comes after the count; if the count does, the release's cmpxchg
+ * replaces a word that counts the parker and wakes it (or a WOKEN waiter
+ * is on its way, and it re-parks only after clearing WOKEN by an RMW and
+ * re-checking in turn).  A futex wait on a changed word returns at once,
+ * so a wake-up between the re-check and the sleep is not lost either.
+ * No fence is needed on either side; the Promela model
+ * test/model/spinpark.pml checks the protocol.
  *
- * ARMED (sticky): the first parker, after its membarrier and while still
- * counted, sets ARMED (sp_arm).  From then on every unlock goes to
- * pvspin_spinpark_unlock_wake(), which runs a full fence before it reads
- * the word and decides, so the pair is a plain Dekker (the parker's RMW,
- * then its re-check; the unlocker's store, fence, read) and later parkers
- * skip the membarrier.  An unlock whose read of the upper half missed
- * ARMED and saw nobody parked read it before the first parker's
- * membarrier reached its CPU (so its release was visible before ARMED
- * was), or it would have seen that parker counted.  Before ARMED, every
- * park cost a membarrier (IPIs to every CPU running a thread of the
- * process, and a kernel mutex among concurrent callers): a pthread
- * spinlock holder sleeping 2 ms left its 8 waiters burning 0.33 CPU per
- * wall second, 0.16-0.20 after.  The price: a lock that has had a parker
- * pays one fence per unlock.  The Promela model test/model/spinpark.pml
- * checks this protocol.
+ * Nothing after the release: the unlock decides the wake-up inside its
+ * releasing cmpxchg and meters the unlock (slice mode) before it, while
+ * it still holds the lock; after the release it only calls FUTEX_WAKE on
+ * the address and touches per-thread state, so a lock may be freed by
+ * the next thread as soon as that thread has unlocked it.  Until
+ * 2026-12 the unlock stored 0 and then read the word (and perhaps set
+ * WOKEN) to detect parkers, paired with a membarrier by the first
+ * parker: a program that destroyed and unmapped a lock right after its
+ * last unlock crashed in 4 of 4 runs, and a reused word was found
+ * corrupted by WOKEN in 9 209 of 10 806 reuses (a new user's test).
  *
+ * ARMED (sticky): set by the first waiter that parks (sp_arm) or gets the
+ * lock by spinning (sp_meter).  Every unlock of an ARMED lock is metered
+ * (spinpark_slice.c), and a holder that waited for it requests the
+ * time-slice extension (sp_hold_begin).
+
  * Starvation (after Go's starvation mode and the kernel mutex's HANDOFF):
  * a parked waiter that has waited more than SP_STARVE_NS and then spins
  * sets STARVING (one owner at a time).  The next unlock then does not
@@ -65,8 +67,7 @@
  * than SP_STARVE_SPIN_LOOPS (2048) PAUSE loops before it sleeps (others:
  * 16 << SP_BUDGET_MAX = 512).  Every
  * sleep has a timeout (1 ms, doubling per timed-out sleep up to 16 ms), so
- * a starving waiter notices, and without membarrier (old kernel, seccomp)
- * parkers poll every SP_POLL_NS instead of relying on the pairing.  A
+ * a starving waiter notices.  A
  * waiter past the `parked` count (2047) is never woken and polls, 1 ms
  * doubling up to 64 ms (SP_UNCOUNTED_POLL_MAX_NS).
  */
@@ -96,10 +97,8 @@
  * free (and does not come back to) waits for a parked waiter to notice:
  * two slices (spinpark_slice.c). */
 #define SP_SLICED_PARK_NS 2000000u
-/* Without the heavy fence a sleeper may miss its wake-up: poll. */
-#define SP_POLL_NS 1000000u
 /* A waiter that the full `parked` count leaves uncounted is never woken:
- * it polls, from SP_POLL_NS doubling per poll up to this.  A fixed 1 ms
+ * it polls, from SP_PARK_TIMEOUT_MIN_NS doubling per poll up to this.  A fixed 1 ms
  * poll let 1 000 such waiters (3 000 threads on one lock, a new user's
  * test) fill both CPUs with wake-ups and starve the holder: 20-25 s
  * against 0.5 s for 2 200 threads. */
@@ -249,11 +248,9 @@ static bool sp_take_or_count(pvspin_lock_t *lock, struct sp_waiter *w, uint32_t 
  * After an acquisition by a spinning waiter (`v`: the word it took): the
  * lock is contended, so have every later unlock metered (spinpark_slice.c):
  * claim the lock's entry and set ARMED unless a parker has, which sends
- * every unlock through pvspin_spinpark_unlock_wake().  Setting ARMED needs no membarrier here:
- * we hold the lock, so no unlock runs concurrently, and every later one
- * is by a thread that acquired after our RMW and so reads ARMED (its
- * acquiring RMW orders its read after ours).  Parkers that see ARMED
- * then rely on those unlocks' fences, as they do after sp_arm().
+ * every unlock to pvspin_spinpark_unlock_slowpath().  Relaxed: ARMED is a
+ * mode bit; we hold the lock, and every later unlock is by a thread whose
+ * acquiring RMW comes after ours in the word's order.
  */
 static void sp_meter(pvspin_lock_t *lock, uint32_t v)
 {
@@ -347,21 +344,13 @@ static bool sp_spin(pvspin_lock_t *lock, struct sp_waiter *w)
 }
 
 /*
- * The first parker of a lock: membarrier (the heavy side of the
- * asymmetric fence), then set ARMED (relaxed RMW, while we are still
- * counted in `parked`): from then on every unlock that sees ARMED fences
- * in pvspin_spinpark_unlock_wake(), so no later parker needs a
- * membarrier.  An unlock whose read of the upper half missed ARMED either
- * read it before our membarrier's barrier on its CPU (which made its
- * release visible first) or after it, and then saw us counted.  False:
- * no membarrier here (the caller polls).
+ * The first parker of a lock sets ARMED (relaxed RMW: a mode bit, see
+ * sp_meter), so that its unlocks are metered and its waiting holders ask
+ * for the time-slice extension.
  */
-static bool sp_arm(pvspin_lock_t *lock)
+static void sp_arm(pvspin_lock_t *lock)
 {
-	if (!pvspin_plat_fence_heavy())
-		return false;
 	pvspin_plat_fetch_or32(&lock->val, _SP_ARMED, PVSPIN_RELAXED);
-	return true;
 }
 
 /*
@@ -389,16 +378,17 @@ static bool sp_spin_longer(pvspin_lock_t *lock, uint32_t slept_us, bool timed_ou
 
 /*
  * Phase 2: sleep once.  We are counted (our last RMW on the word counted
- * us or cleared WOKEN); the heavy fence orders it before the re-check
- * (file comment).  True: lock taken during the re-check.
+ * us or cleared WOKEN), and the re-check below reads the word after that
+ * RMW (file comment, "Lost wake-ups").  True: lock taken during the
+ * re-check.
  */
 static bool sp_park(pvspin_lock_t *lock, struct sp_waiter *w)
 {
 	uint32_t v = pvspin_plat_load32(&lock->val, PVSPIN_ACQUIRE);
-	bool fenced = w->counted && (v & _SP_ARMED);
-	/* first parker: membarrier, then the re-check reads after it */
-	if (w->counted && !fenced && (fenced = sp_arm(lock)))
+	if (w->counted && !(v & _SP_ARMED)) {
+		sp_arm(lock);
 		v = pvspin_plat_load32(&lock->val, PVSPIN_ACQUIRE);
+	}
 
 	while (sp_locked(v) == 0) {
 		if (sp_take(lock, w, &v, false, false))
@@ -409,7 +399,7 @@ static bool sp_park(pvspin_lock_t *lock, struct sp_waiter *w)
 	/* WOKEN set: an unlock may have skipped its wake-up because of it,
 	 * even one that woke nobody (the sleeper it meant was not asleep
 	 * yet).  Sleeping on it could be for ever: go round again, clear it
-	 * (sp_spin, sp_take_or_count), fence and re-check in turn.  Found by
+	 * (sp_spin, sp_take_or_count), and re-check in turn.  Found by
 	 * the Promela model (test/model/spinpark.pml). */
 	if (v & _SP_WOKEN)
 		return false;
@@ -417,10 +407,10 @@ static bool sp_park(pvspin_lock_t *lock, struct sp_waiter *w)
 	/* The sleep's timeout doubles per timed-out sleep, up to `cap`: an
 	 * uncounted poll's to 64 ms, a counted sleep's to 16 ms (and one that
 	 * backed off while uncounted is cut back to that once counted).
-	 * Polling without membarrier and slice mode sleep fixed times. */
+	 * A counted sleep in slice mode sleeps a fixed time. */
 	uint64_t cap = w->counted ? SP_PARK_TIMEOUT_MAX_NS : SP_UNCOUNTED_POLL_MAX_NS;
-	bool doubling = !w->counted || (fenced && !(v & _SP_SLICED));
-	uint64_t timeout = !doubling ? (fenced ? SP_SLICED_PARK_NS : SP_POLL_NS)
+	bool doubling = !w->counted || !(v & _SP_SLICED);
+	uint64_t timeout = !doubling ? SP_SLICED_PARK_NS
 			   : w->timeout_ns < cap ? w->timeout_ns : cap;
 	uint32_t slept_us = sp_now_us();
 	int r = pvspin_plat_park32(&lock->val, v, timeout);
@@ -440,7 +430,7 @@ static bool sp_park(pvspin_lock_t *lock, struct sp_waiter *w)
  * waiting for a whole time slice; that is the one case the kernel's
  * pvqspinlock premise (a holder never preempted by its own scheduler)
  * does not cover for threads.  Every unlock of an ARMED lock goes through
- * pvspin_spinpark_unlock_wake() or the hand-off, which withdraw the
+ * pvspin_spinpark_unlock_slowpath(), which withdraws the
  * request (ARMED is sticky; only the unlock of this lock withdraws it, so
  * a nested lock's unlock leaves an outer holder's request in place).
  * Only after a wait: a lock taken by the
@@ -503,72 +493,45 @@ static inline bool sp_spinners_low(uint32_t v)
 	return s == 0 || (!(v & _SP_SLICED) && 2 * s < sp_spinner_cap());
 }
 
-static void sp_unlock_wake(pvspin_lock_t *lock)
+/*
+ * Meter the unlock of an ARMED lock (spinpark_slice.c) while we still
+ * hold it: the controller may set or clear SLICED in the word, and no
+ * other thread changes that bit meanwhile, because only unlocks meter.
+ * The lock's word after it into *v.
+ */
+static enum sp_slice_verdict sp_unlock_meter(pvspin_lock_t *lock, uint32_t *v)
 {
-	/* In slice mode, before the slice is over, the unlock wakes nobody
-	 * whatever the word holds (below), so it needs neither the fence nor
-	 * a fresh read: return after the meter's count.  The read that saw
-	 * SLICED may be stale only against a controller that has just left
-	 * slice mode on another CPU; sp_slice_leave() wakes every parker it
-	 * counted, and one that parked after it and missed our release sleeps
-	 * at most its timeout (1-16 ms) or until the next unlock, which sees
-	 * shared mode and fences (a stall needs every other waiter parked
-	 * and no thread coming back to the lock).  Measured (perf record, 2
-	 * threads held in slice mode, cs 10 ns): this unlock and the meter
-	 * were 11.7 % of the process's samples; with this shortcut and the
-	 * meter's own (sp_slice_unlock), 5.7 % (docs/spinpark.md). */
-	uint32_t v = pvspin_plat_load32(&lock->val, PVSPIN_RELAXED);
 	enum sp_slice_verdict meter = sp_slice_unlock(lock);
-	if ((v & _SP_SLICED) && meter == SP_SLICE_GO_ON)
-		return;
-	bool slice_over = meter == SP_SLICE_OVER;
-	/* Full fence, then read: our release is visible to every CPU before
-	 * we trust "nobody parked", a spinner or WOKEN in the word, which is
-	 * what lets a parker skip its membarrier once the lock is ARMED (file
-	 * comment).  Only here: the release of a lock that has never had a
-	 * parker enters no slow side at all. */
-	pvspin_plat_fence_full();
-	v = pvspin_plat_load32(&lock->val, PVSPIN_RELAXED);
-	if (meter == SP_SLICE_NONE && (v & _SP_SLICED)) {
-		/* the meter's entry went to another lock: no slices without it */
+	/* the meter's entry went to another lock: no slices without it */
+	if (meter == SP_SLICE_NONE && (*v & _SP_SLICED))
 		sp_slice_leave(lock);
-		v &= ~_SP_SLICED;
-	}
-	/* Slice mode: wake nobody until the slice is over (the thread that
-	 * runs keeps taking the lock); then wake one as below, which spins as
-	 * the starving owner and gets the lock handed off at our next unlock
-	 * (sp_spin).  A slice is not over while a woken waiter is on its way
-	 * (WOKEN) or a spinner will take the lock. */
-	if ((v & _SP_SLICED) && !slice_over)
-		return;
-	/* (p, s, *) with p > 0, no WOKEN and few spinners (sp_spinners_low):
-	 * set WOKEN, wake one.  While enough spinners will take the lock,
-	 * waking a sleeper only adds a thread to the run queues and a system
-	 * call to this unlock (concurrency restriction); sleepers still wake
-	 * by their timeouts, and a starving one gets the lock handed off.
-	 * Relaxed: the woken thread re-reads the word; FUTEX_WAKE orders our
-	 * release before its wake-up. */
-	while ((v & _SP_PARKED_MASK) && !(v & _SP_WOKEN) && sp_spinners_low(v)) {
-		if (pvspin_plat_cmpxchg32(&lock->val, &v, v | _SP_WOKEN, PVSPIN_RELAXED)) {
-			pvspin_plat_event(slice_over ? PVSPIN_EV_SLICE_END : PVSPIN_EV_UNPARK);
-			sp_slice_stamp_wake(lock);
-			pvspin_plat_unpark32(&lock->val, 1);
-			return;
-		}
-	}
+	*v = pvspin_plat_load32(&lock->val, PVSPIN_RELAXED);
+	return meter;
 }
 
-void pvspin_spinpark_unlock_wake(pvspin_lock_t *lock)
+/*
+ * Should the release of the word v wake a parked waiter?  Someone is
+ * parked, no woken one is still on its way (WOKEN), few spinners
+ * (sp_spinners_low), and in slice mode only once the slice is over: then
+ * the woken one spins as the starving owner and gets the lock handed off
+ * at the next unlock (sp_spin), and until then the thread that runs keeps
+ * taking the lock.  While enough spinners will take the lock, waking a
+ * sleeper only adds a thread to the run queues and a system call to this
+ * unlock (concurrency restriction); sleepers still wake by their
+ * timeouts, and a starving one gets the lock handed off.
+ */
+static inline bool sp_should_wake(uint32_t v, enum sp_slice_verdict meter)
 {
-	sp_unlock_wake(lock);
-	/* the critical section is over: withdraw sp_hold_begin()'s request
-	 * (after the wake-up's system call, which would end a granted
-	 * extension anyway) */
-	pvspin_plat_slice_ext_end(lock);
+	if ((v & _SP_SLICED) && meter != SP_SLICE_OVER)
+		return false;
+	return (v & _SP_PARKED_MASK) && !(v & _SP_WOKEN) && sp_spinners_low(v);
 }
 
 void pvspin_spinpark_unlock_slowpath(pvspin_lock_t *lock, uint32_t v)
 {
+	enum sp_slice_verdict meter = SP_SLICE_NONE;
+	bool metered = false, wake;
+
 	for (;;) {
 		if (sp_locked(v) != _SP_LOCKED || (v & _SP_RESERVED_MASK)) {
 			pvspin_report_misuse(sp_locked(v) == 0
@@ -578,18 +541,42 @@ void pvspin_spinpark_unlock_slowpath(pvspin_lock_t *lock, uint32_t v)
 					     : "spinpark: corrupted lock word", lock, v);
 			return;
 		}
-		if (!(v & _SP_STARVING)) {
-			/* STARVING was dropped since the fast path read */
-			pvspin_spinpark_release(lock);
-			return;
+		if (v & _SP_STARVING) {
+			/* Hand off to the starving spinner: (p, s, 1) ->
+			 * (p, s, 2) with STARVING kept; release (our critical
+			 * section before its acquire of the 2).  Not metered:
+			 * the spinner runs, and no sleeper is woken. */
+			if (pvspin_plat_cmpxchg32(&lock->val, &v, sp_with_locked(v, _SP_HANDOFF),
+						  PVSPIN_RELEASE))
+				break;
+			continue;
 		}
-		/* Hand off to the starving spinner: (p, s, 1) -> (p, s, 2)
-		 * with STARVING kept; release (our critical section before
-		 * its acquire of the 2). */
-		if (pvspin_plat_cmpxchg32(&lock->val, &v, sp_with_locked(v, _SP_HANDOFF),
+		if ((v & _SP_ARMED) && !metered) {
+			metered = true;
+			meter = sp_unlock_meter(lock, &v);
+			continue;
+		}
+		/* The release: (p, s, 1) -> (p, s, 0), setting WOKEN if we
+		 * wake.  Release; also the RMW that parkers' counts are
+		 * ordered against (file comment).  After it, the lock is
+		 * not ours to touch: only FUTEX_WAKE on its address. */
+		wake = sp_should_wake(v, meter);
+		if (pvspin_plat_cmpxchg32(&lock->val, &v,
+					  sp_with_locked(v, 0) | (wake ? _SP_WOKEN : 0),
 					  PVSPIN_RELEASE)) {
-			pvspin_plat_slice_ext_end(lock);   /* as pvspin_spinpark_unlock_wake() */
-			return;
+			if (wake) {
+				pvspin_plat_event(meter == SP_SLICE_OVER ? PVSPIN_EV_SLICE_END
+									  : PVSPIN_EV_UNPARK);
+				sp_slice_stamp_wake(lock);   /* the side table, not the lock */
+				pvspin_plat_unpark32(&lock->val, 1);
+			}
+			break;
 		}
+		/* the word changed (a spinner came or went, a waiter
+		 * counted itself): decide again */
 	}
+	/* the critical section is over: withdraw sp_hold_begin()'s request
+	 * (after the wake-up's system call, which would end a granted
+	 * extension anyway; per-thread state, keyed by the lock's address) */
+	pvspin_plat_slice_ext_end(lock);
 }

@@ -17,7 +17,9 @@
  *
  * The meter.  Once a lock has had a spinning acquisition its holder sets
  * ARMED (spinpark.c), so every unlock of it goes through
- * pvspin_spinpark_unlock_wake(), which counts it here.  Time is divided
+ * pvspin_spinpark_unlock_slowpath(), which counts it here before its
+ * release, while it still holds the lock (so the controller's changes
+ * of _SP_SLICED are serialised by the lock itself).  Time is divided
  * into phases, each in one mode, and each phase measures its own rate
  * (unlocks per ms over the whole phase):
  *

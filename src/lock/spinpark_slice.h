@@ -53,7 +53,8 @@ enum sp_slice_verdict {
 			  * parked waiter (the next slice starts now) */
 };
 
-/** Meter one unlock of `lock` (called after its release): count the
+/** Meter one unlock of `lock` (called before its release, by the
+ *  holder: only holders change _SP_SLICED): count the
  *  unlock in the thread slot's counter; every SP_SLICE_TICK-th unlock of
  *  this thread adds the count to the lock's entry and runs the mode
  *  controller, which may set or clear _SP_SLICED in the word.  Between
@@ -71,7 +72,8 @@ enum sp_slice_verdict sp_slice_unlock(pvspin_lock_t *lock);
 void sp_slice_leave(pvspin_lock_t *lock);
 
 /** Stamp the lock's entry with the time (sp_now_us()) of a wake-up about
- *  to be sent (pvspin_spinpark_unlock_wake()), for the woken sleeper's
+ *  to be sent (pvspin_spinpark_unlock_slowpath(), after the release: it
+ *  touches only the side table), for the woken sleeper's
  *  budget evidence (spinpark.c, sp_spin_longer).  Nothing if the lock has no
  *  entry.  Thread-safe (a relaxed store). */
 void sp_slice_stamp_wake(pvspin_lock_t *lock);
