@@ -1,5 +1,5 @@
 /*
- * preload_mutex.c - pthread_mutex_* on a pvspin lock word, in place.
+ * preload_mutex.c - pthread_mutex_* on a pvspin word, in place.
  *
  * A private, non-robust, non-PI/PP mutex keeps glibc's size (40 bytes) and
  * glibc's type field (__kind at offset 16, which the static initializers
@@ -8,7 +8,8 @@
  * to 0, 1, 2, 3), and reuses the other bytes (all zero after a static
  * initializer) as:
  *
- *   offset  0  pvspin_lock_t word    the lock, of the process's kind
+ *   offset  0  uint32_t word         the mutex word (below): locked bit,
+ *                                    WOKEN, count of sleepers
  *   offset  4  uint32_t count        recursion depth (recursive type)
  *   offset  8  uintptr_t owner       owning thread (recursive, errorcheck):
  *                                    address of a thread-local variable,
@@ -16,15 +17,11 @@
  *                                    forking thread keeps it in the child
  *   offset 16  int kind              glibc's type bits: never written
  *                                    except by init and destroy
- *   offset 20  uint32_t sleepers     waiters counted to sleep on seq
- *                                    (bits 0-29), SL_ARMED (bit 30),
- *                                    SL_WOKEN (bit 31)
- *   offset 24  uint32_t seq          futex word the sleepers sleep on
- *   offset 28  uint16_t spin_avg_ns  moving average of what a successful
+ *   offset 20  uint16_t spin_avg_ns  moving average of what a successful
  *                                    spin waited, in ns (the budget)
- *   offset 30  uint16_t spin_fail    moving average of how often a spin
+ *   offset 22  uint16_t spin_fail    moving average of how often a spin
  *                                    failed, in 1/1024 (0: never)
- *   offset 32  uint64_t spinq        the spinners: ticket being served
+ *   offset 24  uint64_t spinq        the spinners: ticket being served
  *                                    (bits 0-15), next ticket (16-31),
  *                                    tickets given up (32-63, bit i:
  *                                    ticket serving + i)
@@ -42,7 +39,27 @@
  * ETIMEDOUT at the deadline on CLOCK_REALTIME (timedlock) or the given
  * clock (clocklock: CLOCK_REALTIME or CLOCK_MONOTONIC, else EINVAL).
  * destroy: EBUSY while locked; afterwards __kind is -1 like glibc's, so a
- * later use is glibc's EINVAL.
+ * later use is glibc's EINVAL.  As with glibc, a mutex may be destroyed
+ * and freed by the thread that unlocked it last, while an earlier
+ * unlocker is still inside pthread_mutex_unlock(): the unlock touches
+ * nothing of the mutex after its release (below).
+ *
+ * The word (transitions written (sleepers, WOKEN, locked)):
+ *
+ *   bit  0     MW_LOCKED   held
+ *   bit  1     MW_WOKEN    an unlock woke a sleeper (or meant to) and no
+ *                          sleeper has run since (after glibc's
+ *                          lowlevellock's "locked, waiters" state and
+ *                          spinpark's WOKEN, src/lock/spinpark.c)
+ *   bits 2-31  sleepers    waiters counted to sleep on the word
+ *
+ * Every kind uses this word for mutexes.  A kind's own word has no room
+ * for the sleepers, and the unlock must decide its wake-up in the very
+ * RMW that releases (a read of a separate count after the release read,
+ * and wrote, memory that the next holder may already have freed: a
+ * program that destroyed and unmapped a mutex right after its last
+ * unlock crashed under `pvspin run` in 4 of 4 runs, a new user's
+ * finding).  The kind decides how waiters spin (below).
  *
  * Waiting (docs/preload.md, "Waiting"): a pthread_mutex_t is a sleeping
  * lock to every program that uses one, so under every kind a waiter spins
@@ -51,16 +68,14 @@
  * optimistic spinning by a bounded number of spinners, then a sleeping
  * wait list) and glibc's adaptive mutex (nptl/pthread_mutex_lock.c:
  * PTHREAD_MUTEX_ADAPTIVE_NP spins a per-mutex moving average, __spins,
- * of what a spin needed).  No waiter runs the kind's own lock(): a
- * queued waiter of qspinlock or ticket cannot leave its queue, so its
- * spin could not be bounded.  What each kind keeps:
+ * of what a spin needed).  What each kind keeps:
  *
- *  - its fast paths (trylock, unlock) and its word, unchanged;
  *  - qspinlock and ticket: FIFO order among the waiters that spin (an
  *    abortable ticket queue in `spinq`, below: only the head spinner
  *    tries the word);
- *  - tas and pvqspinlock: unfair spinning (every spinner tries the word,
- *    as tas's test-and-test-and-set and pvqspinlock's lock stealing).
+ *  - tas, pvqspinlock and spinpark: unfair spinning (every spinner tries
+ *    the word, as tas's test-and-test-and-set and pvqspinlock's lock
+ *    stealing).
  *
  * The budget: at most spin_cap() spinners at a time (one fewer than the
  * CPUs this process may use, so a holder that needs a CPU keeps one),
@@ -72,31 +87,22 @@
  * by the very waiter a condvar signal woke, gains nothing by spinning,
  * only delays its holder).  PVSPIN_MUTEX_SPIN_LIMIT=N
  * (`pvspin run --spin-limit N`) overrides the budget with N PAUSE loops.
- * Every kind waits this way, spinpark included: its own parking did
- * worse through real programs (docs/preload.md, "Waiting").
  *
- * Sleeping: a waiter counts itself in `sleepers` and sleeps on the futex
- * `seq` (FUTEX_WAIT_BITSET, with the deadline of a timed lock on the
- * requested clock); an unlock that sees sleepers != 0 bumps seq and
- * wakes one, which retries trylock (and sleeps again if it lost), unless
- * one it woke has not yet retried (SL_WOKEN, wake_one_sleeper()).  This is
- * a Dekker pattern (unlocker: release the word, read sleepers; sleeper:
- * increment sleepers, read seq, trylock) and needs a StoreLoad fence on
- * both sides.  The unlock fast path must stay cheap, so the fence is
- * asymmetric, after the userspace RCU (liburcu) use of membarrier(2): the
- * unlocker has only a compiler barrier, and the sleeper whose increment
- * took sleepers from 0 to 1 calls membarrier(MEMBARRIER_CMD_PRIVATE_
- * EXPEDITED), which runs a full fence on every CPU running a thread of
- * this process.  Then either an unlocker's release came before that fence
- * and the sleeper's trylock sees the free lock, or the unlocker's load of
- * sleepers comes after the fence and sees the increment; it keeps seeing
- * a non-zero count while any sleeper is counted, so a later sleeper (whose
- * increment found sleepers >= 1) needs no fence of its own.  After the
- * first membarrier the mutex is ARMED: its unlocks fence before they
- * trust a zero count, and no later sleeper needs a membarrier (SL_ARMED,
- * below).  No lost wakeup.  Where membarrier is not available (old kernel, seccomp; or
- * PVSPIN_PRELOAD_NO_MEMBARRIER=1), sleepers wake every 1 ms to retry: a
- * missed wakeup then costs at most 1 ms.
+ * Sleeping: a waiter counts itself in the word's sleepers (an RMW) and
+ * sleeps on the word (FUTEX_WAIT_BITSET, with the deadline of a timed
+ * lock on the requested clock) while it holds the value it read.  An
+ * unlock releases by one cmpxchg that, if the word it replaces counts a
+ * sleeper and no WOKEN, also sets WOKEN, and then FUTEX_WAKEs one: after
+ * its release it names the mutex's address only in that system call.
+ * No lost wake-up: the sleeper's count and the unlock's release are RMWs
+ * on one word, so either the release replaces a word that counts the
+ * sleeper (and wakes it, or a WOKEN one is on its way), or the sleeper's
+ * next read, after its count, sees the release; and a FUTEX_WAIT on a
+ * word that changed since it was read returns at once.  No fence and no
+ * membarrier on either side.  A sleeper never sleeps on a word with
+ * WOKEN: it clears WOKEN first (it runs, so the next unlock may wake
+ * another), since an unlock that found WOKEN woke nobody.  The Promela
+ * model test/model/preload_mutex.pml checks the protocol.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -110,12 +116,10 @@
 #include "pvspin/tunables.h"
 
 struct pmutex {
-	pvspin_lock_t word;
+	uint32_t word;
 	uint32_t count;
 	uintptr_t owner;
 	int kind;
-	uint32_t sleepers;
-	uint32_t seq;
 	uint16_t spin_avg_ns;
 	uint16_t spin_fail;
 	uint64_t spinq;
@@ -139,153 +143,128 @@ static inline int type_of(struct pmutex *pm)
 	return __atomic_load_n(&pm->kind, __ATOMIC_RELAXED) & TYPE_MASK;
 }
 
-/* `sleepers`: bits 0-29 count the waiters that sleep (or are about to);
- * bit 31, SL_WOKEN, says that an unlock has woken one of them and none has
- * since gone back to sleep: the woken one is on its way to retry, so
- * later unlocks need not wake another (after glibc's lowlevellock, whose
- * woken waiter's retry turns "locked, waiters" (2) into "locked" (1) until
- * one of them contends again, and spinpark's WOKEN bit).  Without it every
- * unlock while anyone sleeps pays a FUTEX_WAKE: 8 threads on one mutex
- * ran 2-2.5x slower than on glibc. */
-#define SL_WOKEN 0x80000000u
-/* Bit 30, SL_ARMED: a sleeper's membarrier() has run on this mutex, and
- * from then on an unlock that reads a zero count with SL_ARMED fences and
- * reads again before it trusts the zero (wake_one_sleeper()), so later
- * sleepers need no membarrier of their own even when the count was 0.
- * Without it every 0 -> 1 sleeper paid one: sysbench threads (holders
- * yield) made 877 k membarrier calls for 2 M lock/unlock pairs.  Sticky:
- * a mutex that has had a sleeper pays a fence in every unlock (glibc's
- * unlock is an atomic exchange, the same price); one that never had a
- * sleeper stays fence-free. */
-#define SL_ARMED 0x40000000u
-#define SL_COUNT(v) ((v) & ~(SL_WOKEN | SL_ARMED))
+/* ---- the word ---------------------------------------------------------- */
 
-/* An unlock found sleepers != 0 in `v`: wake one unless a woken one is on
- * its way.  Who sets SL_WOKEN wakes; every sleeper clears SL_WOKEN before
- * its trylock, so while the bit is set some thread has yet to retry.
- * The bit is trusted only after a full fence: the unlocker's release and
- * its read of SL_WOKEN against the sleeper's clear (a seq_cst RMW) and its
- * trylock are a Dekker pair, and the release must be visible before the
- * bit is read, or a sleeper that cleared the bit and then failed its
- * trylock (the release not yet visible) would sleep with nobody to wake
- * it.  The fence is paid only here, while a woken sleeper is on its way;
- * the plain unlock stays fence-free. */
-static void wake_one_sleeper(struct pmutex *pm, uint32_t v)
+#define MW_LOCKED 1u
+#define MW_WOKEN 2u
+#define MW_SLEEPER_ONE 4u
+#define MW_SLEEPERS(v) ((v) >> 2)
+
+static inline bool word_is_locked(struct pmutex *pm)
 {
-	for (;;) {
-		if ((v & SL_WOKEN) || SL_COUNT(v) == 0) {
-			/* WOKEN, or only ARMED: trust neither before our
-			 * release is visible.  seq_cst fence: the release
-			 * above before the re-read */
-			pvspin_plat_fence_full();
-			v = __atomic_load_n(&pm->sleepers, __ATOMIC_SEQ_CST);
-			if ((v & SL_WOKEN) || SL_COUNT(v) == 0)
-				return;
-		}
-		/* seq_cst RMW: also the fence before the wake's decision */
-		if (__atomic_compare_exchange_n(&pm->sleepers, &v, v | SL_WOKEN, false,
-						__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
-			break;
+	return __atomic_load_n(&pm->word, __ATOMIC_RELAXED) & MW_LOCKED;
+}
+
+/* Take the word seen as `*v` if it is free: (n, w, 0) -> (n, w, 1), and
+ * with `sleeping` (a counted sleeper) (n, w, 0) -> (n - 1, 0, 1): a
+ * sleeper runs, so the next unlock may wake another.  Acquire.  False
+ * (with *v updated) if the word is held or changed. */
+static inline bool word_take(struct pmutex *pm, uint32_t *v, bool sleeping)
+{
+	if (*v & MW_LOCKED)
+		return false;
+	uint32_t nv = sleeping ? ((*v - MW_SLEEPER_ONE) & ~MW_WOKEN) | MW_LOCKED : *v | MW_LOCKED;
+	return __atomic_compare_exchange_n(&pm->word, v, nv, false, __ATOMIC_ACQUIRE,
+					   __ATOMIC_RELAXED);
+}
+
+/* Try once (a relaxed read first, so that a held word costs no exclusive
+ * line transfer).  True if taken.  Not counted (word_trylock()). */
+static inline bool word_try(struct pmutex *pm)
+{
+	uint32_t v = __atomic_load_n(&pm->word, __ATOMIC_RELAXED);
+	while (!(v & MW_LOCKED)) {
+		/* a failed cmpxchg on a free word: the sleepers or WOKEN
+		 * changed; try again */
+		if (word_take(pm, &v, false))
+			return true;
 	}
-	/* seq_cst RMW: a sleeper that read the old seq is woken or sees the
-	 * new one in FUTEX_WAIT */
-	__atomic_fetch_add(&pm->seq, 1, __ATOMIC_SEQ_CST);
-	preload_futex_wake(&pm->seq, 1);
-	if (preload_stats_wanted())
-		preload_count(PRELOAD_EV(PRELOAD_EV_MUTEX_WAKE));
+	return false;
 }
 
-static inline void word_unlock_kind(struct pmutex *pm, pvspin_kind_t k)
+/* word_try(), and count a success when the counters are on. */
+static inline bool word_trylock(struct pmutex *pm)
 {
-	pvspin_kind_unlock(k, &pm->word);
-	/* No CPU fence here: the first sleeper's membarrier() supplies it,
-	 * and after it wake_one_sleeper()'s fence (SL_ARMED).  Only the
-	 * compiler must keep the store before the load (relaxed: the count
-	 * is only a hint to wake; wake_one_sleeper() orders). */
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	uint32_t v = __atomic_load_n(&pm->sleepers, __ATOMIC_RELAXED);
-	if (__builtin_expect(v != 0, 0))
-		wake_one_sleeper(pm, v);
+	bool ok = word_try(pm);
+	if (ok && preload_stats_wanted())
+		preload_count(PRELOAD_EV(PRELOAD_EV_ACQUIRE));
+	return ok;
 }
 
+/* Release the word, if held (as glibc, unlocking an unlocked normal mutex
+ * is harmless): (n, w, 1) -> (n, w | wake, 0) by one cmpxchg (release),
+ * where wake = there are sleepers and no WOKEN; then, if it set WOKEN,
+ * FUTEX_WAKE one sleeper.  After the cmpxchg nothing of the mutex is
+ * read or written (file comment). */
 static inline void word_unlock(struct pmutex *pm)
 {
-	word_unlock_kind(pm, preload_kind());
-}
-
-/* Unlock the word if it is locked: as glibc, unlocking an unlocked normal
- * mutex is harmless.  One read of the kind for both steps. */
-static inline void word_unlock_if_locked(struct pmutex *pm)
-{
-	pvspin_kind_t k = preload_kind();
-	if (__builtin_expect(pvspin_kind_is_locked(k, &pm->word), 1))
-		word_unlock_kind(pm, k);
-}
-
-/* Without membarrier a sleeper may miss a wake: it sleeps at most this
- * long (ns) before it retries trylock. */
-#define POLL_SLICE_NS 1000000L
-
-/* Sleep on `seq` while it is `s`: until `abstime` (NULL: none), and with
- * `poll` at most POLL_SLICE_NS.  Returns ETIMEDOUT only at `abstime`. */
-static int sleep_on_seq(struct pmutex *pm, uint32_t s, bool poll, clockid_t clock,
-			const struct timespec *abstime)
-{
-	if (preload_stats_wanted())
-		preload_count(PRELOAD_EV(PRELOAD_EV_MUTEX_SLEEP));
-	if (!poll)
-		return preload_futex_wait(&pm->seq, s, clock, abstime) == ETIMEDOUT ? ETIMEDOUT : 0;
-	struct timespec slice;
-	clock_gettime(clock, &slice);
-	slice.tv_nsec += POLL_SLICE_NS;
-	if (slice.tv_nsec >= 1000000000L) {
-		slice.tv_sec++;
-		slice.tv_nsec -= 1000000000L;
+	uint32_t v = __atomic_load_n(&pm->word, __ATOMIC_RELAXED), nv;
+	bool wake;
+	do {
+		if (__builtin_expect(!(v & MW_LOCKED), 0))
+			return;
+		wake = MW_SLEEPERS(v) && !(v & MW_WOKEN);
+		nv = (v & ~MW_LOCKED) | (wake ? MW_WOKEN : 0);
+	} while (!__atomic_compare_exchange_n(&pm->word, &v, nv, false, __ATOMIC_RELEASE,
+					      __ATOMIC_RELAXED));
+	if (__builtin_expect(wake, 0)) {
+		preload_futex_wake(&pm->word, 1);
+		if (preload_stats_wanted())
+			preload_count(PRELOAD_EV(PRELOAD_EV_MUTEX_WAKE));
 	}
-	bool last = abstime && (abstime->tv_sec < slice.tv_sec ||
-				(abstime->tv_sec == slice.tv_sec && abstime->tv_nsec <= slice.tv_nsec));
-	int r = preload_futex_wait(&pm->seq, s, clock, last ? abstime : &slice);
-	return r == ETIMEDOUT && last ? ETIMEDOUT : 0;
 }
 
 /* Sleep until the word is ours or `abstime` on `clock` passes (NULL: no
- * deadline): count in sleepers, fence if first, then trylock / FUTEX_WAIT
- * on seq until taken.  0 or ETIMEDOUT. */
-static int word_sleep(struct pmutex *pm, pvspin_kind_t k, clockid_t clock,
-		      const struct timespec *abstime)
+ * deadline): count ourselves in the sleepers, then take the word if free,
+ * clear WOKEN if set, else FUTEX_WAIT on the word's value (file comment).
+ * 0 or ETIMEDOUT. */
+static int word_sleep(struct pmutex *pm, clockid_t clock, const struct timespec *abstime)
 {
-	int ret;
-	/* seq_cst RMW: the sleeper's side of the Dekker pattern; the fence
-	 * for the unlocker's side is the membarrier of the 0 -> 1 sleeper */
-	uint32_t before = __atomic_fetch_add(&pm->sleepers, 1, __ATOMIC_SEQ_CST);
-	bool first = !(before & SL_ARMED) && SL_COUNT(before) == 0;
-	bool fenced = pvspin_plat_fence_heavy_available() && (!first || pvspin_plat_fence_heavy());
-	/* relaxed: set while we are still counted (what matters, the Promela
-	 * model shows: also before our membarrier), so
-	 * an unlock that reads a zero count afterwards also reads ARMED */
-	if (first && fenced)
-		__atomic_fetch_or(&pm->sleepers, SL_ARMED, __ATOMIC_RELAXED);
+	/* (n, w, 1) -> (n + 1, w, 1), or take a free word on the way.
+	 * Relaxed: the Dekker pair with the unlock is two RMWs on this one
+	 * word (file comment). */
+	uint32_t v = __atomic_load_n(&pm->word, __ATOMIC_RELAXED);
 	for (;;) {
-		/* seq_cst: read before the trylock, so an unlock after a
-		 * failed trylock changes it and FUTEX_WAIT returns */
-		uint32_t s = __atomic_load_n(&pm->seq, __ATOMIC_SEQ_CST);
-		/* seq_cst RMW: about to retry and perhaps sleep, so the next
-		 * unlock must wake again; pairs with wake_one_sleeper()'s
-		 * fence (this clear before the trylock's read of the word) */
-		__atomic_fetch_and(&pm->sleepers, ~SL_WOKEN, __ATOMIC_SEQ_CST);
-		if (pvspin_kind_trylock(k, &pm->word)) {
-			ret = 0;
-			break;
-		}
-		if (sleep_on_seq(pm, s, !fenced, clock, abstime) == ETIMEDOUT) {
-			ret = pvspin_kind_trylock(k, &pm->word) ? 0 : ETIMEDOUT;
+		if (word_take(pm, &v, false))
+			return 0;
+		if (v & MW_LOCKED &&
+		    __atomic_compare_exchange_n(&pm->word, &v, v + MW_SLEEPER_ONE, false,
+						__ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+			v += MW_SLEEPER_ONE;
 			break;
 		}
 	}
-	/* relaxed: leaving only makes later unlocks skip a wake; our
-	 * trylock (acquire) already ordered what we need */
-	__atomic_fetch_sub(&pm->sleepers, 1, __ATOMIC_RELAXED);
-	return ret;
+	for (;;) {
+		if (word_take(pm, &v, true))
+			return 0;
+		if (v & MW_LOCKED && (v & MW_WOKEN)) {
+			/* (n, 1, 1) -> (n, 0, 1): never sleep on WOKEN */
+			if (__atomic_compare_exchange_n(&pm->word, &v, v & ~MW_WOKEN, false,
+							__ATOMIC_RELAXED, __ATOMIC_RELAXED))
+				v &= ~MW_WOKEN;
+			continue;
+		}
+		if (!(v & MW_LOCKED))
+			continue;   /* word_take lost a race: v is fresh */
+		if (preload_stats_wanted())
+			preload_count(PRELOAD_EV(PRELOAD_EV_MUTEX_SLEEP));
+		int r = preload_futex_wait(&pm->word, v, clock, abstime);
+		v = __atomic_load_n(&pm->word, __ATOMIC_RELAXED);
+		if (r == ETIMEDOUT)
+			break;
+	}
+	/* Timed out: take a free word, else leave the sleepers:
+	 * (n, w, 1) -> (n - 1, 0, 1), clearing WOKEN too (it may have been
+	 * set for us, and nobody else would clear it before the next unlock
+	 * skipped its wake-up for it). */
+	for (;;) {
+		if (word_take(pm, &v, true))
+			return 0;
+		if (v & MW_LOCKED &&
+		    __atomic_compare_exchange_n(&pm->word, &v, (v - MW_SLEEPER_ONE) & ~MW_WOKEN,
+						false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+			return ETIMEDOUT;
+	}
 }
 
 /* ---- the spinners: bounded in number and in time ------------------------ */
@@ -444,7 +423,7 @@ static bool word_spin(struct pmutex *pm, pvspin_kind_t k, uint32_t limit)
 	uint64_t start = limit ? 0 : pvspin_plat_now_ns(), budget = limit ? 0 : spin_budget_ns(pm);
 	for (uint32_t i = 1;; i++) {
 		if ((!fifo || SQ_SERVING(__atomic_load_n(&pm->spinq, __ATOMIC_RELAXED)) == ticket) &&
-		    !pvspin_kind_is_locked(k, &pm->word) && pvspin_kind_trylock(k, &pm->word)) {
+		    word_try(pm)) {
 			taken = true;
 			break;
 		}
@@ -463,9 +442,8 @@ static bool word_spin(struct pmutex *pm, pvspin_kind_t k, uint32_t limit)
  * until `abstime` on `clock` (NULL: no deadline).  0 or ETIMEDOUT. */
 static int word_wait(struct pmutex *pm, clockid_t clock, const struct timespec *abstime)
 {
-	pvspin_kind_t k = preload_kind();
-	bool spun = word_spin(pm, k, spin_limit());
-	int ret = spun ? 0 : word_sleep(pm, k, clock, abstime);
+	bool spun = word_spin(pm, preload_kind(), spin_limit());
+	int ret = spun ? 0 : word_sleep(pm, clock, abstime);
 	if (ret == 0 && preload_stats_wanted())   /* one call: one slot look-up */
 		preload_count(PRELOAD_EV(PRELOAD_EV_ACQUIRE) | PRELOAD_EV(PRELOAD_EV_CONTENDED) |
 			      (spun ? PRELOAD_EV(PRELOAD_EV_MUTEX_SPIN_ACQUIRE) : 0));
@@ -474,7 +452,7 @@ static int word_wait(struct pmutex *pm, clockid_t clock, const struct timespec *
 
 static inline void word_lock(struct pmutex *pm)
 {
-	if (__builtin_expect(!preload_word_trylock(&pm->word), 0))
+	if (__builtin_expect(!word_trylock(pm), 0))
 		(void)word_wait(pm, CLOCK_REALTIME, NULL);
 }
 
@@ -482,7 +460,7 @@ static inline void word_lock(struct pmutex *pm)
  * lock is not free (glibc's order of checks). */
 static int word_timedlock(struct pmutex *pm, clockid_t clock, const struct timespec *abstime)
 {
-	if (preload_word_trylock(&pm->word))
+	if (word_trylock(pm))
 		return 0;
 	if (!preload_valid_timespec(abstime))
 		return EINVAL;
@@ -520,7 +498,7 @@ PVSPIN_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m)
 		return r ? r->mutex_destroy(m) : EAGAIN;
 	}
 	struct pmutex *pm = pm_of(m);
-	if (pvspin_kind_is_locked(preload_kind(), &pm->word))
+	if (word_is_locked(pm))
 		return EBUSY;
 	__atomic_store_n(&pm->kind, -1, __ATOMIC_RELAXED);
 	return 0;
@@ -536,7 +514,7 @@ static int word_acquire(struct pmutex *pm, enum acquire_mode mode, clockid_t clo
 {
 	switch (mode) {
 	case ACQUIRE_TRY:
-		return preload_word_trylock(&pm->word) ? 0 : EBUSY;
+		return word_trylock(pm) ? 0 : EBUSY;
 	case ACQUIRE_TIMED:
 		return word_timedlock(pm, clock, abstime);
 	default:
@@ -635,7 +613,7 @@ PVSPIN_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 	struct pmutex *pm = pm_of(m);
 	int kind = __atomic_load_n(&pm->kind, __ATOMIC_RELAXED);
 	if (__builtin_expect(kind == PTHREAD_MUTEX_NORMAL, 1)) {
-		word_unlock_if_locked(pm);
+		word_unlock(pm);
 		return 0;
 	}
 	if (kind & PRELOAD_MUTEX_PASSTHROUGH_BITS) {
@@ -658,7 +636,7 @@ PVSPIN_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 		word_unlock(pm);
 		return 0;
 	default:
-		word_unlock_if_locked(pm);
+		word_unlock(pm);
 		return 0;
 	}
 }
@@ -678,7 +656,7 @@ int preload_mutex_release_for_wait(pthread_mutex_t *m)
 		pm->count = 0;
 		__atomic_store_n(&pm->owner, 0, __ATOMIC_RELAXED);
 	}
-	word_unlock_if_locked(pm);
+	word_unlock(pm);
 	return count;
 }
 

@@ -22,6 +22,8 @@ target_link_libraries(test_preload_malloc PRIVATE Threads::Threads)
 add_executable(test_preload_check test_preload_check.c)
 add_executable(test_preload_nolock test_preload_nolock.c)
 add_executable(test_preload_rt test_preload_rt.c)
+add_executable(test_preload_free_after_unlock test_preload_free_after_unlock.c)
+target_link_libraries(test_preload_free_after_unlock PRIVATE Threads::Threads)
 target_link_libraries(test_preload_rt PRIVATE Threads::Threads)
 add_executable(test_preload_semantics test_preload_semantics.c)
 target_link_libraries(test_preload_semantics PRIVATE PkgConfig::CMOCKA Threads::Threads ${CMAKE_DL_LIBS})
@@ -112,6 +114,17 @@ foreach(k ${PVSPIN_PRELOAD_KINDS})
     ${_pvspin} run --lock ${k} -- stress-ng --mutex 8 --timeout 1 --quiet)
   set_tests_properties(preload_stressng_mutex_${k} PROPERTIES SKIP_RETURN_CODE 77)
 endforeach()
+# a mutex or spinlock freed by its last unlocker while an earlier unlocker
+# is still inside its unlock (test_preload_free_after_unlock.c): the
+# mutex's word is the same under every kind, spinlocks are the kind's
+foreach(k ${PVSPIN_PRELOAD_KINDS})
+  preload_test(preload_free_after_unlock_spin_${k} 60
+    ${_pvspin} run --lock ${k} -- $<TARGET_FILE:test_preload_free_after_unlock> spin)
+  set_tests_properties(preload_free_after_unlock_spin_${k} PROPERTIES SKIP_RETURN_CODE 77)
+endforeach()
+preload_test(preload_free_after_unlock_mutex 60
+  ${_pvspin} run -- $<TARGET_FILE:test_preload_free_after_unlock> mutex)
+set_tests_properties(preload_free_after_unlock_mutex PROPERTIES SKIP_RETURN_CODE 77)
 # a pthread spinlock holder that sleeps 2 ms: pvqspinlock's 8 waiters
 # halt instead of spinning through the hold (the hybrid trylock's stealing
 # wait is bounded); 1.9 CPUs per wall second before, about 0.2 now
