@@ -48,10 +48,12 @@
  * Transitions are written (parked, spinners, locked) in src/lock/spinpark.c.
  *
  * Uncontended lock: cmpxchg of the locked byte 0 -> 1 (acquire).
- * Unlock: one cmpxchg of the word (release) that clears the locked byte
- * and, where a parked waiter is to be woken, sets WOKEN in the same
- * step; after it the unlock touches no byte of the lock, and only a
- * wake-up's FUTEX_WAKE names its address.  So a thread that takes the
+ * Unlock: one load (misuse, STARVING, parked waiters, ARMED), then the
+ * release as one atomic subtraction from the locked byte (`lock xadd`,
+ * release), which returns the word it replaced; where a parked waiter is
+ * to be woken, WOKEN is set before the release, while the lock is still
+ * held.  After the release the unlock touches no byte of the lock, and
+ * only a wake-up's FUTEX_WAKE names its address.  So a thread that takes the
  * lock next may destroy and free it as soon as it has unlocked it, as
  * POSIX allows for pthread_spin_destroy and pthread_mutex_destroy (an
  * unlock that read the word after its release wrote WOKEN into memory
@@ -108,19 +110,25 @@ extern "C" {
  *  withdraws. */
 void pvspin_spinpark_lock_slowpath(pvspin_lock_t *lock);
 
-/** Out-of-line unlock: `val` is the word last read (by the fast path's
- *  load, or returned by its failed cmpxchg), which the inline cmpxchg did
- *  not replace.  Reports misuse (unlock of a free lock, of one handed
- *  off, a corrupted word) and returns; hands the lock to a STARVING
- *  waiter; meters the unlock of an ARMED lock (slice mode,
- *  src/lock/spinpark_slice.c) while still holding it; then releases by
- *  one cmpxchg that also sets WOKEN if it is to wake a parked waiter
- *  (none in a slice that is not over, none while enough spinners will
- *  take the lock or a woken one has not run yet), and then only
- *  FUTEX_WAKEs the address.  Last, withdraws a time-slice extension
- *  request (pvspin_plat_slice_ext_end()).  Never touches the lock after
- *  the release. */
+/** Out-of-line unlock: `val` is the word the fast path read, which shows
+ *  something for the slow side (_SP_UNLOCK_SLOW_MASK).  Reports misuse
+ *  (unlock of a free lock, of one handed off, a corrupted word) and
+ *  returns; hands the lock to a STARVING waiter; meters the unlock of an
+ *  ARMED lock (slice mode, src/lock/spinpark_slice.c) while still holding
+ *  it; sets WOKEN, still holding, if it is to wake a parked waiter (none
+ *  in a slice that is not over, none while enough spinners will take the
+ *  lock or a woken one has not run yet); releases; then only FUTEX_WAKEs
+ *  the address.  Last, withdraws a time-slice extension request
+ *  (pvspin_plat_slice_ext_end()).  Never touches the lock after the
+ *  release. */
 void pvspin_spinpark_unlock_slowpath(pvspin_lock_t *lock, uint32_t val);
+
+/** After a release whose load saw nobody parked but whose subtraction
+ *  returned `old` with a parked waiter (it counted itself in between):
+ *  wake one if it should be woken, without WOKEN (the lock is no longer
+ *  ours to write: an extra wake-up is harmless, a missed one is not).
+ *  Touches only the address (FUTEX_WAKE). */
+void pvspin_spinpark_unlock_released(pvspin_lock_t *lock, uint32_t old);
 
 /** Try once: locked byte 0 -> 1 (acquire).  True if taken.  A relaxed
  *  read first, so a busy lock costs no exclusive line transfer. */
@@ -143,19 +151,23 @@ static inline void pvspin_spinpark_lock(pvspin_lock_t *lock)
 	pvspin_spinpark_lock_slowpath(lock);
 }
 
-/** Release the lock: (0, s, 1) -> (0, s, 0) by one cmpxchg (release)
- *  when the word shows nothing for the slow side (nobody parked, not
- *  ARMED, no STARVING, not corrupted); else, or if the word changed
- *  under the cmpxchg (a spinner came or went),
+/** Release the lock: when the word read shows nothing for the slow side
+ *  (nobody parked, not ARMED, no STARVING, not corrupted),
+ *  (0, s, 1) -> (p, s, 0) by one atomic subtraction (release; it cannot
+ *  fail, as a cmpxchg can while spinners come and go), and if the word
+ *  it returns counts a parker that came meanwhile,
+ *  pvspin_spinpark_unlock_released(); else
  *  pvspin_spinpark_unlock_slowpath().  Nothing of the lock is read or
  *  written after the release (see the header comment). */
 static inline void pvspin_spinpark_unlock(pvspin_lock_t *lock)
 {
 	uint32_t v = pvspin_plat_load32(&lock->val, PVSPIN_RELAXED);
-	if (__builtin_expect((v & _SP_UNLOCK_SLOW_MASK) == _SP_LOCKED, 1) &&
-	    __builtin_expect(pvspin_plat_cmpxchg32(&lock->val, &v, v & ~_SP_LOCKED_MASK,
-						   PVSPIN_RELEASE), 1))
+	if (__builtin_expect((v & _SP_UNLOCK_SLOW_MASK) == _SP_LOCKED, 1)) {
+		uint32_t old = pvspin_plat_fetch_add32(&lock->val, -_SP_LOCKED, PVSPIN_RELEASE);
+		if (__builtin_expect((old & _SP_PARKED_MASK) != 0, 0))
+			pvspin_spinpark_unlock_released(lock, old);
 		return;
+	}
 	pvspin_spinpark_unlock_slowpath(lock, v);
 }
 

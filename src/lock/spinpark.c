@@ -20,28 +20,29 @@
  *     observe);
  *  2. park: count itself in `parked` (an RMW on the word), set ARMED if
  *     it is the lock's first, re-check, FUTEX_WAIT on the word (with a
- *     timeout, see below).  The unlocker releases by one cmpxchg of the
- *     word (pvspin_spinpark_unlock): if the word it replaces counts a
+ *     timeout, see below).  The unlocker reads the word; if it counts a
  *     parked waiter, nobody spins (a spinner will take the lock) and no
- *     woken waiter is still on its way (WOKEN, after Go's mutexWoken),
- *     the same cmpxchg sets WOKEN, and the unlocker then FUTEX_WAKEs one.
+ *     woken waiter is still on its way (WOKEN, after Go's mutexWoken), it
+ *     sets WOKEN while still holding the lock; it releases by one atomic
+ *     subtraction that returns the word (pvspin_spinpark_unlock), and
+ *     then FUTEX_WAKEs one, also when that returned word counts a parker
+ *     that came after its read.
  *
  * Lost wake-ups: the parker's count and the unlocker's release are both
  * RMWs on the one word, so one of them comes first in the word's
  * modification order.  If the release does, the parker's re-check, a
  * load after its own RMW, reads the release or a later value (coherence)
  * and takes the free lock, or sees it taken again by a thread whose
- * unlock comes after the count; if the count does, the release's cmpxchg
- * replaces a word that counts the parker and wakes it (or a WOKEN waiter
+ * unlock comes after the count; if the count does, the release returns a
+ * word that counts the parker and the unlocker wakes one (or a WOKEN waiter
  * is on its way, and it re-parks only after clearing WOKEN by an RMW and
  * re-checking in turn).  A futex wait on a changed word returns at once,
  * so a wake-up between the re-check and the sleep is not lost either.
  * No fence is needed on either side; the Promela model
  * test/model/spinpark.pml checks the protocol.
  *
- * Nothing after the release: the unlock decides the wake-up inside its
- * releasing cmpxchg and meters the unlock (slice mode) before it, while
- * it still holds the lock; after the release it only calls FUTEX_WAKE on
+ * Nothing after the release: the unlock meters (slice mode) and sets
+ * WOKEN before it, while it still holds the lock; after the release it only calls FUTEX_WAKE on
  * the address and touches per-thread state, so a lock may be freed by
  * the next thread as soon as that thread has unlocked it.  Until
  * 2026-12 the unlock stored 0 and then read the word (and perhaps set
@@ -527,6 +528,21 @@ static inline bool sp_should_wake(uint32_t v, enum sp_slice_verdict meter)
 	return (v & _SP_PARKED_MASK) && !(v & _SP_WOKEN) && sp_spinners_low(v);
 }
 
+/* The wake-up, after the release: count it, stamp the lock's side-table
+ * entry (not the lock), FUTEX_WAKE one on the address. */
+static void sp_wake_one(pvspin_lock_t *lock, enum sp_slice_verdict meter)
+{
+	pvspin_plat_event(meter == SP_SLICE_OVER ? PVSPIN_EV_SLICE_END : PVSPIN_EV_UNPARK);
+	sp_slice_stamp_wake(lock);
+	pvspin_plat_unpark32(&lock->val, 1);
+}
+
+void pvspin_spinpark_unlock_released(pvspin_lock_t *lock, uint32_t old)
+{
+	if (sp_should_wake(old, SP_SLICE_NONE))
+		sp_wake_one(lock, SP_SLICE_NONE);
+}
+
 void pvspin_spinpark_unlock_slowpath(pvspin_lock_t *lock, uint32_t v)
 {
 	enum sp_slice_verdict meter = SP_SLICE_NONE;
@@ -556,24 +572,22 @@ void pvspin_spinpark_unlock_slowpath(pvspin_lock_t *lock, uint32_t v)
 			meter = sp_unlock_meter(lock, &v);
 			continue;
 		}
-		/* The release: (p, s, 1) -> (p, s, 0), setting WOKEN if we
-		 * wake.  Release; also the RMW that parkers' counts are
-		 * ordered against (file comment).  After it, the lock is
-		 * not ours to touch: only FUTEX_WAKE on its address. */
+		/* Still holding: (p, s, 1) -> (p, s, 1) | WOKEN if we are to
+		 * wake.  Relaxed: the woken one re-reads the word, and our
+		 * release below orders the critical section. */
 		wake = sp_should_wake(v, meter);
-		if (pvspin_plat_cmpxchg32(&lock->val, &v,
-					  sp_with_locked(v, 0) | (wake ? _SP_WOKEN : 0),
-					  PVSPIN_RELEASE)) {
-			if (wake) {
-				pvspin_plat_event(meter == SP_SLICE_OVER ? PVSPIN_EV_SLICE_END
-									  : PVSPIN_EV_UNPARK);
-				sp_slice_stamp_wake(lock);   /* the side table, not the lock */
-				pvspin_plat_unpark32(&lock->val, 1);
-			}
-			break;
-		}
-		/* the word changed (a spinner came or went, a waiter
-		 * counted itself): decide again */
+		if (wake && !pvspin_plat_cmpxchg32(&lock->val, &v, v | _SP_WOKEN, PVSPIN_RELAXED))
+			continue;   /* the word changed: decide again */
+		/* The release: (p, s, 1) -> (p, s, 0), one atomic subtraction
+		 * (release) that returns the word it replaced; also the RMW
+		 * that parkers' counts are ordered against (file comment).
+		 * After it the lock is not ours to touch. */
+		uint32_t old = pvspin_plat_fetch_add32(&lock->val, -_SP_LOCKED, PVSPIN_RELEASE);
+		/* a parker that counted itself since our decision: wake it
+		 * (without WOKEN, which we may no longer write) */
+		if (wake || sp_should_wake(old, meter))
+			sp_wake_one(lock, meter);
+		break;
 	}
 	/* the critical section is over: withdraw sp_hold_begin()'s request
 	 * (after the wake-up's system call, which would end a granted
