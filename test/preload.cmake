@@ -116,8 +116,10 @@ foreach(k ${PVSPIN_PRELOAD_KINDS})
 endforeach()
 # a mutex or spinlock freed by its last unlocker while an earlier unlocker
 # is still inside its unlock (test_preload_free_after_unlock.c): the
-# mutex's word is the same under every kind, spinlocks are the kind's
-foreach(k ${PVSPIN_PRELOAD_KINDS})
+# mutex's word is the same under every kind, spinlocks are the kind's.
+# Not qspinlock and tas, whose unlock is one store: the checker finds 6
+# windows in 3000 tries (too few: a skip), and there is nothing after it.
+foreach(k pvqspinlock ticket spinpark)
   preload_test(preload_free_after_unlock_spin_${k} 60
     ${_pvspin} run --lock ${k} -- $<TARGET_FILE:test_preload_free_after_unlock> spin)
   set_tests_properties(preload_free_after_unlock_spin_${k} PROPERTIES SKIP_RETURN_CODE 77)
