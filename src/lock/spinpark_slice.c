@@ -328,18 +328,36 @@ sp_slice_count(pvspin_lock_t *lock, struct sp_slot_count *c)
 	return over ? SP_SLICE_OVER : SP_SLICE_GO_ON;
 }
 
-enum sp_slice_verdict sp_slice_unlock(pvspin_lock_t *lock)
+/* This thread's slot counter, if it counts `lock` and the next unlock is
+ * not a tick (sp_slice_unlock()'s fast path); else NULL, with the slot
+ * (NULL: none) in *cp. */
+static inline uint32_t *sp_slot_counter(pvspin_lock_t *lock, struct sp_slot_count **cp)
 {
 	int cpu = pvspin_plat_cpu();
 	struct sp_slot_count *c = cpu >= 0 ? &sp_slot_counts[cpu] : NULL;
+	*cp = c;
+	return __builtin_expect(c && c->lock == lock && c->n + 1 < SP_SLICE_TICK, 1) ? &c->n
+										    : NULL;
+}
+
+enum sp_slice_verdict sp_slice_unlock(pvspin_lock_t *lock)
+{
+	struct sp_slot_count *c;
 	/* Between ticks, only the slot's counter: the counter names a lock
 	 * only once it had an entry, and a lock that has lost it since is
 	 * told so at the next tick (header). */
-	if (__builtin_expect(c && c->lock == lock && c->n + 1 < SP_SLICE_TICK, 1)) {
-		c->n++;
+	uint32_t *n = sp_slot_counter(lock, &c);
+	if (n) {
+		++*n;
 		return SP_SLICE_GO_ON;
 	}
 	return sp_slice_count(lock, c);
+}
+
+uint32_t *sp_slice_unlock_later(pvspin_lock_t *lock)
+{
+	struct sp_slot_count *c;
+	return sp_slot_counter(lock, &c);
 }
 
 void sp_slice_stamp_wake(pvspin_lock_t *lock)
