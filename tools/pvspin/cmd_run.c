@@ -40,7 +40,6 @@
 #include "pvspin/platform.h"
 #include "pvspin/policy.h"
 #include "pvspin/tunables.h"
-#include "kind_env.h"
 #include "option_error.h"
 
 #ifndef PVSPIN_INSTALL_LIBDIR
@@ -477,7 +476,7 @@ int pvspin_cmd_run(int argc, char **argv)
 		return 2;
 	/* PVSPIN_LOCK and PVSPIN_POLICY as inherited follow the same rule:
 	 * a typo fails also where --lock or --policy would override it. */
-	if (tool_kind_env_check("pvspin run"))
+	if (pvspin_default_kind_check_env(stderr, "pvspin run"))
 		return 2;
 	/* PVSPIN_STATS too (the interposer would say "ignoring" once per
 	 * process and run without the stats), also with --stats given */
