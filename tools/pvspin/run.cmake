@@ -3,7 +3,7 @@
 # command at run time; the install libdir is compiled in for the
 # installed layout.  libelf (elfutils) reads the interposer's dynamic
 # symbols and PT_DYNAMIC to check it before the exec.
-pkg_check_modules(LIBELF REQUIRED IMPORTED_TARGET libelf)
+include(${PROJECT_SOURCE_DIR}/cmake/deps.cmake)
 target_sources(pvspin PRIVATE ${CMAKE_CURRENT_LIST_DIR}/cmd_run.c)
 target_link_libraries(pvspin PRIVATE PkgConfig::LIBELF)
 target_compile_definitions(pvspin PRIVATE
