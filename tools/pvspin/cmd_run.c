@@ -302,9 +302,9 @@ static bool resolve_program(const char *name, char *out, size_t len)
  * Is `path` a statically linked ELF executable: an ELF file with no
  * PT_INTERP program header, so that no ld.so runs and LD_PRELOAD is never
  * read?  A static-pie has a PT_DYNAMIC but no PT_INTERP: static too.
- * 32- and 64-bit files are read, in this machine's byte order only (a
- * foreign-endian program cannot run here anyway).  The reads are bounded:
- * the ELF header and a program header table of at most 4 KiB (the
+ * 32- and 64-bit files are read (libelf converts them), in this machine's
+ * byte order only (a foreign-endian program cannot run here anyway).  The
+ * program header table is read only when it is at most 4 KiB (the
  * kernel's own limit for an executable's table).  Anything else - a
  * script, a file that cannot be read, not ELF, not an executable - is
  * "no": exec reports its errors as before.
@@ -312,51 +312,30 @@ static bool resolve_program(const char *name, char *out, size_t len)
 static bool elf_is_static(const char *path)
 {
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	const unsigned char host_data = ELFDATA2LSB;
+	const char host_data = ELFDATA2LSB;
 #else
-	const unsigned char host_data = ELFDATA2MSB;
+	const char host_data = ELFDATA2MSB;
 #endif
-	union {
-		unsigned char ident[EI_NIDENT];
-		Elf32_Ehdr h32;
-		Elf64_Ehdr h64;
-	} h;
-	unsigned char tab[4096];
-	uint64_t phoff;
-	unsigned type, phnum, phentsize;
 	bool is_static = false;
-
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return false;
-	ssize_t n = pread(fd, &h, sizeof(h), 0);
-	if (n < (ssize_t)sizeof(h.h32) || memcmp(h.ident, ELFMAG, SELFMAG) ||
-	    h.ident[EI_DATA] != host_data)
-		goto out;
-	/* the same fields in either class's header, and its entry size */
-#define ELF_FIELDS(e, phdr) (type = (e).e_type, phoff = (e).e_phoff, phnum = (e).e_phnum, \
-			     phentsize = (e).e_phentsize, want = sizeof(phdr))
-	size_t want;
-	if (h.ident[EI_CLASS] == ELFCLASS64 && n == (ssize_t)sizeof(h.h64))
-		ELF_FIELDS(h.h64, Elf64_Phdr);
-	else if (h.ident[EI_CLASS] == ELFCLASS32)
-		ELF_FIELDS(h.h32, Elf32_Phdr);
-	else
-		goto out;
-#undef ELF_FIELDS
-	if (phentsize != want || (type != ET_EXEC && type != ET_DYN) || !phnum ||
-	    (size_t)phnum * phentsize > sizeof(tab) || phoff > (uint64_t)INT64_MAX ||
-	    pread(fd, tab, (size_t)phnum * phentsize, (off_t)phoff) !=
-		    (ssize_t)((size_t)phnum * phentsize))
-		goto out;
-	is_static = true;
-	for (unsigned i = 0; i < phnum; i++) {
-		uint32_t p_type;   /* the first member of Elf32_Phdr and Elf64_Phdr */
-		memcpy(&p_type, tab + (size_t)i * phentsize, sizeof(p_type));
-		if (p_type == PT_INTERP)
-			is_static = false;
+	Elf *e = elf_version(EV_CURRENT) != EV_NONE ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
+	const char *ident = e && elf_kind(e) == ELF_K_ELF ? elf_getident(e, NULL) : NULL;
+	GElf_Ehdr eh;
+	size_t n;
+	if (ident && ident[EI_DATA] == host_data && gelf_getehdr(e, &eh) &&
+	    (eh.e_type == ET_EXEC || eh.e_type == ET_DYN) &&
+	    eh.e_phentsize == gelf_fsize(e, ELF_T_PHDR, 1, EV_CURRENT) &&
+	    !elf_getphdrnum(e, &n) && n && n * eh.e_phentsize <= 4096) {
+		is_static = true;
+		for (size_t i = 0; i < n && is_static; i++) {
+			GElf_Phdr ph;
+			if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type == PT_INTERP)
+				is_static = false;
+		}
 	}
-out:
+	elf_end(e);
 	close(fd);
 	return is_static;
 }
