@@ -43,8 +43,10 @@ for c in bench torture; do
   [ $r -eq 2 ] || { echo \"$c: exit $r: $e\"; exit 1; }
   [ \"$e\" = \"pvspin $c: bad $x)\" ] || { echo \"$c: got '$e'\"; exit 1; }
 done
+# (stderr less the sanitizers' own notes: ASan's \"==PID==WARNING: ...
+# makecontext\" from the simulator)
 o=$(PVSPIN_PENDING_LOOPS=0x10 \"$1\" detect --interval-ms 0 2>/tmp/tunables_env_tools.$$); r=$?
-e=$(cat /tmp/tunables_env_tools.$$); rm -f /tmp/tunables_env_tools.$$
+e=$(grep -v '^==[0-9]*==' /tmp/tunables_env_tools.$$); rm -f /tmp/tunables_env_tools.$$
 [ $r -eq 0 ] || { echo \"detect: exit $r: '$e'\"; exit 1; }
 [ \"$e\" = \"pvspin detect: ignoring $x; the default 512 is used)\" ] || { echo \"detect: got '$e'\"; exit 1; }
 case \"$o\" in *'policy '*'lock '*reason*) ;; *) echo \"detect: no report: '$o'\"; exit 1;; esac
@@ -52,7 +54,7 @@ e=$(PVSPIN_PENDING_LOOPS=0x10 \"$1\" detect --help 2>&1 >/dev/null); r=$?
 [ $r -eq 0 ] && [ -z \"$e\" ] || { echo \"detect --help: exit $r: '$e'\"; exit 1; }
 if [ -x \"$2\" ]; then
   o=$(PVSPIN_PENDING_LOOPS=0x10 \"$1\" sim --preset smoke --json - 2>/tmp/tunables_env_tools.$$); r=$?
-  e=$(cat /tmp/tunables_env_tools.$$); rm -f /tmp/tunables_env_tools.$$
+  e=$(grep -v '^==[0-9]*==' /tmp/tunables_env_tools.$$); rm -f /tmp/tunables_env_tools.$$
   [ $r -eq 0 ] || { echo \"sim: exit $r: '$e'\"; exit 1; }
   [ \"$e\" = \"pvspin sim: ignoring $x; pvspin sim takes tunables only as configuration keys, never from the environment)\" ] ||
     { echo \"sim: got '$e'\"; exit 1; }
