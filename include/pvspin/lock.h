@@ -121,7 +121,8 @@ pvspin_kind_t pvspin_default_kind(void);
  * `who` names the caller ("pvspin run"; NULL: "pvspin", the library's
  * own prefix); `err` NULL: check only.  Changes nothing (the default
  * kind is not fixed).  Returns 0 when both are unset, empty or valid,
- * else 1 (one line written).  For a program that refuses to start on a
+ * else 1 (one line written); no other error is reported (errno may
+ * change; a failed write to `err` is not detected).  For a program that refuses to start on a
  * bad value in its own words (the `pvspin` tool's run, bench and
  * torture: exit 2) before anything asks for the default kind.
  * Thread-safe as getenv() is: not against a concurrent setenv().
