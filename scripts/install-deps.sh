@@ -8,12 +8,13 @@
 #   libgsl-dev       latency percentiles (sorted-sample quantiles)
 #   libck-dev        Concurrency Kit peers in `pvspin bench`
 #   libcmocka-dev    unit-test framework
+#   libelf-dev       `pvspin run`'s check of the interposer (ELF symbols)
 #   gnuplot-nox      `pvspin bench --plot`
 #   spin             Promela model checks of the halt/kick protocol
 #   sysbench stress-ng  real programs for the LD_PRELOAD interposer
 #   cpuid            dumps a CPUID table for `pvspin detect --cpuid`
 set -eu
-PKGS="build-essential cmake pkg-config libjansson-dev libinih-dev libgsl-dev libck-dev libcmocka-dev gnuplot-nox spin sysbench stress-ng xz-utils pigz zstd cpuid"
+PKGS="build-essential cmake pkg-config libjansson-dev libinih-dev libgsl-dev libck-dev libcmocka-dev libelf-dev gnuplot-nox spin sysbench stress-ng xz-utils pigz zstd cpuid"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

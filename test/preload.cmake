@@ -297,9 +297,11 @@ echo run-errors-ok
 preload_test(preload_run_errors 30 sh ${CMAKE_CURRENT_BINARY_DIR}/preload_run_errors.sh ${_pvspin})
 # An interposer that ld.so would refuse ("cannot be preloaded ... ignored",
 # and the program would run on glibc): a directory, a file that is not an
-# ELF shared object; or one it would preload without a word and still run
+# ELF shared object (a text file, a position-independent executable: the
+# pvspin command); or one it would preload without a word and still run
 # the program on glibc: a shared library that is not the interposer (the
-# test's own libtest_preload_ctor.so, the pvspin library itself).  Checked
+# test's own libtest_preload_ctor.so, the pvspin library itself, the C
+# library: thousands of dynamic symbols).  Checked
 # before the exec: exit 2 naming it (a bad PVSPIN_* value, as --help
 # says), and nothing else is said (no FIFO note for --lock ticket).  The
 # interposer itself is taken.
@@ -319,6 +321,19 @@ e=$(PVSPIN_PRELOAD_LIB=\"$d/preload.cmake\" \"$p\" run -- true 2>&1); r=$?
 [ $r -eq 2 ] || { echo \"text file: exit $r\"; exit 1; }
 case \"$e\" in \"pvspin run: PVSPIN_PRELOAD_LIB=$d/preload.cmake: not an ELF shared library\"*) ;;
   *) echo \"text file: '$e'\"; exit 1;; esac
+# a position-independent executable (ET_DYN like a library; DF_1_PIE in
+# its PT_DYNAMIC): the pvspin command itself
+e=$(PVSPIN_PRELOAD_LIB=\"$p\" \"$p\" run -- true 2>&1); r=$?
+[ $r -eq 2 ] || { echo \"PIE: exit $r\"; exit 1; }
+[ \"$e\" = \"pvspin run: PVSPIN_PRELOAD_LIB=$p: not an ELF shared library (an executable or object file)\" ] ||
+  { echo \"PIE: '$e'\"; exit 1; }
+# the C library: thousands of dynamic symbols, none the marker
+c=$(ldd \"$p\" | awk '$1 ~ /^libc[.]so/ { print $3 }')
+[ -f \"$c\" ] || { echo \"no libc in: $(ldd \"$p\")\"; exit 1; }
+e=$(PVSPIN_PRELOAD_LIB=\"$c\" \"$p\" run -- true 2>&1); r=$?
+[ $r -eq 2 ] || { echo \"libc: exit $r\"; exit 1; }
+[ \"$e\" = \"pvspin run: PVSPIN_PRELOAD_LIB=$c: a shared library, but not pvspin's interposer libpvspin-preload.so (it does not define pvspin_preload_marker)\" ] ||
+  { echo \"libc: '$e'\"; exit 1; }
 echo run-bad-lib-ok
 ")
 preload_test(preload_run_bad_lib 30 sh ${CMAKE_CURRENT_BINARY_DIR}/preload_run_bad_lib.sh

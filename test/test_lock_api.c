@@ -1,7 +1,8 @@
 /*
  * test_lock_api.c - single-thread semantics of every kind: size and zero
  * initializer, trylock, is_locked / is_contended, misuse reporting, kind
- * names, the default kind being fixed once, tunables.
+ * names, the default kind being fixed once, the check of its environment
+ * variables, tunables.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -9,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -185,6 +187,74 @@ static void test_default_kind_fixed_once(void **state)
 	assert_int_equal(pvspin_default_kind(), PVSPIN_KIND_TICKET);
 }
 
+/* pvspin_default_kind_check_env(err, who) with PVSPIN_LOCK = lock and
+ * PVSPIN_POLICY = policy (NULL: unset); returns its result, and what it
+ * wrote in `out` (freed by the caller). */
+static int check_env(const char *lock, const char *policy, const char *who, char **out)
+{
+	size_t len;
+	FILE *f = open_memstream(out, &len);
+	assert_non_null(f);
+	if (lock)
+		setenv("PVSPIN_LOCK", lock, 1);
+	else
+		unsetenv("PVSPIN_LOCK");
+	if (policy)
+		setenv("PVSPIN_POLICY", policy, 1);
+	else
+		unsetenv("PVSPIN_POLICY");
+	int r = pvspin_default_kind_check_env(f, who);
+	assert_int_equal(fclose(f), 0);
+	unsetenv("PVSPIN_LOCK");
+	unsetenv("PVSPIN_POLICY");
+	return r;
+}
+
+static void test_default_kind_check_env(void **state)
+{
+	(void)state;
+	char *out, want[512];
+	/* unset, empty or valid: 0, nothing said */
+	static const char *const fine[][2] = {
+		{ NULL, NULL }, { "", "" }, { "tas", NULL }, { NULL, "linux" },
+		{ "spinpark", "threshold=4" }, { "", "numa" },
+	};
+	for (size_t i = 0; i < sizeof(fine) / sizeof(fine[0]); i++) {
+		assert_int_equal(check_env(fine[i][0], fine[i][1], "t", &out), 0);
+		assert_string_equal(out, "");
+		free(out);
+	}
+	/* PVSPIN_LOCK: the library's line, with the caller's prefix */
+	assert_int_equal(check_env("lcok", NULL, "pvspin run", &out), 1);
+	snprintf(want, sizeof(want), "pvspin run: PVSPIN_LOCK=lcok is not a lock kind; "
+		 "valid kinds: %s\n", pvspin_kind_names());
+	assert_string_equal(out, want);
+	free(out);
+	/* PVSPIN_POLICY, also beside a valid PVSPIN_LOCK; NULL who: "pvspin" */
+	assert_int_equal(check_env(NULL, "fast", NULL, &out), 1);
+	snprintf(want, sizeof(want), "pvspin: PVSPIN_POLICY=fast: %s\n",
+		 pvspin_policy_parse_error(EINVAL));
+	assert_string_equal(out, want);
+	free(out);
+	assert_int_equal(check_env("tas", "threshold=-1", "x", &out), 1);
+	snprintf(want, sizeof(want), "x: PVSPIN_POLICY=threshold=-1: %s\n",
+		 pvspin_policy_parse_error(ERANGE));
+	assert_string_equal(out, want);
+	free(out);
+	/* both bad: one line, PVSPIN_LOCK's (the one the library exits on) */
+	assert_int_equal(check_env("lcok", "fast", "x", &out), 1);
+	snprintf(want, sizeof(want), "x: PVSPIN_LOCK=lcok is not a lock kind; "
+		 "valid kinds: %s\n", pvspin_kind_names());
+	assert_string_equal(out, want);
+	free(out);
+	/* no stream: the verdict only */
+	setenv("PVSPIN_LOCK", "lcok", 1);
+	assert_int_equal(pvspin_default_kind_check_env(NULL, "x"), 1);
+	unsetenv("PVSPIN_LOCK");
+	/* and it fixes nothing: the default kind is the one set before */
+	assert_int_equal(pvspin_default_kind(), PVSPIN_KIND_TICKET);
+}
+
 static void test_tunables(void **state)
 {
 	(void)state;
@@ -223,6 +293,7 @@ int main(void)
 		cmocka_unit_test(test_misuse_is_reported),
 		cmocka_unit_test(test_kind_names),
 		cmocka_unit_test(test_default_kind_fixed_once),
+		cmocka_unit_test(test_default_kind_check_env),
 		cmocka_unit_test(test_tunables),
 		cmocka_unit_test(test_event_names),
 	};

@@ -25,6 +25,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -95,10 +96,38 @@ const char *pvspin_kind_names(void);
  * Fixed at the first call of any default-kind operation (or of this
  * function): from the environment variable PVSPIN_LOCK if set, else from
  * the selection policy (PVSPIN_POLICY, default "pvspin").  An unknown name
- * in PVSPIN_LOCK is reported on stderr with the valid names and the process
- * exits with status 2 (it cannot run with an undefined lock).  Thread-safe.
+ * in PVSPIN_LOCK, or in PVSPIN_POLICY when PVSPIN_LOCK is unset, is
+ * reported on stderr with the valid names (the line
+ * pvspin_default_kind_check_env(stderr, NULL) writes) and the process
+ * exits with status 2 (it cannot run with an undefined lock), once
+ * however many threads find it.  Thread-safe.
  */
 pvspin_kind_t pvspin_default_kind(void);
+
+/**
+ * Check the default kind's environment variables as they are now
+ * (getenv(), not what the default kind was fixed from): PVSPIN_LOCK, then
+ * PVSPIN_POLICY, each unset when absent or empty.  For the first one set
+ * to a value pvspin_default_kind() would exit on, write one line to `err`:
+ *
+ *   WHO: PVSPIN_LOCK=lcok is not a lock kind; valid kinds: qspinlock, ...
+ *   WHO: PVSPIN_POLICY=fast: not a policy; valid policies: linux, ...
+ *
+ * (PVSPIN_POLICY's reason is pvspin_policy_parse_error()'s).  Only the
+ * first: a program can run on neither, and the library, which reads
+ * PVSPIN_POLICY only when PVSPIN_LOCK is unset, says no more when it
+ * exits.  Both are checked whatever the other says, so a bad
+ * PVSPIN_POLICY is found also beside a valid PVSPIN_LOCK.
+ * `who` names the caller ("pvspin run"; NULL: "pvspin", the library's
+ * own prefix); `err` NULL: check only.  Changes nothing (the default
+ * kind is not fixed).  Returns 0 when both are unset, empty or valid,
+ * else 1 (one line written); no other error is reported (errno may
+ * change; a failed write to `err` is not detected).  For a program that refuses to start on a
+ * bad value in its own words (the `pvspin` tool's run, bench and
+ * torture: exit 2) before anything asks for the default kind.
+ * Thread-safe as getenv() is: not against a concurrent setenv().
+ */
+int pvspin_default_kind_check_env(FILE *err, const char *who);
 
 /**
  * Fix the default kind before any lock operation.  Returns 0, or -1 with

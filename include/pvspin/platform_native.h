@@ -172,9 +172,23 @@ int pvspin_plat_park32(uint32_t *p, uint32_t val, uint64_t timeout_ns);
  *  among equals).  Returns the number woken.  Thread-safe. */
 uint32_t pvspin_plat_unpark32(uint32_t *p, uint32_t n);
 
+/* A ThreadSanitizer build (gcc's macro, or clang's feature test)? */
+#if defined(__SANITIZE_THREAD__)
+#define PVSPIN_PLAT_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define PVSPIN_PLAT_TSAN 1
+#endif
+#endif
+
+#ifdef PVSPIN_PLAT_TSAN
 /** The word pvspin_plat_fence_full() updates in ThreadSanitizer builds
- *  (never read; 0).  Not for use by programs. */
-extern uint32_t pvspin_plat_fence_word;
+ *  (never read; 0).  Declared and defined (src/platform/native.c) only
+ *  in those builds, hidden: one per shared object, exported by none, as
+ *  the fences that pair through it are all inside one.  Not for use by
+ *  programs. */
+extern uint32_t pvspin_plat_fence_word __attribute__((visibility("hidden")));
+#endif
 
 /** A full memory fence (StoreLoad included: `mfence`, or a locked RMW,
  *  on x86; some 10-40 cycles): the stores before it are visible to every
@@ -182,10 +196,11 @@ extern uint32_t pvspin_plat_fence_word;
  *  release against a later read without the asymmetric pair below. */
 PVSPIN_PLAT_INLINE void pvspin_plat_fence_full(void)
 {
-#if defined(__SANITIZE_THREAD__)
+#ifdef PVSPIN_PLAT_TSAN
 	/* ThreadSanitizer does not model fences (gcc: -Wtsan).  A seq_cst
-	 * RMW on one process-wide word is a full fence on x86 too, and TSan
-	 * sees every pair of such fences synchronize through the word. */
+	 * RMW on one word (one per shared object or program) is a full fence
+	 * on x86 too, and TSan sees every pair of such fences synchronize
+	 * through the word. */
 	(void)__atomic_fetch_add(&pvspin_plat_fence_word, 0, __ATOMIC_SEQ_CST);
 #else
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);

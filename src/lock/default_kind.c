@@ -4,7 +4,6 @@
  * (pvspin_policy_pick_default(), src/policy).
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -15,10 +14,36 @@
 
 static pvspin_kind_t default_kind = PVSPIN_KIND_NONE;
 
-void pvspin_default_kind_exit(const char *fmt, ...)
+/* PVSPIN_LOCK as it is now: 0 unset (absent or empty), 1 a kind
+ * (*kind), -1 not a kind (one line on `err` unless NULL, prefixed with
+ * `who`: pvspin_default_kind_check_env()'s wording). */
+static int lock_env(FILE *err, const char *who, pvspin_kind_t *kind)
+{
+	const char *name = getenv("PVSPIN_LOCK");
+	if (!name || !*name)
+		return 0;
+	*kind = pvspin_kind_from_name(name);
+	if (*kind != PVSPIN_KIND_NONE)
+		return 1;
+	if (err)
+		fprintf(err, "%s: PVSPIN_LOCK=%s is not a lock kind; valid kinds: %s\n",
+			who ? who : "pvspin", name, pvspin_kind_names());
+	return -1;
+}
+
+int pvspin_default_kind_check_env(FILE *err, const char *who)
+{
+	pvspin_kind_t k;
+	pvspin_policy_t p;
+	/* the first bad one only: see pvspin/lock.h */
+	if (lock_env(err, who, &k) < 0 || pvspin_default_policy_env(err, who, &p) < 0)
+		return 1;
+	return 0;
+}
+
+void pvspin_default_kind_exit(void)
 {
 	static int reported;
-	va_list ap;
 	/* Threads that make their first default-kind call together all find
 	 * the bad value: the first prints the line and exits; the others
 	 * wait for that exit instead of printing it again and racing it in
@@ -27,23 +52,21 @@ void pvspin_default_kind_exit(const char *fmt, ...)
 		for (;;)
 			pause();
 	}
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
+	/* The line of the variable the caller failed on: PVSPIN_LOCK's when
+	 * it is bad, PVSPIN_POLICY's otherwise (the library reads it only
+	 * when PVSPIN_LOCK is unset). */
+	pvspin_default_kind_check_env(stderr, NULL);
 	exit(2);
 }
 
 static pvspin_kind_t resolve(void)
 {
-	const char *name = getenv("PVSPIN_LOCK");
-	if (name && *name) {
-		pvspin_kind_t k = pvspin_kind_from_name(name);
-		if (k == PVSPIN_KIND_NONE) {
-			pvspin_default_kind_exit("pvspin: PVSPIN_LOCK=%s is not a lock kind; "
-						 "valid kinds: %s\n", name, pvspin_kind_names());
-		}
+	pvspin_kind_t k;
+	int r = lock_env(NULL, NULL, &k);
+	if (r < 0)
+		pvspin_default_kind_exit();
+	if (r > 0)
 		return k;
-	}
 	return pvspin_policy_pick_default();
 }
 

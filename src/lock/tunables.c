@@ -38,13 +38,19 @@ static const char *const tunable_env[PVSPIN_TUNE_COUNT] = {
 };
 #endif
 
-static uint32_t tunables[PVSPIN_TUNE_COUNT] = {
-	[PVSPIN_TUNE_SPIN_THRESHOLD] = PVSPIN_DEFAULT_SPIN_THRESHOLD,
-	[PVSPIN_TUNE_PENDING_LOOPS] = 512,
-	[PVSPIN_TUNE_TAS_BACKOFF_MAX] = 0,
-	[PVSPIN_TUNE_EARLY_HALT_PREEMPTED] = 0,
-	[PVSPIN_TUNE_MUTEX_SPIN_LIMIT] = 0,
-};
+/* Each tunable's default: its value until set (from the environment or
+ * pvspin_tunable_set()), and the one a report of an ignored value names. */
+#define TUNABLE_DEFAULTS {                                              \
+	[PVSPIN_TUNE_SPIN_THRESHOLD] = PVSPIN_DEFAULT_SPIN_THRESHOLD,   \
+	[PVSPIN_TUNE_PENDING_LOOPS] = 512,                              \
+	[PVSPIN_TUNE_TAS_BACKOFF_MAX] = 0,                              \
+	[PVSPIN_TUNE_EARLY_HALT_PREEMPTED] = 0,                         \
+	[PVSPIN_TUNE_MUTEX_SPIN_LIMIT] = 0,                             \
+}
+static uint32_t tunables[PVSPIN_TUNE_COUNT] = TUNABLE_DEFAULTS;
+#ifndef PVSPIN_PLATFORM_SIM
+static const uint32_t tunable_default[PVSPIN_TUNE_COUNT] = TUNABLE_DEFAULTS;
+#endif
 
 static int env_state; /* 0 unread, 1 reading, 2 read */
 
@@ -103,6 +109,33 @@ static void say_bad(FILE *f, const char *who, const char *what, int t, const cha
 		tunable_range[t].min, tunable_range[t].max, tail);
 }
 
+/* The one wording of an ignored value: say_bad()'s "ignoring", ending
+ * in `tail`, or (NULL) in "; the default N is used". */
+static void say_ignored(FILE *f, const char *who, int t, const char *s, const char *tail)
+{
+	char def[48];
+	if (!tail) {
+		snprintf(def, sizeof(def), "; the default %u is used", tunable_default[t]);
+		tail = def;
+	}
+	say_bad(f, who, "ignoring", t, s, tail);
+}
+
+int pvspin_tunables_report_ignored(FILE *err, const char *who, const char *tail)
+{
+	int bad = 0;
+	for (int t = 0; t < PVSPIN_TUNE_COUNT; t++) {
+		const char *s;
+		uint32_t v;
+		if (env_value(t, &s, &v) >= 0)
+			continue;
+		bad++;
+		if (err)
+			say_ignored(err, who ? who : "pvspin", t, s, tail);
+	}
+	return bad;
+}
+
 /* Does the load-time read report a bad value ("pvspin: ignoring ...")?
  * (tunables_report.h) Yes, unless the program links a strong definition that says no: the
  * `pvspin` tool does (tools/pvspin/main.c), because its subcommands that
@@ -143,9 +176,7 @@ static void read_env(void)
 			/* relaxed: published by env_state's release below */
 			__atomic_store_n(&tunables[t], v, __ATOMIC_RELAXED);
 		} else if (r < 0 && report) {
-			char tail[48];
-			snprintf(tail, sizeof(tail), "; the default %u is used", tunables[t]);
-			say_bad(stderr, "pvspin", "ignoring", t, s, tail);
+			say_ignored(stderr, "pvspin", t, s, NULL);
 		}
 	}
 #endif

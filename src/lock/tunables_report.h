@@ -1,6 +1,7 @@
 /*
  * tunables_report.h - whether the library's load-time read of the
- * PVSPIN_* tunable variables reports a bad value.  Private to the
+ * PVSPIN_* tunable variables reports a bad value, and that report on
+ * demand for a program that turned it off.  Private to the
  * project: src/lock/tunables.c has the library's (weak) definition, the
  * `pvspin` tool (tools/pvspin/main.c) the strong one that turns it off.
  */
@@ -8,6 +9,7 @@
 #define PVSPIN_SRC_LOCK_TUNABLES_REPORT_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 /**
  * True if the library, when it reads the environment (its constructor,
@@ -22,5 +24,25 @@
  * depend on nothing that needs initialising.  Thread-safe.
  */
 __attribute__((visibility("hidden"))) bool pvspin_tunables_report_at_load(void);
+
+/**
+ * For a program that turned the load-time report off and still runs on
+ * the defaults (the `pvspin` tool's detect and sim, which take no value
+ * from these variables): write to `err`, for each PVSPIN_* tunable
+ * variable set now (getenv()) to a value its tunable refuses, the line
+ * the load-time report writes, prefixed with `who` (NULL: "pvspin"):
+ *
+ *   WHO: ignoring PVSPIN_PENDING_LOOPS=0x10: not a valid value for
+ *   pending_loops (expected a decimal integer from 1 to 4294967295; the
+ *   default 512 is used)
+ *
+ * `tail` (NULL: "; the default N is used", N the library's default)
+ * replaces what follows the range inside the parentheses.  `err` NULL:
+ * count only.  Changes no tunable.  Returns the number of such
+ * variables.  Not in the simulator build.  Thread-safe as getenv() is.
+ */
+__attribute__((visibility("hidden"))) int pvspin_tunables_report_ignored(FILE *err,
+									  const char *who,
+									  const char *tail);
 
 #endif /* PVSPIN_SRC_LOCK_TUNABLES_REPORT_H */

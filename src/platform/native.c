@@ -50,8 +50,11 @@ static uint64_t slot_bitmap[BITMAP_WORDS];
 static uint64_t slots_allocated, slots_exhausted;
 static uint64_t slotless_events[PVSPIN_EV_COUNT];
 
-/* pvspin_plat_fence_full()'s word under ThreadSanitizer (platform_native.h). */
+#ifdef PVSPIN_PLAT_TSAN
+/* pvspin_plat_fence_full()'s word under ThreadSanitizer (platform_native.h);
+ * no such word in other builds. */
 uint32_t pvspin_plat_fence_word;
+#endif
 /* One past the highest slot ever allocated: how far a fork child must
  * clear the slots' counters (platform_after_fork_child). */
 static uint32_t slots_high;

@@ -4,24 +4,36 @@
  * without sleeping (steal time since boot).  See policy_default.h.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "pvspin/policy.h"
 #include "policy_default.h"
 
-pvspin_kind_t pvspin_policy_pick_default(void)
+int pvspin_default_policy_env(FILE *err, const char *who, pvspin_policy_t *p)
 {
 	const char *name = getenv("PVSPIN_POLICY");
+	if (!name || !*name)
+		return 0;
+	if (!pvspin_policy_parse(name, p))
+		return 1;
+	if (err)
+		fprintf(err, "%s: PVSPIN_POLICY=%s: %s\n", who ? who : "pvspin", name,
+			pvspin_policy_parse_error(errno));
+	return -1;
+}
+
+pvspin_kind_t pvspin_policy_pick_default(void)
+{
 	pvspin_policy_t p;
 	pvspin_env_t env;
 	pvspin_policy_choice_t c;
 
-	if (!name || !*name)
-		name = "pvspin";
-	if (pvspin_policy_parse(name, &p)) {
-		pvspin_default_kind_exit("pvspin: PVSPIN_POLICY=%s: %s\n", name,
-					 pvspin_policy_parse_error(errno));
-	}
+	int r = pvspin_default_policy_env(NULL, NULL, &p);
+	if (r < 0)
+		pvspin_default_kind_exit();
+	if (r == 0)
+		(void)pvspin_policy_parse("pvspin", &p);   /* the default: always known */
 	pvspin_env_detect(&env, NULL);
 	pvspin_policy_pick(&p, &env, &c);
 	return c.kind;

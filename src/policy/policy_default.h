@@ -5,14 +5,19 @@
 #ifndef PVSPIN_SRC_POLICY_DEFAULT_H
 #define PVSPIN_SRC_POLICY_DEFAULT_H
 
+#include <stdio.h>
+
 #include "pvspin/lock.h"
+#include "pvspin/policy.h"
 
 /**
  * The kind the library's default lock uses: the pick of the policy named by
  * PVSPIN_POLICY (default "pvspin"; see pvspin/policy.h) for this machine,
  * detected live without sleeping (steal time is the average since boot).
  * An unknown policy name is reported on stderr with the valid names and
- * the process exits with status 2.  Called once per process, from the
+ * the process exits with status 2 (pvspin_default_kind_exit(); the
+ * library calls this only while PVSPIN_LOCK is unset, so the line is
+ * PVSPIN_POLICY's).  Called once per process, from the
  * first default-kind lock operation; takes no pvspin lock, does not
  * allocate from the heap, reads about ten small /proc and /sys files
  * (tens of microseconds).
@@ -20,12 +25,24 @@
 pvspin_kind_t pvspin_policy_pick_default(void);
 
 /**
- * Print the printf-style message (a bad PVSPIN_LOCK or PVSPIN_POLICY,
- * ending in a newline) on stderr and exit with status 2, once per process:
- * a thread that comes second waits (pause()) for the first one's exit.
- * Never returns.  Defined in src/lock/default_kind.c.
+ * PVSPIN_POLICY as it is now: 0 unset (absent or empty), 1 a policy
+ * (*p), -1 not a policy, after one line on `err` unless NULL, prefixed
+ * with `who` (NULL: "pvspin"): "WHO: PVSPIN_POLICY=VALUE: REASON"
+ * (pvspin_policy_parse_error()).  The wording of
+ * pvspin_default_kind_check_env() (pvspin/lock.h), which calls it.
+ * Thread-safe as getenv() is.
  */
-void pvspin_default_kind_exit(const char *fmt, ...)
-	__attribute__((noreturn, format(printf, 1, 2), visibility("hidden")));
+int pvspin_default_policy_env(FILE *err, const char *who, pvspin_policy_t *p)
+	__attribute__((visibility("hidden")));
+
+/**
+ * Print the line of the bad PVSPIN_LOCK or PVSPIN_POLICY on stderr
+ * (pvspin_default_kind_check_env(stderr, NULL): PVSPIN_LOCK's when it is
+ * bad, else PVSPIN_POLICY's) and exit with status 2, once per process: a
+ * thread that comes second waits (pause()) for the first one's exit.
+ * For a caller that found one of them bad.  Never returns.  Defined in
+ * src/lock/default_kind.c.
+ */
+void pvspin_default_kind_exit(void) __attribute__((noreturn, visibility("hidden")));
 
 #endif

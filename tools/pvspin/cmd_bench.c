@@ -31,7 +31,6 @@
 #include "bench/runner.h"
 #include "bench/stats.h"
 #include "bench/workload.h"
-#include "kind_env.h"
 #include "option_error.h"
 #include "stop_signal.h"
 
@@ -330,7 +329,7 @@ static int parse_options(int argc, char **argv, struct bench_config *c)
 		return USAGE_EXIT;
 	/* and PVSPIN_LOCK / PVSPIN_POLICY, which pick the footer's default
 	 * kind: named by this command, not by the library's "pvspin:" */
-	if (tool_kind_env_check("pvspin bench"))
+	if (pvspin_default_kind_check_env(stderr, "pvspin bench"))
 		return USAGE_EXIT;
 	if (c->json_path && c->csv_path && !strcmp(c->json_path, "-") && !strcmp(c->csv_path, "-"))
 		return usage_error("--json and --csv cannot both write to stdout");
@@ -440,7 +439,7 @@ int pvspin_cmd_bench(int argc, char **argv)
 	ret = 0;
 	/* The default kind (the footer's) from PVSPIN_LOCK / PVSPIN_POLICY,
 	 * resolved before minutes of measuring; parse_options() refused a
-	 * bad value (tool_kind_env_check()). */
+	 * bad value (pvspin_default_kind_check_env()). */
 	const char *default_kind = pvspin_kind_name(pvspin_default_kind());
 	if (c.plot_path && !bench_plot_have_gnuplot()) {
 		fprintf(stderr, "pvspin bench: --plot needs gnuplot, which is not installed "

@@ -20,6 +20,7 @@
 #include <jansson.h>
 
 #include "pvspin/policy.h"
+#include "lock/tunables_report.h"
 #include "cmd.h"
 #include "option_error.h"
 
@@ -318,6 +319,11 @@ int pvspin_cmd_detect(int argc, char **argv)
 			"(see pvspin detect --help)\n", argv[optind]);
 		return 2;
 	}
+	/* A bad PVSPIN_* tunable: detect takes no lock that reads it, so it
+	 * goes on, but says what every program started from here says of it
+	 * ("ignoring ..."), as run, bench and torture say it (and refuse):
+	 * the tool's own copy of the library is silent at load (main.c). */
+	pvspin_tunables_report_ignored(stderr, "pvspin detect", NULL);
 	/* A root that is missing or unreadable is bad input, not bad usage:
 	 * exit 1 with the reason, as an unreadable --cpuid file does. */
 	if (root && root_check(root)) {

@@ -26,8 +26,10 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <gelf.h>
 #include <getopt.h>
 #include <limits.h>
+#include <libelf.h>
 #include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,7 +42,6 @@
 #include "pvspin/platform.h"
 #include "pvspin/policy.h"
 #include "pvspin/tunables.h"
-#include "kind_env.h"
 #include "option_error.h"
 
 #ifndef PVSPIN_INSTALL_LIBDIR
@@ -83,66 +84,74 @@ static bool readable_file(const char *p)
 	return access(p, R_OK) == 0;
 }
 
-/* Does the ELF file `fd` with header `h` say it is a position-independent
- * executable (DT_FLAGS_1 & DF_1_PIE), which ld.so refuses to preload? */
-static bool elf_is_pie(int fd, const ElfW(Ehdr) *h)
+/* Does the ELF file `e` say it is a position-independent executable
+ * (DT_FLAGS_1 & DF_1_PIE), which ld.so refuses to preload?  Read from the
+ * PT_DYNAMIC segment, as ld.so reads it (section headers may be
+ * stripped).  Anything unreadable says no. */
+static bool elf_is_pie(Elf *e)
 {
-	for (unsigned i = 0; i < h->e_phnum; i++) {
-		ElfW(Phdr) ph;
-		if (pread(fd, &ph, sizeof(ph), (off_t)(h->e_phoff + (ElfW(Off))i * h->e_phentsize)) !=
-		    (ssize_t)sizeof(ph))
+	size_t n;
+	if (elf_getphdrnum(e, &n))
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(e, (int)i, &ph))
 			return false;
 		if (ph.p_type != PT_DYNAMIC)
 			continue;
-		for (ElfW(Off) o = 0; o + sizeof(ElfW(Dyn)) <= ph.p_filesz; o += sizeof(ElfW(Dyn))) {
-			ElfW(Dyn) d;
-			if (pread(fd, &d, sizeof(d), (off_t)(ph.p_offset + o)) != (ssize_t)sizeof(d) ||
-			    d.d_tag == DT_NULL)
-				return false;
-			if (d.d_tag == DT_FLAGS_1)
-				return d.d_un.d_val & DF_1_PIE;
-		}
+		/* the whole segment in one read, converted to this class */
+		Elf_Data *d = elf_getdata_rawchunk(e, (int64_t)ph.p_offset, ph.p_filesz, ELF_T_DYN);
+		GElf_Dyn dyn;
+		for (int j = 0; d && gelf_getdyn(d, j, &dyn) && dyn.d_tag != DT_NULL; j++)
+			if (dyn.d_tag == DT_FLAGS_1)
+				return dyn.d_un.d_val & DF_1_PIE;
 		return false;
 	}
 	return false;
 }
 
-/* Does the ELF file `fd` with header `h` (of this machine's class) define
- * the symbol `name` in its dynamic symbol table, the one ld.so binds from?
- * Read from the section headers (SHT_DYNSYM and its string table), without
- * loading the file: dlopen would run its constructors here.  A file
- * without section headers says no. */
-static bool elf_defines(int fd, const ElfW(Ehdr) *h, const char *name)
+/* Does the ELF file `e` define the symbol `name` in its dynamic symbol
+ * table, the one ld.so binds from?  Read from the section headers
+ * (SHT_DYNSYM and its string table, each in one read), without loading
+ * the file: dlopen would run its constructors here.  A file without
+ * section headers, or whose tables are out of bounds, says no. */
+static bool elf_defines(Elf *e, const char *name)
 {
-	ElfW(Shdr) sym, str;
-	size_t len = strlen(name) + 1;   /* the name and its NUL */
-	char buf[64];
-	if (h->e_shentsize != sizeof(ElfW(Shdr)) || len > sizeof(buf))
-		return false;
-	for (unsigned i = 0; i < h->e_shnum; i++) {
-		if (pread(fd, &sym, sizeof(sym), (off_t)(h->e_shoff + (ElfW(Off))i * sizeof(sym))) !=
-		    (ssize_t)sizeof(sym))
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh))
 			return false;
-		if (sym.sh_type != SHT_DYNSYM)
+		if (sh.sh_type != SHT_DYNSYM)
 			continue;
-		if (sym.sh_entsize != sizeof(ElfW(Sym)) || sym.sh_link >= h->e_shnum ||
-		    pread(fd, &str, sizeof(str),
-			  (off_t)(h->e_shoff + (ElfW(Off))sym.sh_link * sizeof(str))) !=
-			    (ssize_t)sizeof(str) || str.sh_size < len)
-			return false;
-		for (ElfW(Off) o = 0; o + sizeof(ElfW(Sym)) <= sym.sh_size; o += sizeof(ElfW(Sym))) {
-			ElfW(Sym) s;
-			if (pread(fd, &s, sizeof(s), (off_t)(sym.sh_offset + o)) != (ssize_t)sizeof(s))
-				return false;
-			if (s.st_shndx == SHN_UNDEF || s.st_name > str.sh_size - len)
+		Elf_Data *d = elf_getdata(scn, NULL);
+		GElf_Sym sym;
+		for (int i = 0; d && gelf_getsym(d, i, &sym); i++) {
+			if (sym.st_shndx == SHN_UNDEF)
 				continue;
-			if (pread(fd, buf, len, (off_t)(str.sh_offset + s.st_name)) == (ssize_t)len &&
-			    !memcmp(buf, name, len))
+			const char *s = elf_strptr(e, sh.sh_link, sym.st_name);
+			if (s && !strcmp(s, name))
 				return true;
 		}
 		return false;   /* one dynamic symbol table per file */
 	}
 	return false;
+}
+
+/* Why the ELF shared object open as `fd` (its header checked: this
+ * machine's class, byte order and architecture, ET_DYN) is not the
+ * interposer, or NULL. */
+static const char *preload_not_interposer(int fd)
+{
+	const char *why = NULL;
+	Elf *e = elf_version(EV_CURRENT) != EV_NONE ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
+	if (e && elf_is_pie(e))
+		why = "not an ELF shared library (an executable or object file)";
+	else if (!e || !elf_defines(e, PRELOAD_MARKER))
+		why = "a shared library, but not pvspin's interposer " PRELOAD_NAME
+		      " (it does not define " PRELOAD_MARKER ")";
+	elf_end(e);
+	return why;
 }
 
 /* Is `path` something ld.so can preload into a program like this one: a
@@ -170,11 +179,10 @@ static const char *preload_unusable(const char *path)
 	else if (memcmp(h.e_ident, __ehdr_start.e_ident, EI_VERSION) ||
 		 h.e_machine != __ehdr_start.e_machine)
 		why = "an ELF file for another machine (word size, byte order or architecture)";
-	else if (h.e_type != ET_DYN || elf_is_pie(fd, &h))
+	else if (h.e_type != ET_DYN)
 		why = "not an ELF shared library (an executable or object file)";
-	else if (!elf_defines(fd, &h, PRELOAD_MARKER))
-		why = "a shared library, but not pvspin's interposer " PRELOAD_NAME
-		      " (it does not define " PRELOAD_MARKER ")";
+	else
+		why = preload_not_interposer(fd);
 	close(fd);
 	return why;
 }
@@ -294,9 +302,9 @@ static bool resolve_program(const char *name, char *out, size_t len)
  * Is `path` a statically linked ELF executable: an ELF file with no
  * PT_INTERP program header, so that no ld.so runs and LD_PRELOAD is never
  * read?  A static-pie has a PT_DYNAMIC but no PT_INTERP: static too.
- * 32- and 64-bit files are read, in this machine's byte order only (a
- * foreign-endian program cannot run here anyway).  The reads are bounded:
- * the ELF header and a program header table of at most 4 KiB (the
+ * 32- and 64-bit files are read (libelf converts them), in this machine's
+ * byte order only (a foreign-endian program cannot run here anyway).  The
+ * program header table is read only when it is at most 4 KiB (the
  * kernel's own limit for an executable's table).  Anything else - a
  * script, a file that cannot be read, not ELF, not an executable - is
  * "no": exec reports its errors as before.
@@ -304,51 +312,30 @@ static bool resolve_program(const char *name, char *out, size_t len)
 static bool elf_is_static(const char *path)
 {
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	const unsigned char host_data = ELFDATA2LSB;
+	const char host_data = ELFDATA2LSB;
 #else
-	const unsigned char host_data = ELFDATA2MSB;
+	const char host_data = ELFDATA2MSB;
 #endif
-	union {
-		unsigned char ident[EI_NIDENT];
-		Elf32_Ehdr h32;
-		Elf64_Ehdr h64;
-	} h;
-	unsigned char tab[4096];
-	uint64_t phoff;
-	unsigned type, phnum, phentsize;
 	bool is_static = false;
-
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return false;
-	ssize_t n = pread(fd, &h, sizeof(h), 0);
-	if (n < (ssize_t)sizeof(h.h32) || memcmp(h.ident, ELFMAG, SELFMAG) ||
-	    h.ident[EI_DATA] != host_data)
-		goto out;
-	/* the same fields in either class's header, and its entry size */
-#define ELF_FIELDS(e, phdr) (type = (e).e_type, phoff = (e).e_phoff, phnum = (e).e_phnum, \
-			     phentsize = (e).e_phentsize, want = sizeof(phdr))
-	size_t want;
-	if (h.ident[EI_CLASS] == ELFCLASS64 && n == (ssize_t)sizeof(h.h64))
-		ELF_FIELDS(h.h64, Elf64_Phdr);
-	else if (h.ident[EI_CLASS] == ELFCLASS32)
-		ELF_FIELDS(h.h32, Elf32_Phdr);
-	else
-		goto out;
-#undef ELF_FIELDS
-	if (phentsize != want || (type != ET_EXEC && type != ET_DYN) || !phnum ||
-	    (size_t)phnum * phentsize > sizeof(tab) || phoff > (uint64_t)INT64_MAX ||
-	    pread(fd, tab, (size_t)phnum * phentsize, (off_t)phoff) !=
-		    (ssize_t)((size_t)phnum * phentsize))
-		goto out;
-	is_static = true;
-	for (unsigned i = 0; i < phnum; i++) {
-		uint32_t p_type;   /* the first member of Elf32_Phdr and Elf64_Phdr */
-		memcpy(&p_type, tab + (size_t)i * phentsize, sizeof(p_type));
-		if (p_type == PT_INTERP)
-			is_static = false;
+	Elf *e = elf_version(EV_CURRENT) != EV_NONE ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
+	const char *ident = e && elf_kind(e) == ELF_K_ELF ? elf_getident(e, NULL) : NULL;
+	GElf_Ehdr eh;
+	size_t n;
+	if (ident && ident[EI_DATA] == host_data && gelf_getehdr(e, &eh) &&
+	    (eh.e_type == ET_EXEC || eh.e_type == ET_DYN) &&
+	    eh.e_phentsize == gelf_fsize(e, ELF_T_PHDR, 1, EV_CURRENT) &&
+	    !elf_getphdrnum(e, &n) && n && n * eh.e_phentsize <= 4096) {
+		is_static = true;
+		for (size_t i = 0; i < n && is_static; i++) {
+			GElf_Phdr ph;
+			if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type == PT_INTERP)
+				is_static = false;
+		}
 	}
-out:
+	elf_end(e);
 	close(fd);
 	return is_static;
 }
@@ -477,7 +464,7 @@ int pvspin_cmd_run(int argc, char **argv)
 		return 2;
 	/* PVSPIN_LOCK and PVSPIN_POLICY as inherited follow the same rule:
 	 * a typo fails also where --lock or --policy would override it. */
-	if (tool_kind_env_check("pvspin run"))
+	if (pvspin_default_kind_check_env(stderr, "pvspin run"))
 		return 2;
 	/* PVSPIN_STATS too (the interposer would say "ignoring" once per
 	 * process and run without the stats), also with --stats given */

@@ -7,7 +7,9 @@
  * it with the same arguments: first `pvspin-sim` in the directory of the
  * running `pvspin` (readlink /proc/self/exe: the build tree or the install
  * prefix), then `pvspin-sim` from PATH.  Its argv[0] is "pvspin sim", so
- * getopt's messages name the command the user typed.
+ * getopt's messages name the command the user typed.  A bad PVSPIN_*
+ * tunable variable, which the simulator never reads, is said to be
+ * ignored first.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -17,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lock/tunables_report.h"
 #include "cmd.h"
 
 /**
@@ -34,6 +37,13 @@ int pvspin_cmd_sim(int argc, char **argv)
 		fprintf(stderr, "pvspin sim: out of memory\n");
 		return 1;
 	}
+	/* The simulator reads no PVSPIN_* tunable (spin_threshold, ... are
+	 * its keys) and this tool's library is silent about a bad one at
+	 * load (main.c): say it is ignored, as the other commands say a bad
+	 * one (run, bench and torture refuse it), before the exec. */
+	pvspin_tunables_report_ignored(stderr, "pvspin sim",
+				       "; pvspin sim takes tunables only as configuration keys, "
+				       "never from the environment");
 	args[0] = (char *)"pvspin sim";
 	for (int i = 1; i < argc; i++)
 		args[i] = argv[i];

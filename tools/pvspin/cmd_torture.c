@@ -43,7 +43,6 @@
 #include "pvspin/stats.h"
 #include "pvspin/tunables.h"
 #include "torture/torture.h"
-#include "kind_env.h"
 #include "option_error.h"
 #include "stop_signal.h"
 
@@ -375,7 +374,7 @@ int pvspin_cmd_torture(int argc, char **argv)
 	if (pvspin_tunables_check_env(stderr, "pvspin torture"))
 		return 2;
 	/* so do PVSPIN_LOCK and PVSPIN_POLICY, also with --lock given */
-	if (tool_kind_env_check("pvspin torture"))
+	if (pvspin_default_kind_check_env(stderr, "pvspin torture"))
 		return 2;
 	if (!kind_name)
 		kind_name = pvspin_kind_name(pvspin_default_kind());

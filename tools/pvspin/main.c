@@ -22,8 +22,9 @@
 /* The library linked into this tool must not say "pvspin: ignoring
  * PVSPIN_X=..." when it reads the environment at load: run, bench and
  * torture check it themselves (pvspin_tunables_check_env()) and refuse a
- * bad value with exit 2, naming it; detect and sim do not read the
- * tunables (sim's are keys), so a bad value means nothing to them.  This
+ * bad value with exit 2, naming it; detect and sim, which take no value
+ * from the tunables (sim's are keys), say "pvspin detect: ignoring ..."
+ * themselves (pvspin_tunables_report_ignored()) and go on.  This
  * strong definition overrides the library's weak one at link time
  * (src/lock/tunables.c); it is not inherited by what `pvspin run` execs,
  * whose interposer reports as in any other program. */
