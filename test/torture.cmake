@@ -66,11 +66,14 @@ if(PVSPIN_SPIN)
     "drop_kick_mutant_liveness|pvqspinlock_drop_kick_mutant.pml|liveness|fail|"
     "drop_kick_mutant_safety|pvqspinlock_drop_kick_mutant.pml|safety|fail|"
     "forgetful_kick_mutant_liveness|pvqspinlock_forgetful_kick_mutant.pml|liveness|fail|"
-    # spinpark (test/model/README.md): the code as it is (c54ba5c, ARMED)
-    # passes safety and liveness for 3 threads x 1 round (spinner caps 0,
-    # 1, 2) and 2 threads x 2 and x 3 rounds; the controls pass (ARMED
-    # set before the membarrier among them); the mutants (a)-(d), (f)-(h),
-    # (j) are rejected ((f) in the protocol before c54ba5c, NO_ARMED)
+    # spinpark (test/model/README.md): the code as it is (61e9ec6: the
+    # release is one cmpxchg that sets WOKEN where it wakes; no fence, no
+    # membarrier) passes safety and liveness for 3 threads x 1 round
+    # (spinner caps 0, 1, 2) and 2 threads x 2 and x 3 rounds, with sleep
+    # timeouts, and with the unlock's cmpxchg loop step by step; the
+    # controls pass; mutants (a), (c), (d), (g) lose a wake-up and are
+    # rejected, (l) (the unlock before 61e9ec6) and (m) touch the word
+    # after the release and are rejected by the ghost properties
     "spinpark_safety|spinpark.pml|safety|pass|"
     "spinpark_liveness|spinpark.pml|liveness|pass|"
     "spinpark_cap0_safety|spinpark.pml|safety|pass|-DCAP=0"
@@ -83,33 +86,19 @@ if(PVSPIN_SPIN)
     "spinpark_2thr_3rounds_liveness|spinpark.pml|liveness|pass|-DNTHR=2,-DROUNDS=3"
     "spinpark_2thr_3rounds_cap0_liveness|spinpark.pml|liveness|pass|-DNTHR=2,-DROUNDS=3,-DCAP=0"
     "spinpark_timeout_safety|spinpark.pml|safety|pass|-DSLEEP_TIMEOUT"
-    "spinpark_holder_arms_safety|spinpark.pml|safety|pass|-DHOLDER_ARMS"
-    "spinpark_holder_arms_liveness|spinpark.pml|liveness|pass|-DHOLDER_ARMS"
-    "spinpark_holder_arms_2thr_3rounds_liveness|spinpark.pml|liveness|pass|-DHOLDER_ARMS,-DNTHR=2,-DROUNDS=3"
-    "spinpark_waiter_arms_mutant_safety|spinpark.pml|safety|fail|-DWAITER_ARMS"
-    "spinpark_sc_no_membarrier_safety|spinpark_sc_no_membarrier.pml|safety|pass|"
+    "spinpark_unfair_cas_safety|spinpark.pml|safety|pass|-DUNFAIR_CAS"
     "spinpark_wake_on_woken_safety|spinpark_wake_on_woken.pml|safety|pass|"
     "spinpark_wake_on_woken_liveness|spinpark_wake_on_woken.pml|liveness|pass|"
     "spinpark_wake_with_spinners_safety|spinpark_wake_with_spinners.pml|safety|pass|"
-    "spinpark_giveup_no_fence_wake_always_safety|spinpark_giveup_no_fence_wake_always.pml|safety|pass|"
-    "spinpark_giveup_no_fence_armed_safety|spinpark.pml|safety|pass|-DGIVEUP_NO_FENCE,-DWAKE_ON_WOKEN"
-    "spinpark_armed_before_membarrier_safety|spinpark_armed_before_membarrier.pml|safety|pass|"
-    "spinpark_armed_before_membarrier_2thr_3rounds_safety|spinpark_armed_before_membarrier.pml|safety|pass|-DNTHR=2,-DROUNDS=3"
-    "spinpark_armed_at_start_safety|spinpark_armed_at_start.pml|safety|pass|"
     "spinpark_drop_wake_mutant_safety|spinpark_drop_wake_mutant.pml|safety|fail|"
     "spinpark_drop_wake_mutant_liveness|spinpark_drop_wake_mutant.pml|liveness|fail|"
-    "spinpark_no_membarrier_mutant_safety|spinpark_no_membarrier_mutant.pml|safety|fail|"
-    "spinpark_no_membarrier_mutant_liveness|spinpark_no_membarrier_mutant.pml|liveness|fail|"
     "spinpark_sleep_on_woken_mutant_safety|spinpark_sleep_on_woken_mutant.pml|safety|fail|"
     "spinpark_sleep_on_woken_mutant_2thr_safety|spinpark_sleep_on_woken_mutant.pml|safety|fail|-DNTHR=2,-DROUNDS=2"
     "spinpark_take_keeps_woken_mutant_safety|spinpark_take_keeps_woken_mutant.pml|safety|fail|"
-    "spinpark_giveup_no_fence_mutant_safety|spinpark_giveup_no_fence_mutant.pml|safety|fail|"
-    "spinpark_giveup_no_fence_mutant_liveness|spinpark_giveup_no_fence_mutant.pml|liveness|fail|"
-    "spinpark_stale_spinners_mutant_safety|spinpark_stale_spinners_mutant.pml|safety|fail|"
-    "spinpark_wake_no_fence_mutant_safety|spinpark_wake_no_fence_mutant.pml|safety|fail|"
-    "spinpark_wake_no_fence_mutant_liveness|spinpark_wake_no_fence_mutant.pml|liveness|fail|"
-    "spinpark_wake_no_fence_mutant_2thr_safety|spinpark_wake_no_fence_mutant.pml|safety|fail|-DNTHR=2,-DROUNDS=2"
-    "spinpark_fast_parked_only_mutant_safety|spinpark_fast_parked_only_mutant.pml|safety|fail|"
+    "spinpark_stale_wake_mutant_safety|spinpark_stale_wake_mutant.pml|safety|fail|"
+    "spinpark_old_unlock_mutant_safety|spinpark_old_unlock_mutant.pml|safety|fail|"
+    "spinpark_old_unlock_mutant_freed_safety|spinpark_old_unlock_mutant.pml|safety|fail|-DNO_REL_GHOST"
+    "spinpark_meter_after_release_mutant_safety|spinpark_meter_after_release_mutant.pml|safety|fail|"
     # preload_mutex (test/model/README.md): the interposer's mutex sleep/
     # wake protocol as coded (fbbd466, SL_ARMED) passes safety and liveness
     # for 3 threads x 2 rounds and 2 threads x 3 rounds, with a timed

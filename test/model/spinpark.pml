@@ -1,111 +1,91 @@
 /*
  * spinpark.pml - Promela model of the park/wake protocol of pvspin's
  * spin-then-park lock (include/pvspin/spinpark.h, src/lock/spinpark.c),
- * with the unlocker's StoreLoad reordering of x86-TSO and the
- * membarrier(2) that the parker runs against it.
+ * as of commit 61e9ec6: the unlock releases the lock by one cmpxchg of
+ * the word, which also sets WOKEN where it is to wake a parked waiter,
+ * and after that cmpxchg touches no byte of the lock (only FUTEX_WAKE
+ * names its address).
  *
  * NTHR threads (2 or 3, default 3) each take and release the one lock
  * ROUNDS times (default 1).  Every statement is one atomic step of the
- * code: a load, a store, or one read-modify-write (cmpxchg).  Between any
- * two steps a thread may be preempted for any time (interleaving).
+ * code: a load, or one read-modify-write (cmpxchg, fetch_or).  Between
+ * any two steps a thread may be preempted for any time (interleaving).
  *
  * The word (a scaled-down copy of the real layout, _SP_* in spinpark.h):
  *   bits 0-1 locked (0 free, 1 locked, 2 handed off), bits 2-4 spinners,
- *   bit 5 STARVING, bit 6 WOKEN, bit 7 ARMED, bits 8-9 parked.  ARMED and
- *   parked are the model's "upper half" (the unlock's load16).  The spin
- *   budget (bits 16-18) is left out: it only sets how long a spin lasts,
- *   and every spin of the model may give up at any read.
+ *   bit 5 STARVING, bit 6 WOKEN, bit 7 ARMED, bits 8-9 parked.  Left out:
+ *   the spin budget (bits 16-18: it only sets how long a spin lasts, and
+ *   every spin of the model may give up at any read), SLICED (slice mode
+ *   is not modelled: it is never set) and the reserved bit (a corrupted
+ *   word is asserted never to happen).
  *
- * Memory: every cmpxchg is a locked instruction (drains the thread's
- * store buffer, then is atomic on the word).  The only plain store of the
- * protocol is the unlock's store of 0 into the locked byte: it goes into
- * the unlocker's store buffer sb[] and reaches memory at any later time
- * (process `drainer`), or when the unlocker runs its next locked
- * instruction.  The unlocker's load of the word after its store reads its
- * own buffered locked byte (store forwarding) and the rest of the word
- * from memory: the StoreLoad reordering of x86-TSO (and of C11: a
- * store-release followed by a relaxed load).  Every other load reads
- * memory.  pvspin_plat_fence_heavy() (membarrier PRIVATE_EXPEDITED) is
- * one step of the parker that drains every store buffer: the point during
- * the call at which every other thread runs a full barrier (see README.md
- * for why one point stands for all CPUs' barriers here).
- * pvspin_plat_fence_full() (mfence) drains the thread's own store buffer;
- * the fetch_or that sets ARMED is a locked instruction like a cmpxchg.
+ * Memory: every write of the word in the code is an RMW (cmpxchg8 of the
+ * locked byte in the lock fast path, cmpxchg32 everywhere else, fetch_or
+ * for ARMED); there is no plain store and no fence any more.  All
+ * accesses are to the one word, so the model is sequentially consistent:
+ * for a single location, coherence (every thread sees the word's writes
+ * in one order, its own reads never going back in it) leaves no
+ * reordering that an interleaving would not show (README.md).
  *
  * futex: FUTEX_WAIT(word, v) is one step - if the word != v, return at
  * once, else sleep (compare-and-sleep under the kernel's bucket lock); a
  * sleeper runs again only when a FUTEX_WAKE picks it.  FUTEX_WAKE(1) is
- * one step that wakes one sleeper of the word, any one, if there is one.
- * The real sleep's timeout (1 ms, a backstop) is NOT modelled unless
- * SLEEP_TIMEOUT is defined (a variant for the safety checks only).
+ * one step that wakes one sleeper of the word, any one, if there is one;
+ * it names the address but reads nothing of the word.  The real sleep's
+ * timeout (1 ms, a backstop) is NOT modelled unless SLEEP_TIMEOUT is
+ * defined (a variant for the safety checks only).
  *
  * Properties:
  *   mutual exclusion    assert(incs == 1) in the critical section, and the
- *                       protocol's own claims (asserts below);
+ *                       protocol's own claims (asserts below), among them
+ *                       a word whose fields stay in range at every write
+ *                       (WORD_OK) and that ends free with every count 0
+ *                       and no flag but ARMED when all threads are done;
  *   no lost wake-up     safety mode (pan -DSAFETY): an end state where a
  *                       thread sleeps for ever is an invalid end state;
  *                       liveness (pan -a -f): ltl live, every thread
- *                       finishes all its rounds under weak fairness.
+ *                       finishes all its rounds under weak fairness;
+ *   nothing after the release
+ *                       ghost rel[me]: set by the RMW that releases the
+ *                       lock (or hands it off), cleared when that unlock
+ *                       returns; every access of the word by the code
+ *                       (load, RMW, FUTEX_WAIT's compare) asserts it
+ *                       clear (ACC).  Ghost freed: the unlock of the last
+ *                       critical section of the run frees the lock (as a
+ *                       program may, pthread_spin_destroy / munmap), and
+ *                       every access asserts it is not freed.
  *
- * Without switches this is the code as it is (commit c54ba5c and later:
- * no unregistered first spin, at most CAP registered spinners, an unlock
- * that reads the upper half first and wakes only when nobody spins and
- * no WOKEN is set (the code's sp_spinners_low(): with CAP <= 2 that is
- * "nobody spins"; with more CPUs it also wakes while fewer than CAP / 2
- * spin, which adds wake-ups and removes none), sp_take clearing WOKEN, sp_park not sleeping on
- * WOKEN; the sticky ARMED bit: sp_park loads the word and, unless ARMED,
- * runs sp_arm = membarrier then fetch_or(ARMED), then reloads; the
- * unlock's load16 enters unlock_wake on parked != 0 or ARMED, and
- * unlock_wake runs a full fence and reloads before it decides), and it
- * PASSES.  Switches (each file test/model/spinpark_*.pml sets some,
- * README.md):
- *   DROP_WAKE       MUTATION (a): the unlock sets WOKEN but never calls
- *                   FUTEX_WAKE
- *   NO_MEMBARRIER   MUTATION (b): sp_arm skips pvspin_plat_fence_heavy()
- *                   (sets ARMED without the membarrier); with NO_ARMED:
- *                   the parker skips it
+ * Without switches this is the code as it is, and it PASSES.  Switches
+ * (each file test/model/spinpark_*.pml sets some, README.md):
+ *   DROP_WAKE       MUTATION (a): the release sets WOKEN but the unlock
+ *                   never calls FUTEX_WAKE
  *   SLEEP_ON_WOKEN  MUTATION (c): sp_park sleeps on a word with WOKEN set
  *                   (the code before 4bdbb22)
  *   TAKE_KEEPS_WOKEN MUTATION (d): sp_take leaves WOKEN set (the code
  *                   before c62d924)
- *   WAKE_ON_WOKEN   control (e): the unlock wakes one even when WOKEN is
+ *   WAKE_ON_WOKEN   control (e): the release wakes one even when WOKEN is
  *                   set (more wake-ups than needed: not a bug)
- *   GIVEUP_NO_FENCE MUTATION (f), with NO_ARMED: a spinner that was
- *                   counted in `parked` already (a woken parker spinning
- *                   again) gives up and parks without the heavy fence:
- *                   its give-up RMW counted nobody new, so "no count, no
- *                   fence" (safe under WAKE_WITH_SPINNERS, not under the
- *                   spinner rule).  Without NO_ARMED: such a parker would
- *                   skip sp_arm, and it is asserted that it never needs
- *                   to (its own first park set ARMED: what (f) skipped is
- *                   what the code skips now)
- *   STALE_SPINNERS  MUTATION (g): the unlock decides "a spinner will take
- *                   the lock" from the word it read before its release
- *                   store, not from the load after it
- *   WAKE_WITH_SPINNERS control: the unlock wakes one whether or not a
+ *   WAKE_WITH_SPINNERS control: the release wakes one whether or not a
  *                   thread spins (the rule before 4bdbb22)
- *   WAKE_NO_FENCE   MUTATION (h): unlock_wake trusts the word it reads
- *                   without the full fence (its buffered release may be
- *                   invisible to a parker that skipped membarrier)
- *   ARMED_EARLY     sp_arm sets ARMED before the membarrier instead of
- *                   after it (README.md: harmless, a passing control)
- *   ARMED_AT_START  the word starts ARMED: no parker ever runs membarrier
- *   FAST_PARKED_ONLY MUTATION (j) with ARMED_AT_START: the unlock's load16
- *                   enters unlock_wake only on parked != 0, not on ARMED
- *   HOLDER_ARMS     a holder may set ARMED (a locked fetch_or, no
- *                   membarrier) in any critical section: spinpark.c's
- *                   sp_meter() after a spinning acquisition
- *   WAITER_ARMS     MUTATION (k): a waiter that does not hold the lock
- *                   may set ARMED without a membarrier (rejected: a
- *                   lost wake-up; what makes HOLDER_ARMS safe is that
- *                   no unlock runs meanwhile)
- *   NO_ARMED        the protocol before c54ba5c: every counted parker runs
- *                   membarrier, the unlock enters unlock_wake only on
- *                   parked != 0 and reads the word there without a fence;
- *                   no ARMED bit
- *   SC_UNLOCK       the unlock's store goes straight to memory (no store
- *                   buffer): with NO_MEMBARRIER shows that the fence is
- *                   needed only for the StoreLoad reordering
+ *   STALE_WAKE      MUTATION (g): the unlock slow path decides the
+ *                   wake-up once, from the word it was entered with, and
+ *                   keeps that decision when it releases a word that has
+ *                   changed since (a waiter counted itself): the code
+ *                   decides again from the word its cmpxchg replaces
+ *   OLD_UNLOCK      MUTATION (l): the unlock before 61e9ec6 (store8 0,
+ *                   then load16 of the upper half; unlock_wake: load32,
+ *                   cmpxchg WOKEN, FUTEX_WAKE), in this SC model (the
+ *                   membarrier that it needed against TSO is left out):
+ *                   rejected by the ghost properties only
+ *   METER_AFTER_RELEASE MUTATION (m): the unlock of an ARMED lock is
+ *                   metered after the release, as before 61e9ec6
+ *                   (sp_unlock_meter's load32 of the word; in slice mode
+ *                   also sp_slice_leave's fetch_and): rejected by the
+ *                   ghost properties
+ *   NO_END_CHECK    no check of the word when all threads are done (for
+ *                   mutant (d), which leaves WOKEN set: README.md)
+ *   NO_REL_GHOST    check only the ghost `freed`, not rel[] (with
+ *                   OLD_UNLOCK: the use after free itself, README.md)
  *   SLEEP_TIMEOUT   a sleeper may also wake by itself (timeout, EINTR)
  *   UNFAIR_CAS      the unlock slow path's cmpxchg loop step by step
  *                   (default: its successful round as one step; pan's
@@ -133,53 +113,61 @@
 #define WOKEN     64
 #define ARMED     128
 #define PARK_ONE  256
+#define PARK_MASK 768
+
+/* _SP_UNLOCK_SLOW_MASK: a locked byte other than 1, STARVING, ARMED,
+ * parked waiters (the reserved bit is not modelled) */
+#define SLOW_MASK (LK_MASK | STARV | ARMED | PARK_MASK)
 
 #define LK(x)       ((x) & LK_MASK)
 #define SPINNERS(x) (((x) & SPIN_MASK) / SPIN_ONE)
-#define PARKED(x)   ((x) / PARK_ONE)
+#define PARKED(x)   (((x) & PARK_MASK) / PARK_ONE)
 
-/* pvspin_spinpark_unlock_wake's condition besides parked != 0: no WOKEN,
- * no registered spinner (a spinner will take the lock). */
+/* Every field in range (no borrow or carry out of a count). */
+#define WORD_OK(x)  ((x) >= 0 && (x) < 4 * PARK_ONE && LK(x) <= HANDOFF && \
+		     SPINNERS(x) <= NTHR && PARKED(x) <= NTHR)
+
+/* sp_spinners_low(v), SLICED never set: no spinner, or fewer than half
+ * the allowed ones (with CAP <= 2: no spinner). */
+#define SPIN_LOW(x) (SPINNERS(x) == 0 || 2 * SPINNERS(x) < CAP)
+
+/* sp_should_wake(v, meter), SLICED never set: parked != 0, no WOKEN, few
+ * spinners (a spinner will take the lock). */
 #if defined(WAKE_ON_WOKEN) && defined(WAKE_WITH_SPINNERS)
 #define WAKE_OK(x)  (1)
 #elif defined(WAKE_ON_WOKEN)
-#define WAKE_OK(x)  (SPINNERS(x) == 0)
+#define WAKE_OK(x)  (SPIN_LOW(x))
 #elif defined(WAKE_WITH_SPINNERS)
 #define WAKE_OK(x)  (!((x) & WOKEN))
 #else
-#define WAKE_OK(x)  (!((x) & (WOKEN | SPIN_MASK)))
+#define WAKE_OK(x)  (!((x) & WOKEN) && SPIN_LOW(x))
 #endif
+#define SHOULD_WAKE(x) (PARKED(x) != 0 && WAKE_OK(x))
 
-#ifdef ARMED_AT_START
-short w = ARMED;     /* the lock word in memory */
-#else
-short w;             /* the lock word in memory */
-#endif
-bit sb[3];           /* thread i's store buffer holds "locked byte = 0" */
+short w;             /* the lock word */
 bit asleep[3];       /* thread i sleeps in FUTEX_WAIT on the word */
 byte incs;           /* threads in the critical section */
 byte ndone;          /* threads that finished all rounds */
+/* ghosts */
+bit rel[3];          /* thread i has released the lock in the unlock it runs */
+bit freed;           /* the lock is freed: its last unlock has returned */
+byte ncs;            /* critical sections entered */
 
-/* This thread's view of the word: its own buffered store of the locked
- * byte (0) is forwarded, the rest comes from memory. */
-#define MYVIEW (sb[me] -> (w & ~LK_MASK) : w)
+/* Asserted at every access of the word by the code. */
+#ifdef NO_REL_GHOST
+#define ACC assert(!freed)
+#else
+#define ACC assert(!rel[me] && !freed)
+#endif
 
-/* A locked instruction first drains this thread's store buffer. */
-inline drain_me()
-{
-	if
-	:: sb[me] -> w = w & ~LK_MASK; sb[me] = 0
-	:: else -> skip
-	fi
-}
-
-/* pvspin_plat_cmpxchg32(&lock->val, &v, nv): ok, or v = the word seen. */
-inline cas()
+/* pvspin_plat_cmpxchg32(&lock->val, &v, nv): ok, or v = the word seen;
+ * r: this cmpxchg releases the lock (sets the ghost rel[me]). */
+inline cas(r)
 {
 	d_step {
-		drain_me();
+		ACC;
 		if
-		:: w == v -> w = nv; ok = 1
+		:: w == v -> assert(WORD_OK(nv)); w = nv; ok = 1; rel[me] = r
 		:: else -> v = w; ok = 0
 		fi
 	}
@@ -187,7 +175,10 @@ inline cas()
 
 /* sp_take(lock, w, &v, spinning, e): (p, s, 0|2) -> (p - counted,
  * s - spinning, 1), clearing STARVING if we own it and WOKEN if counted
- * (a parked waiter runs: the next unlock may wake another). */
+ * (a parked waiter runs: the next unlock may wake another).  After a
+ * spinning acquisition, sp_meter: fetch_or(ARMED) unless the word taken
+ * had it, if the lock has a meter entry (sp_slice_of, not modelled: either
+ * way). */
 inline sp_take(spinning)
 {
 	assert(LK(v) == 0 || (LK(v) == HANDOFF && sowner));
@@ -207,43 +198,25 @@ inline sp_take(spinning)
 		skip                                    /* MUTATION (d) */
 #endif
 	}
-	cas();
+	cas(0);
 	if
-	:: ok -> d_step { counted = 0; sowner = 0; late = 0; t0 = 0; ok = 0; v = 0; nv = 0 };
+	:: ok -> d_step { counted = 0; sowner = 0; late = 0; t0 = 0; ok = 0; nv = 0 };
+		if
+		:: spinning && !(v & ARMED) ->
+			if
+			:: d_step { ACC; w = w | ARMED }  /* sp_meter: fetch_or32(ARMED) */
+			:: skip                         /* no meter entry for the lock */
+			fi
+		:: else -> skip
+		fi;
+		v = 0;
 		goto cs
 	:: else -> skip
 	fi
 }
 
-/* membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED): every store buffer is
- * drained at one point of the call.  With one lock at most one store is
- * ever buffered (asserted), so one point stands for every CPU's. */
-inline membarrier()
-{
-	d_step {
-		assert(sb[0] + sb[1] + sb[2] <= 1);
-		if :: sb[0] -> w = w & ~LK_MASK; sb[0] = 0 :: else -> skip fi;
-		if :: sb[1] -> w = w & ~LK_MASK; sb[1] = 0 :: else -> skip fi;
-		if :: sb[2] -> w = w & ~LK_MASK; sb[2] = 0 :: else -> skip fi
-	}
-}
-
-/* sp_arm (src/lock/spinpark.c), membarrier available: the heavy fence,
- * then fetch_or(ARMED), a locked RMW, while we are counted. */
-inline sp_arm()
-{
-#if defined(ARMED_EARLY)
-	d_step { drain_me(); w = w | ARMED };          /* fetch_or first */
-	membarrier()
-#elif defined(NO_MEMBARRIER)
-	d_step { drain_me(); w = w | ARMED }           /* MUTATION (b) */
-#else
-	membarrier();                                   /* pvspin_plat_fence_heavy */
-	d_step { drain_me(); w = w | ARMED }           /* fetch_or32(ARMED) */
-#endif
-}
-
-/* FUTEX_WAKE(word, 1): wake one sleeper, any one, if there is one. */
+/* FUTEX_WAKE(word, 1): wake one sleeper, any one, if there is one.  Not an
+ * access of the word (no ACC): the kernel only hashes the address. */
 inline futex_wake1()
 {
 	atomic {
@@ -267,14 +240,10 @@ active [NTHR] proctype thr()
 	bit t0;        /* .t0 != 0: parked once in this lock call */
 	bit late;      /* now_ns() - t0 > SP_STARVE_NS (stays true) */
 	bit owner, left;
-#ifdef GIVEUP_NO_FENCE
-	bit gaveup;    /* came to sp_park from a give-up that counted nobody */
-#define GAVEUP(x) gaveup = x
-#else
-#define GAVEUP(x) skip
-#endif
-#ifdef STALE_SPINNERS
-	byte fastspin; /* spinners in the unlock's first load32 */
+	bit wake;      /* the release sets WOKEN: FUTEX_WAKE after it */
+	bit last;      /* ghost: our critical section is the run's last */
+#ifdef UNFAIR_CAS
+	bit metered;   /* the slow path's `metered` */
 #endif
 
 	assert(me < NTHR && NTHR <= 3);
@@ -283,7 +252,7 @@ active [NTHR] proctype thr()
 	:: else ->
 		/* ---- pvspin_spinpark_lock: cmpxchg8 of the locked byte 0 -> 1 ---- */
 		d_step {
-			drain_me();
+			ACC;
 			if
 			:: LK(w) == 0 -> w = w | 1; ok = 1
 			:: else -> ok = 0
@@ -293,19 +262,10 @@ active [NTHR] proctype thr()
 		:: ok -> ok = 0; goto cs
 		:: else -> skip
 		fi;
-		assert(sb[me] == 0);
 
-		/* ---- lock_slowpath: no unregistered first spin; sp_spin ---- */
+		/* ---- lock_slowpath: sp_spin ---- */
 spin:
-#ifdef WAITER_ARMS
-		/* MUTATION (k): a waiter that does not hold the lock sets ARMED
-		 * without a membarrier */
-		if
-		:: d_step { drain_me(); w = w | ARMED }
-		:: skip
-		fi;
-#endif
-		v = w;                                          /* load32 */
+		atomic { ACC; v = w };                          /* load32 */
 		if
 		:: counted && t0 && !late -> late = 1           /* waited past SP_STARVE_NS */
 		:: true -> skip
@@ -326,7 +286,7 @@ join:		/* join the spinners, or take a free lock on the way */
 			if :: counted -> nv = nv & ~WOKEN :: else -> skip fi;
 			if :: owner -> nv = nv | STARV :: else -> skip fi
 		}
-		cas();
+		cas(0);
 		if
 		:: ok -> d_step { sowner = owner; owner = 0; v = nv; nv = 0; ok = 0; left = 1 }
 		:: else -> goto join
@@ -341,9 +301,9 @@ spinloop:	/* the registered spin */
 		:: LK(v) == 1 && left ->
 			/* wait32(sp_not_plain_locked, left): done, or the loops ran out */
 			if
-			:: atomic { LK(w) != 1 -> v = w };
+			:: atomic { LK(w) != 1 -> ACC; v = w };
 				if :: left = 0 :: skip fi
-			:: atomic { LK(w) == 1 -> v = w }; left = 0
+			:: atomic { LK(w) == 1 -> ACC; v = w }; left = 0
 			fi;
 			goto spinloop
 		:: else -> skip
@@ -356,9 +316,9 @@ spinloop:	/* the registered spin */
 			if :: !counted -> nv = nv + PARK_ONE :: else -> skip fi;
 			if :: sowner -> nv = nv & ~STARV :: else -> skip fi
 		}
-		cas();
+		cas(0);
 		if
-		:: ok -> d_step { GAVEUP(counted); counted = 1; sowner = 0; left = 0; ok = 0 }; goto park
+		:: ok -> d_step { counted = 1; sowner = 0; left = 0; ok = 0 }; goto park
 		:: else -> goto spinloop
 		fi;
 
@@ -377,7 +337,7 @@ count:		/* ---- sp_take_or_count ---- */
 		if
 		:: nv == v -> skip                              /* nothing to change */
 		:: else ->
-			cas();
+			cas(0);
 			if
 			:: ok -> ok = 0
 			:: else -> goto count
@@ -388,32 +348,14 @@ count:		/* ---- sp_take_or_count ---- */
 park:		/* ---- sp_park ---- */
 		t0 = 1;
 		assert(counted && !sowner);
-		d_step { v = 0; nv = 0 };
-#ifdef NO_ARMED
-#if defined(NO_MEMBARRIER)
-		skip;                                           /* MUTATION (b) */
-#elif defined(GIVEUP_NO_FENCE)
+		nv = 0;
+		d_step { ACC; v = w };                          /* load32 acquire */
 		if
-		:: gaveup -> skip                               /* MUTATION (f) */
-		:: else -> membarrier()
+		:: !(v & ARMED) ->                              /* the lock's first parker */
+			d_step { ACC; w = w | ARMED };          /* sp_arm: fetch_or32(ARMED) */
+			d_step { ACC; v = w }                   /* load32 acquire */
+		:: else -> skip
 		fi;
-#else
-		membarrier();                                   /* pvspin_plat_fence_heavy */
-#endif
-#else
-		/* fenced = counted && ((v & ARMED) || sp_arm(lock)) */
-		v = w;                                          /* load32 acquire */
-		if
-		:: v & ARMED -> skip                            /* ARMED: no membarrier */
-#ifdef GIVEUP_NO_FENCE
-		:: else -> assert(!gaveup); sp_arm()           /* (f): a counted give-up finds ARMED */
-#else
-		:: else -> sp_arm()
-#endif
-		fi;
-#endif
-		GAVEUP(0);
-		v = w;                                          /* re-check, load32 acquire */
 recheck:
 		if
 		:: LK(v) == 0 -> sp_take(0); goto recheck
@@ -429,6 +371,7 @@ recheck:
 #endif
 		/* park32: FUTEX_WAIT(word, v), no timeout */
 		atomic {
+			ACC;
 			if
 			:: w == v -> asleep[me] = 1
 			:: else -> skip                         /* word changed: EAGAIN */
@@ -446,124 +389,168 @@ recheck:
 		goto spin;
 
 cs:		/* ---- critical section ---- */
-		incs++;
-		assert(incs == 1);
-#ifdef HOLDER_ARMS
-		/* sp_meter: a holder sets ARMED without a membarrier (the code
-		 * does it after a spinning acquisition; here any holder may, at
-		 * any acquisition: a superset) */
-		if
-		:: d_step { drain_me(); w = w | ARMED }          /* fetch_or32, locked */
-		:: skip
-		fi;
-#endif
+		atomic { incs++; assert(incs == 1); ncs++; last = (ncs == NTHR * ROUNDS) };
 		incs--;
 
-		/* ---- pvspin_spinpark_unlock ---- */
-		v = MYVIEW;                                     /* load32 */
-#ifdef STALE_SPINNERS
-		fastspin = SPINNERS(v);
+#ifndef OLD_UNLOCK
+		/* ---- pvspin_spinpark_unlock: load32; nothing for the slow side:
+		 * cmpxchg32 (v -> v & ~locked), release ---- */
+		d_step { ACC; v = w };
+		if
+		:: (v & SLOW_MASK) == 1 ->
+			nv = v & ~LK_MASK;
+			cas(1);
+			if
+			:: ok -> ok = 0; goto unlocked
+			:: else -> skip                         /* changed: slow path, v as seen */
+			fi
+		:: else -> skip
+		fi;
+uslow:		/* pvspin_spinpark_unlock_slowpath(lock, v) */
+		assert(LK(v) == 1);                             /* no misuse report */
+#ifdef UNFAIR_CAS
+		if
+		:: v & STARV ->                                 /* hand off: (p, s, 1) -> (p, s, 2) */
+			nv = (v & ~LK_MASK) | HANDOFF;
+			cas(1);
+			if
+			:: ok -> ok = 0; goto unlocked
+			:: else -> goto uslow
+			fi
+		:: else -> skip
+		fi;
+		if
+		:: (v & ARMED) && !metered ->                   /* sp_unlock_meter, then load32 */
+			metered = 1;
+			d_step { ACC; v = w };
+			goto uslow
+		:: else -> skip
+		fi;
+		d_step {                                        /* the release, WOKEN if we wake */
+			wake = SHOULD_WAKE(v);
+			nv = (v & ~LK_MASK) | (wake -> WOKEN : 0)
+		}
+		cas(1);
+		if
+		:: ok -> ok = 0
+		:: else -> wake = 0; goto uslow                 /* changed: decide again */
+		fi;
+#else
+#ifndef METER_AFTER_RELEASE
+		/* sp_unlock_meter of an ARMED lock, while we hold it: the meter
+		 * itself (sp_slice_unlock) touches the side table only (SLICED
+		 * not modelled), then load32 */
+		if
+		:: (v & ARMED) && !(v & STARV) -> d_step { ACC; v = w }
+		:: else -> skip
+		fi;
 #endif
+#ifdef STALE_WAKE
+		wake = SHOULD_WAKE(v);                          /* MUTATION (g): decided once */
+#endif
+		/* The cmpxchg loop as one step: a failed cmpxchg only re-reads v,
+		 * so this is the loop's last, successful, round (a retried
+		 * cmpxchg eventually wins: README.md, fairness).  Hand-off, or
+		 * the release setting WOKEN if it wakes. */
+		d_step {
+			ACC;
+			v = w;
+			assert(LK(v) == 1);                     /* no misuse report */
+			if
+			:: v & STARV ->                         /* (p, s, 1) -> (p, s, 2) */
+				wake = 0;
+				nv = (v & ~LK_MASK) | HANDOFF
+			:: else ->                              /* (p, s, 1) -> (p, s, 0) [| WOKEN] */
+#ifndef STALE_WAKE
+				wake = SHOULD_WAKE(v);
+#endif
+				nv = (v & ~LK_MASK) | (wake -> WOKEN : 0)
+			fi;
+			assert(WORD_OK(nv));
+			w = nv;
+			rel[me] = 1
+		}
+#endif
+		/* After the release: only FUTEX_WAKE on the address. */
+		if
+		:: wake -> wake = 0;
+#ifndef DROP_WAKE
+			futex_wake1()                           /* unpark32(&lock->val, 1) */
+#else
+			skip                                    /* MUTATION (a): no FUTEX_WAKE */
+#endif
+		:: else -> skip
+		fi;
+#ifdef METER_AFTER_RELEASE
+		/* MUTATION (m): sp_unlock_meter after the release: its load32 */
+		if
+		:: (v & ARMED) && !(v & STARV) -> d_step { ACC; v = w }
+		:: else -> skip
+		fi;
+#endif
+#else /* OLD_UNLOCK */
+		/* ---- MUTATION (l): the unlock before 61e9ec6 ---- */
+		d_step { ACC; v = w };                          /* load32 */
 		if
 		:: LK(v) == 1 && !(v & STARV) -> goto release
 		:: else -> skip
 		fi;
-uslow:		/* pvspin_spinpark_unlock_slowpath */
-#ifdef UNFAIR_CAS
-		assert(LK(v) == 1);                             /* no misuse report */
-		if
-		:: !(v & STARV) -> goto release
-		:: else -> skip
-		fi;
-		nv = (v & ~LK_MASK) | HANDOFF;                 /* hand off: (p, s, 1) -> (p, s, 2) */
-		cas();
-		if
-		:: ok -> ok = 0; goto unlocked
-		:: else -> goto uslow
-		fi;
-#else
-		/* The cmpxchg loop as one step: a failed cmpxchg only re-reads v,
-		 * so this is the loop's last, successful, round (a retried
-		 * cmpxchg eventually wins: README.md, fairness). */
-		d_step {
-			assert(sb[me] == 0);
+		d_step {                                        /* slow path: hand off */
+			ACC;
 			v = w;
-			assert(LK(v) == 1);                     /* no misuse report */
+			assert(LK(v) == 1);
 			if
-			:: v & STARV -> w = (v & ~LK_MASK) | HANDOFF; ok = 1   /* (p, s, 1) -> (p, s, 2) */
+			:: v & STARV -> w = (v & ~LK_MASK) | HANDOFF; rel[me] = 1; ok = 1
 			:: else -> ok = 0                       /* STARVING dropped: release */
 			fi
 		}
 		if
 		:: ok -> ok = 0; goto unlocked
-		:: else -> goto release
+		:: else -> skip
 		fi;
-#endif
-release:	/* pvspin_spinpark_release */
-		assert(sb[me] == 0);
-#ifdef SC_UNLOCK
-		w = w & ~LK_MASK;                               /* store8 0, visible at once */
-#else
-		sb[me] = 1;                                     /* store8 0, into the store buffer */
-#endif
-		/* fence_light (nothing); load16 of the upper half (ARMED, parked:
-		 * other bytes than the buffered one, so from memory); unlock_wake
-		 * only if someone is parked or the lock is ARMED */
-		v = w & ~(LK_MASK | SPIN_MASK | STARV | WOKEN);
-		/* then pvspin_spinpark_unlock_wake: the caller's load32 is not
-		 * used; fence_full, then load32.  One step: other threads' steps
-		 * between the drain and the load are the runs in which the
-		 * drainer drained the store before. */
-#if defined(NO_ARMED) || defined(WAKE_NO_FENCE)
-#define WAKE_LOAD v = MYVIEW                            /* load32, no fence */
-#else
-#define WAKE_LOAD d_step { drain_me(); v = w }
-#endif
+release:
+		atomic { ACC; w = w & ~LK_MASK; rel[me] = 1 }; /* store8 0, release */
+		d_step { ACC; v = w & (ARMED | PARK_MASK) };    /* load16 of the upper half */
 		if
-#if defined(NO_ARMED) || defined(FAST_PARKED_ONLY)
-		:: PARKED(v) != 0 -> WAKE_LOAD
-#else
-		:: PARKED(v) != 0 || (v & ARMED) -> WAKE_LOAD
-#endif
-		:: else -> goto unlocked
-		fi;
-#ifdef STALE_SPINNERS
-		v = (v & ~SPIN_MASK) | (fastspin * SPIN_ONE);  /* MUTATION (g) */
-#endif
-wake:		/* unlock_wake's loop: (p, 0, *), p > 0, no WOKEN */
-		if
-		:: PARKED(v) != 0 && WAKE_OK(v) ->
-			nv = v | WOKEN;
-			cas();
-			if
-			:: ok -> ok = 0;
-#ifndef DROP_WAKE
-				futex_wake1()                   /* unpark32(&lock->val, 1) */
-#else
-				skip                            /* MUTATION: no FUTEX_WAKE */
-#endif
-			:: else -> goto wake
+		:: PARKED(v) != 0 || (v & ARMED) ->
+			d_step { ACC; v = w };                  /* unlock_wake: fence, load32 */
+oldwake:		if
+			:: SHOULD_WAKE(v) ->
+				nv = v | WOKEN;
+				cas(1);
+				if
+				:: ok -> ok = 0; futex_wake1()
+				:: else -> goto oldwake
+				fi
+			:: else -> skip
 			fi
 		:: else -> skip
 		fi;
-unlocked:
-		v = 0;
-#ifdef STALE_SPINNERS
-		fastspin = 0;
 #endif
-		d_step { nv = 0; round++ }
+unlocked:
+		atomic {
+			rel[me] = 0;
+			/* the program frees the lock after the last unlock */
+			if :: last -> freed = 1; last = 0 :: else -> skip fi;
+#ifdef UNFAIR_CAS
+			metered = 0;
+#endif
+			v = 0; nv = 0; round++
+		}
 	od;
-	ndone++
-}
-
-/* The store buffers drain at any time. */
-active proctype drainer()
-{
-end:	do
-	:: atomic { sb[0] -> w = w & ~LK_MASK; sb[0] = 0 }
-	:: atomic { sb[1] -> w = w & ~LK_MASK; sb[1] = 0 }
-	:: atomic { sb[2] -> w = w & ~LK_MASK; sb[2] = 0 }
-	od
+	atomic {
+		ndone++;
+		/* the last thread done: the word is free, no count and no flag
+		 * but ARMED left behind (a ghost read: the lock is freed) */
+#ifndef NO_END_CHECK
+		if
+		:: ndone == NTHR -> assert((w & ~ARMED) == 0)
+		:: else -> skip
+		fi
+#else
+		skip
+#endif
+	}
 }
 
 /* No lost wake-up: every thread eventually completes all its rounds. */
