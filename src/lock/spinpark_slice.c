@@ -40,9 +40,10 @@
  * Slices.  In slice mode (_SP_SLICED in the word) waiters do not spin:
  * they park at once, and unlocks do not wake them, so the thread that
  * runs keeps taking the free lock uncontended.  After SP_SLICE_US the
- * unlock hands the lock to a parked waiter (locked byte 0 -> 2 with
- * WOKEN, FUTEX_WAKE one; spinpark.c): the previous holder's next lock()
- * finds the lock taken and parks in turn, at the tail of the futex queue,
+ * unlock wakes a parked waiter (WOKEN, released, FUTEX_WAKE one;
+ * spinpark.c), which spins as the starving owner, so the holder's next
+ * unlock hands the lock to it (locked byte 1 -> 2): the previous holder's
+ * next lock() finds the lock taken and parks in turn, at the tail of the futex queue,
  * so slices rotate in FIFO order.  Parkers in slice mode also time out
  * after SP_SLICED_PARK_NS (spinpark.c), so a lock that is left free by a
  * holder that does not come back is found within that bound.
