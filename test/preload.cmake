@@ -348,6 +348,24 @@ preload_test(preload_run_bad_lib 30 sh ${CMAKE_CURRENT_BINARY_DIR}/preload_run_b
   ${_pvspin} ${CMAKE_CURRENT_SOURCE_DIR} ${_lib} $<TARGET_FILE:test_preload_ctor>
   $<TARGET_FILE:pvspin_shared>)
 set_tests_properties(preload_run_bad_lib PROPERTIES PASS_REGULAR_EXPRESSION "run-bad-lib-ok")
+# a FIFO as the interposer, the program, or a script's interpreter is
+# refused, not opened for ever (a new user's finding: all three hung in
+# open(2) without O_NONBLOCK)
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/preload_run_fifo.sh
+"p=\"$1\"; t=$(mktemp -d) || exit 1; trap 'rm -rf \"$t\"' EXIT
+mkfifo \"$t/fifo\" && chmod +x \"$t/fifo\" || exit 1
+printf '#!%s\\n' \"$t/fifo\" > \"$t/script\" && chmod +x \"$t/script\" || exit 1
+e=$(PVSPIN_PRELOAD_LIB=\"$t/fifo\" timeout 10 \"$p\" run -- true 2>&1); r=$?
+[ $r -eq 2 ] || { echo \"PVSPIN_PRELOAD_LIB=fifo: exit $r: $e\"; exit 1; }
+[ \"$e\" = \"pvspin run: PVSPIN_PRELOAD_LIB=$t/fifo: not a regular file\" ] || { echo \"'$e'\"; exit 1; }
+timeout 10 \"$p\" run -- \"$t/fifo\" 2>/dev/null; r=$?
+[ $r -eq 126 ] || { echo \"program fifo: exit $r\"; exit 1; }
+timeout 10 \"$p\" run -- \"$t/script\" 2>/dev/null; r=$?
+[ $r -eq 126 ] || { echo \"script of a fifo: exit $r\"; exit 1; }
+echo run-fifo-ok
+")
+preload_test(preload_run_fifo 40 sh ${CMAKE_CURRENT_BINARY_DIR}/preload_run_fifo.sh ${_pvspin})
+set_tests_properties(preload_run_fifo PROPERTIES PASS_REGULAR_EXPRESSION "run-fifo-ok")
 # --help says what the code does (docs/preload.md too): a bad
 # $PVSPIN_PRELOAD_LIB exits 2, an interposer found nowhere exits 1
 add_test(NAME preload_run_help_preload_lib COMMAND ${_pvspin} run --help)

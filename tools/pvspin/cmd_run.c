@@ -162,7 +162,7 @@ static const char *preload_unusable(const char *path)
 {
 	/* the ELF header of this program: what the program run will match */
 	extern const ElfW(Ehdr) __ehdr_start;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);   /* a FIFO must not block us */
 	if (fd < 0)
 		return strerror(errno);
 	struct stat st;
@@ -317,7 +317,7 @@ static bool elf_is_static(const char *path)
 	const char host_data = ELFDATA2MSB;
 #endif
 	bool is_static = false;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);   /* a FIFO must not block us */
 	if (fd < 0)
 		return false;
 	Elf *e = elf_version(EV_CURRENT) != EV_NONE ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
@@ -346,7 +346,7 @@ static bool elf_is_static(const char *path)
 static bool script_interpreter(const char *path, char *out, size_t len)
 {
 	char line[256];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);   /* a FIFO must not block us */
 	if (fd < 0)
 		return false;
 	ssize_t n = pread(fd, line, sizeof(line) - 1, 0);
