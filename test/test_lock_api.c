@@ -13,6 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "pvspin.h"
 
@@ -89,6 +92,52 @@ static void count_misuse(const char *what, const void *lock, uint32_t word)
 	snprintf(misuse_what, sizeof(misuse_what), "%s", what);
 }
 
+/* What lock_in_child() saw. */
+struct child_lock {
+	int misuse;       /* misuse reports during the lock() */
+	char what[128];   /* the last report's text */
+	uint32_t after;   /* the word after lock() returned */
+	bool locked;      /* pvspin_kind_is_locked() after lock() */
+};
+
+/*
+ * lock() of a word `word` with `kind` in a forked child under a 10 s
+ * alarm, so a lock() that never returns (the old behaviour on some
+ * corrupted words) fails the test instead of hanging it.  The child
+ * counts misuse reports with count_misuse and sends the result back
+ * through a pipe.  Returns false if the child did not report (killed by
+ * the alarm).
+ */
+static bool lock_in_child(pvspin_kind_t kind, uint32_t word, struct child_lock *out)
+{
+	int fd[2];
+	assert_int_equal(pipe(fd), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct child_lock r = { 0 };
+		pvspin_lock_t c = { .val = word };
+		close(fd[0]);
+		alarm(10);
+		pvspin_set_misuse_handler(count_misuse);
+		misuse_count = 0;
+		misuse_what[0] = 0;
+		pvspin_kind_lock(kind, &c);
+		r.misuse = misuse_count;
+		snprintf(r.what, sizeof(r.what), "%s", misuse_what);
+		r.after = c.val;
+		r.locked = pvspin_kind_is_locked(kind, &c);
+		ssize_t n = write(fd[1], &r, sizeof(r));
+		_exit(n == (ssize_t)sizeof(r) ? 0 : 1);
+	}
+	close(fd[1]);
+	ssize_t n = read(fd[0], out, sizeof(*out));
+	close(fd[0]);
+	int st;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	return n == (ssize_t)sizeof(*out) && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
 static void test_misuse_is_reported(void **state)
 {
 	(void)state;
@@ -140,6 +189,30 @@ static void test_misuse_is_reported(void **state)
 			assert_non_null(strstr(misuse_what, "corrupted lock word"));
 			assert_int_equal(c.val, corrupt[i]);
 		}
+	}
+	/* tas: a word is 0 or 1, anything else is corrupted (a locked byte
+	 * other than 0/1, or a bit outside it, such as a queued kind's tail
+	 * or pending bit, or the interposer's process-shared values, which
+	 * never reach the tas functions); lock() reports it and returns
+	 * without the lock instead of spinning for ever, unlock() reports it
+	 * instead of clearing the byte */
+	static const uint32_t tas_corrupt[] = { 0x000000ffu, 0xfffc0000u, 0x00000100u,
+						0x00000101u, 0x00000002u, 0x00000003u,
+						0x00010001u, 0x80000000u, 0x80000001u,
+						0xffffffffu };
+	for (size_t i = 0; i < sizeof(tas_corrupt) / sizeof(tas_corrupt[0]); i++) {
+		pvspin_lock_t c = { .val = tas_corrupt[i] };
+		struct child_lock r;
+		assert_true(lock_in_child(PVSPIN_KIND_TAS, tas_corrupt[i], &r));
+		assert_int_equal(r.misuse, 1);
+		assert_string_equal(r.what, "tas: corrupted lock word");
+		assert_int_equal(r.after, tas_corrupt[i]);
+		assert_false(pvspin_tas_trylock(&c));
+		misuse_count = 0;
+		pvspin_tas_unlock(&c);
+		assert_int_equal(misuse_count, 1);
+		assert_string_equal(misuse_what, "tas: corrupted lock word");
+		assert_int_equal(c.val, tas_corrupt[i]);
 	}
 	/* _Q_SLOW_VAL is a held pvqspinlock, not a corrupted one; for
 	 * qspinlock it is corrupted */

@@ -20,7 +20,20 @@
 extern "C" {
 #endif
 
-/** Out-of-line spin loop; returns with the lock held. */
+/** A tas word is 0 (free) or 1 (held): the locked byte of the common
+ *  layout (pvspin/lock.h) and no other bit, which no tas step ever sets.
+ *  The interposer's process-shared spinlocks (0x80000000, 0x80000001,
+ *  preload/preload_spin.c) never reach the tas functions. */
+#define PVSPIN_TAS_WORD_OK(v) ((v) <= _Q_LOCKED_VAL)
+
+/** Out-of-line spin loop: waits until the word is no longer 1, then tries
+ *  0 -> 1 again.  Returns with the lock held; or, for a corrupted word
+ *  (anything but 0 and 1: a locked byte other than 0/1, or any bit
+ *  outside it), reports "tas: corrupted lock word" (pvspin_report_misuse)
+ *  and, if the handler returns, returns without the lock and leaves the
+ *  word as it was.  The word is checked when the fast path fails and each
+ *  time the wait ends, so a word overwritten while waiting is reported
+ *  too. */
 void pvspin_tas_lock_slowpath(pvspin_lock_t *lock);
 
 /** Try once: 0 -> 1.  True if taken (acquire). */
@@ -38,11 +51,21 @@ static inline void pvspin_tas_lock(pvspin_lock_t *lock)
 	pvspin_tas_lock_slowpath(lock);
 }
 
-/** Release with a store-release of 0; an unlocked lock is reported. */
+/** Release: (0,0,1) -> (0,0,0), a store-release of the locked byte.  A
+ *  word that is not 1 is reported (pvspin_report_misuse) and left as it
+ *  was: 0 as an unlock of a lock that is not locked, anything else as a
+ *  corrupted word (the same check as before, on the whole word: one
+ *  32-bit load instead of an 8-bit one). */
 static inline void pvspin_tas_unlock(pvspin_lock_t *lock)
 {
-	pvspin_word_unlock(lock, "tas: unlock of a lock that is not locked",
-			   "tas: corrupted locked byte");
+	uint32_t val = pvspin_plat_load32(&lock->val, PVSPIN_RELAXED);
+	if (__builtin_expect(val != _Q_LOCKED_VAL, 0)) {
+		pvspin_report_misuse(val ? "tas: corrupted lock word"
+					 : "tas: unlock of a lock that is not locked",
+				     lock, val);
+		return;
+	}
+	pvspin_plat_store8(&lock->locked, 0, PVSPIN_RELEASE);
 }
 
 /** True if held (a snapshot). */
