@@ -66,14 +66,16 @@ if(PVSPIN_SPIN)
     "drop_kick_mutant_liveness|pvqspinlock_drop_kick_mutant.pml|liveness|fail|"
     "drop_kick_mutant_safety|pvqspinlock_drop_kick_mutant.pml|safety|fail|"
     "forgetful_kick_mutant_liveness|pvqspinlock_forgetful_kick_mutant.pml|liveness|fail|"
-    # spinpark (test/model/README.md): the code as it is (61e9ec6: the
-    # release is one cmpxchg that sets WOKEN where it wakes; no fence, no
-    # membarrier) passes safety and liveness for 3 threads x 1 round
-    # (spinner caps 0, 1, 2) and 2 threads x 2 and x 3 rounds, with sleep
-    # timeouts, and with the unlock's cmpxchg loop step by step; the
-    # controls pass; mutants (a), (c), (d), (g) lose a wake-up and are
-    # rejected, (l) (the unlock before 61e9ec6) and (m) touch the word
-    # after the release and are rejected by the ghost properties
+    # spinpark (test/model/README.md): the code as it is (9865607,
+    # 6006693: the release is one lock xadd; WOKEN is set by a cmpxchg
+    # before it, while held; a parker that came after the unlock's decision
+    # is woken from the word the xadd returns) passes safety and liveness
+    # for 3 threads x 1 round (spinner caps 0, 1, 2) and 2 threads x 2 and
+    # x 3 rounds, with sleep timeouts, and with the slow path's loop step
+    # by step; the controls pass; mutants (a), (c), (d), (g), (n) lose a
+    # wake-up and are rejected, (l) (the unlock before 61e9ec6) and (m)
+    # touch the word after the release and are rejected by the ghost
+    # properties
     "spinpark_safety|spinpark.pml|safety|pass|"
     "spinpark_liveness|spinpark.pml|liveness|pass|"
     "spinpark_cap0_safety|spinpark.pml|safety|pass|-DCAP=0"
@@ -96,6 +98,8 @@ if(PVSPIN_SPIN)
     "spinpark_sleep_on_woken_mutant_2thr_safety|spinpark_sleep_on_woken_mutant.pml|safety|fail|-DNTHR=2,-DROUNDS=2"
     "spinpark_take_keeps_woken_mutant_safety|spinpark_take_keeps_woken_mutant.pml|safety|fail|"
     "spinpark_stale_wake_mutant_safety|spinpark_stale_wake_mutant.pml|safety|fail|"
+    "spinpark_fast_ignores_old_mutant_safety|spinpark_fast_ignores_old_mutant.pml|safety|fail|"
+    "spinpark_fast_ignores_old_mutant_liveness|spinpark_fast_ignores_old_mutant.pml|liveness|fail|"
     "spinpark_old_unlock_mutant_safety|spinpark_old_unlock_mutant.pml|safety|fail|"
     "spinpark_old_unlock_mutant_freed_safety|spinpark_old_unlock_mutant.pml|safety|fail|-DNO_REL_GHOST"
     "spinpark_meter_after_release_mutant_safety|spinpark_meter_after_release_mutant.pml|safety|fail|"
