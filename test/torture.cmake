@@ -66,14 +66,16 @@ if(PVSPIN_SPIN)
     "drop_kick_mutant_liveness|pvqspinlock_drop_kick_mutant.pml|liveness|fail|"
     "drop_kick_mutant_safety|pvqspinlock_drop_kick_mutant.pml|safety|fail|"
     "forgetful_kick_mutant_liveness|pvqspinlock_forgetful_kick_mutant.pml|liveness|fail|"
-    # spinpark (test/model/README.md): the code as it is (61e9ec6: the
-    # release is one cmpxchg that sets WOKEN where it wakes; no fence, no
-    # membarrier) passes safety and liveness for 3 threads x 1 round
-    # (spinner caps 0, 1, 2) and 2 threads x 2 and x 3 rounds, with sleep
-    # timeouts, and with the unlock's cmpxchg loop step by step; the
-    # controls pass; mutants (a), (c), (d), (g) lose a wake-up and are
-    # rejected, (l) (the unlock before 61e9ec6) and (m) touch the word
-    # after the release and are rejected by the ghost properties
+    # spinpark (test/model/README.md): the code as it is (9865607,
+    # 6006693: the release is one lock xadd; WOKEN is set by a cmpxchg
+    # before it, while held; a parker that came after the unlock's decision
+    # is woken from the word the xadd returns) passes safety and liveness
+    # for 3 threads x 1 round (spinner caps 0, 1, 2) and 2 threads x 2 and
+    # x 3 rounds, with sleep timeouts, and with the slow path's loop step
+    # by step; the controls pass; mutants (a), (c), (d), (g), (n) lose a
+    # wake-up and are rejected, (l) (the unlock before 61e9ec6) and (m)
+    # touch the word after the release and are rejected by the ghost
+    # properties
     "spinpark_safety|spinpark.pml|safety|pass|"
     "spinpark_liveness|spinpark.pml|liveness|pass|"
     "spinpark_cap0_safety|spinpark.pml|safety|pass|-DCAP=0"
@@ -96,35 +98,35 @@ if(PVSPIN_SPIN)
     "spinpark_sleep_on_woken_mutant_2thr_safety|spinpark_sleep_on_woken_mutant.pml|safety|fail|-DNTHR=2,-DROUNDS=2"
     "spinpark_take_keeps_woken_mutant_safety|spinpark_take_keeps_woken_mutant.pml|safety|fail|"
     "spinpark_stale_wake_mutant_safety|spinpark_stale_wake_mutant.pml|safety|fail|"
+    "spinpark_fast_ignores_old_mutant_safety|spinpark_fast_ignores_old_mutant.pml|safety|fail|"
+    "spinpark_fast_ignores_old_mutant_liveness|spinpark_fast_ignores_old_mutant.pml|liveness|fail|"
     "spinpark_old_unlock_mutant_safety|spinpark_old_unlock_mutant.pml|safety|fail|"
     "spinpark_old_unlock_mutant_freed_safety|spinpark_old_unlock_mutant.pml|safety|fail|-DNO_REL_GHOST"
     "spinpark_meter_after_release_mutant_safety|spinpark_meter_after_release_mutant.pml|safety|fail|"
-    # preload_mutex (test/model/README.md): the interposer's mutex sleep/
-    # wake protocol as coded (fbbd466, SL_ARMED) passes safety and liveness
-    # for 3 threads x 2 rounds and 2 threads x 3 rounds, with a timed
-    # locker, with spurious wake-ups; the controls pass (ARMED set before
-    # the membarrier too); mutants (1)-(5) are rejected
+    # preload_mutex (test/model/README.md): the interposer's mutex as coded
+    # (8cece85: one word, LOCKED, WOKEN and the sleepers' count; the unlock
+    # is one cmpxchg that sets WOKEN where it wakes, then only FUTEX_WAKE)
+    # passes safety and liveness for 3 threads x 2 and x 3 rounds and
+    # 2 threads x 3 rounds, with a timed locker, with spurious wake-ups;
+    # the control passes; mutants (6), (7) lose a wake-up, (8) leaves WOKEN
+    # behind (the end-of-run word check), (9) (the unlock before 8cece85)
+    # touches the word after the release: all rejected
     "preload_mutex_safety|preload_mutex.pml|safety|pass|"
     "preload_mutex_liveness|preload_mutex.pml|liveness|pass|"
-    "preload_mutex_2thr_3rounds_safety|preload_mutex.pml|safety|pass|-DNTHR=2,-DROUNDS=3"
+    "preload_mutex_3rounds_safety|preload_mutex.pml|safety|pass|-DROUNDS=3"
+    "preload_mutex_3rounds_liveness|preload_mutex.pml|liveness|pass|-DROUNDS=3"
     "preload_mutex_2thr_3rounds_liveness|preload_mutex.pml|liveness|pass|-DNTHR=2,-DROUNDS=3"
     "preload_mutex_timed_safety|preload_mutex.pml|safety|pass|-DTIMED"
     "preload_mutex_timed_liveness|preload_mutex.pml|liveness|pass|-DTIMED"
-    "preload_mutex_spurious_safety|preload_mutex.pml|safety|pass|-DSPURIOUS"
+    "preload_mutex_timed_spurious_safety|preload_mutex.pml|safety|pass|-DTIMED,-DSPURIOUS"
     "preload_mutex_wake_always_safety|preload_mutex_wake_always.pml|safety|pass|"
-    "preload_mutex_wake_always_liveness|preload_mutex_wake_always.pml|liveness|pass|"
-    "preload_mutex_sc_no_membarrier_safety|preload_mutex_sc_no_membarrier.pml|safety|pass|"
-    "preload_mutex_armed_before_membarrier_safety|preload_mutex_armed_before_membarrier.pml|safety|pass|"
-    "preload_mutex_woken_no_fence_mutant_safety|preload_mutex_woken_no_fence_mutant.pml|safety|fail|"
-    "preload_mutex_woken_no_fence_mutant_liveness|preload_mutex_woken_no_fence_mutant.pml|liveness|fail|"
-    "preload_mutex_clear_after_trylock_mutant_safety|preload_mutex_clear_after_trylock_mutant.pml|safety|fail|"
-    "preload_mutex_clear_after_trylock_mutant_liveness|preload_mutex_clear_after_trylock_mutant.pml|liveness|fail|"
-    "preload_mutex_no_membarrier_mutant_safety|preload_mutex_no_membarrier_mutant.pml|safety|fail|"
-    "preload_mutex_no_membarrier_mutant_liveness|preload_mutex_no_membarrier_mutant.pml|liveness|fail|"
-    "preload_mutex_seq_after_trylock_mutant_safety|preload_mutex_seq_after_trylock_mutant.pml|safety|fail|"
-    "preload_mutex_seq_after_trylock_mutant_liveness|preload_mutex_seq_after_trylock_mutant.pml|liveness|fail|"
-    "preload_mutex_armed_no_fence_mutant_safety|preload_mutex_armed_no_fence_mutant.pml|safety|fail|"
-    "preload_mutex_armed_no_fence_mutant_liveness|preload_mutex_armed_no_fence_mutant.pml|liveness|fail|")
+    "preload_mutex_drop_wake_mutant_safety|preload_mutex_drop_wake_mutant.pml|safety|fail|"
+    "preload_mutex_drop_wake_mutant_liveness|preload_mutex_drop_wake_mutant.pml|liveness|fail|"
+    "preload_mutex_sleep_on_woken_mutant_safety|preload_mutex_sleep_on_woken_mutant.pml|safety|fail|"
+    "preload_mutex_sleep_on_woken_mutant_liveness|preload_mutex_sleep_on_woken_mutant.pml|liveness|fail|"
+    "preload_mutex_leave_keeps_woken_mutant_safety|preload_mutex_leave_keeps_woken_mutant.pml|safety|fail|"
+    "preload_mutex_old_unlock_mutant_safety|preload_mutex_old_unlock_mutant.pml|safety|fail|"
+    "preload_mutex_old_unlock_mutant_freed_safety|preload_mutex_old_unlock_mutant.pml|safety|fail|-DNO_REL_GHOST")
   foreach(check ${model_checks})
     string(REPLACE "|" ";" f "${check}")
     list(GET f 0 name)

@@ -1,116 +1,90 @@
 /*
  * preload_mutex.pml - Promela model of the sleep/wake protocol of the
- * LD_PRELOAD interposer's pthread mutex (preload/preload_mutex.c:
- * word_unlock_kind, wake_one_sleeper, word_sleep, sleep_on_seq and the
- * file comment; docs/preload.md, "Waiting" and "Sleeping without a fence
- * in unlock"), with the unlocker's StoreLoad reordering of x86-TSO, the
- * membarrier(2) that the first sleeper runs against it, and the sticky
- * SL_ARMED bit that makes every later unlock fence before it trusts a
- * zero count instead (commit fbbd466).
+ * LD_PRELOAD interposer's pthread mutex (preload/preload_mutex.c: the
+ * file comment, word_take, word_try, word_unlock, word_sleep), as of
+ * commit 8cece85: the mutex has its own 32-bit word for every kind,
+ * bit 0 LOCKED, bit 1 WOKEN, bits 2-31 the count of sleepers; the unlock
+ * releases by one cmpxchg that also sets WOKEN when the word it replaces
+ * counts a sleeper and has no WOKEN, and after it touches nothing of the
+ * mutex (only FUTEX_WAKE names its address).
  *
- * Design sources (what the code says it follows; nothing copied): the
- * Dekker pairs of preload_mutex.c; glibc's lowlevellock (a woken waiter's
- * retry turns "locked, waiters" back into "locked", after which unlocks
- * stop waking: here SL_WOKEN); liburcu's asymmetric fence, a
- * membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) on the slow side so the
- * fast side needs only a compiler barrier.  The style (store buffer,
- * membarrier as one draining step, futex steps, properties) is that of
- * spinpark.pml; README.md says how the model stands for the code.
+ * Design sources (what the code says it follows; nothing copied):
+ * glibc's lowlevellock (a "locked, waiters" state that a woken waiter's
+ * retry turns back, after which unlocks stop waking: here WOKEN; one
+ * atomic release, then at most FUTEX_WAKE, glibc bug 13690), and
+ * spinpark's WOKEN (src/lock/spinpark.c).  The style (steps, futex,
+ * ghosts, properties) is that of spinpark.pml; README.md says how the
+ * model stands for the code.
  *
  * NTHR threads (2 or 3, default 3) each take and release the one mutex
  * ROUNDS times (default 2).  Every statement is one atomic step of the
- * code: a load, a store, or one read-modify-write.  Between any two steps
- * a thread may be preempted for any time (interleaving).  A test of what
- * a load or RMW returned is done in the same step (one guarded d_step per
- * outcome): it reads only the thread's own registers, so no other thread
- * can tell, and the model stores fewer states.
+ * code: a load or one cmpxchg, with the (local) test of what it returned
+ * in the same step (one guarded d_step per outcome: it reads only the
+ * thread's own registers, so no other thread can tell).  Between any two
+ * steps a thread may be preempted for any time (interleaving).
  *
- * State (struct pmutex):
- *   word      the lock word of a tas-like kind: 0 free, 1 locked; trylock
- *             is a cmpxchg 0 -> 1, unlock a plain release store of 0
- *   sleepers  the count of sleepers (bits 0-1 here, bits 0-29 in the
- *             code), SL_ARMED (bit 2 here, bit 30 in the code) and
- *             SL_WOKEN (bit 3 here, bit 31 in the code)
- *   seq       the futex word the sleepers sleep on
+ * The word (a scaled-down copy of the real one): bit 0 LOCKED, bit 1
+ * WOKEN, bits 2-3 sleepers (at most NTHR).
  *
- * Memory: every write of the protocol but one is a locked instruction
- * (cmpxchg, xadd, lock and; the seq_cst fence is an mfence): it drains
- * the thread's store buffer, then is atomic.  The one plain store is the
- * unlock's store of 0 into the word: it goes into the unlocker's store
- * buffer sb[] and reaches memory at any later time (process `drainer`),
- * or at the unlocker's next locked instruction or fence.  The unlocker's
- * load of `sleepers` after it (relaxed, behind a compiler barrier only)
- * reads memory: another location, so it may be satisfied while the store
- * still sits in the buffer, the StoreLoad reordering of x86-TSO (and of
- * C11 for a release store and a later relaxed load).  Every other load
- * reads memory.  pvspin_plat_fence_heavy() (membarrier PRIVATE_EXPEDITED)
- * is one step of a first sleeper that drains every store buffer: the
- * point during the call at which every other running thread runs a full
- * barrier (one point stands for every CPU's: at most one store is ever
- * buffered, asserted; README.md).
+ * Memory: every write of the word is a cmpxchg (trylock, count, clear
+ * WOKEN, take, leave, release), so the model is sequentially consistent:
+ * for one location coherence leaves no reordering that an interleaving
+ * would not show (README.md).  No store buffer, fence or membarrier.
  *
- * futex: FUTEX_WAIT(seq, s) is one step - if seq != s, return at once
- * (EAGAIN), else sleep (compare-and-sleep under the kernel's bucket lock);
- * a sleeper runs again only when a FUTEX_WAKE picks it.  FUTEX_WAKE(seq, 1)
- * is one step that wakes one sleeper, any one, if there is one.  No
+ * futex: FUTEX_WAIT(word, v) is one step - if the word != v, return at
+ * once (EAGAIN), else sleep (compare-and-sleep under the kernel's bucket
+ * lock); a sleeper runs again only when a FUTEX_WAKE picks it.
+ * FUTEX_WAKE(word, 1) is one step that wakes one sleeper, any one, if
+ * there is one; it names the address but reads nothing of the word.  No
  * timeout and no spurious return unless TIMED or SPURIOUS is defined.
  *
  * Properties:
- *   mutual exclusion    assert(incs == 1) in the critical section, and the
- *                       protocol's own claims (asserts below);
+ *   mutual exclusion    assert(incs == 1) in the critical section; every
+ *                       word written has its count in range (WORD_OK: no
+ *                       borrow, at most NTHR), an unlock finds the word
+ *                       locked, and when all threads are done the word is
+ *                       0 (no sleeper counted, no WOKEN left behind);
  *   no lost wake-up     safety mode (pan -DSAFETY): an end state where a
- *                       thread sleeps for ever (every other thread done or
- *                       asleep, the lock free) is an invalid end state;
+ *                       thread sleeps for ever is an invalid end state;
  *                       liveness (pan -a -f): ltl live, every thread
- *                       finishes all its rounds under weak fairness.
+ *                       finishes all its rounds under weak fairness;
+ *   nothing after the release
+ *                       ghost rel[me]: set by the cmpxchg that releases
+ *                       the mutex, cleared when that unlock returns; every
+ *                       access of the word (load, cmpxchg, FUTEX_WAIT's
+ *                       compare) asserts it clear (ACC).  Ghost freed:
+ *                       the unlock of the run's last critical section
+ *                       frees the mutex when it returns (as a program may:
+ *                       pthread_mutex_destroy, free or munmap), and every
+ *                       access asserts it is not freed.
  *
- * Without switches this is the code as it is (commit fbbd466: SL_ARMED)
- * and it PASSES.  Switches (each file test/model/preload_mutex_*.pml sets
- * some; README.md):
- *   WOKEN_NO_FENCE     MUTATION (1): wake_one_sleeper re-reads `sleepers`
- *                      on SL_WOKEN without the seq_cst fence before, so
- *                      it trusts a WOKEN that its still buffered release
- *                      does not order (the fence stays for a zero count)
- *   CLEAR_AFTER_TRYLOCK MUTATION (2): the sleeper clears SL_WOKEN after
- *                      its trylock instead of before
- *   NO_MEMBARRIER      MUTATION (3): the first sleeper (not ARMED, count
- *                      0 -> 1) skips pvspin_plat_fence_heavy() (and sets
- *                      SL_ARMED all the same, as if it had run)
- *   SEQ_AFTER_TRYLOCK  MUTATION (4): the sleeper reads seq after its
- *                      failed trylock instead of before the clear
- *   ARMED_NO_FENCE     MUTATION (5): wake_one_sleeper trusts a zero count
- *                      at once, without the fence and re-read (while
- *                      sleepers still skip membarrier on SL_ARMED)
- *   UNLOCK_EC86039     wake_one_sleeper as of ec86039: fence and re-read
- *                      on SL_WOKEN only, then a zero count returns at
- *                      once.  With the ARMED sleeper a mutant (ARMED
- *                      without the unlock's fence); with NO_ARMED the
- *                      code of ec86039
- *   NO_ARMED           the sleeper neither reads nor sets SL_ARMED: every
- *                      sleeper whose increment found a count of 0 runs
- *                      membarrier (the sleeper of ec86039)
- *   ARMED_BEFORE_MEMBARRIER  the first sleeper sets SL_ARMED before its
- *                      membarrier instead of after (a control: passes)
- *   WAKE_ALWAYS        control: no SL_WOKEN at all; an unlock that sees
- *                      a sleeper counted always bumps seq and wakes one
- *                      (the WOKEN rule before ec86039; SL_ARMED and the
- *                      fence before a zero count are kept)
- *   SC_UNLOCK          the unlock's store goes straight to memory (no
- *                      store buffer): with NO_MEMBARRIER shows that the
- *                      heavy fence is needed only for the StoreLoad
- *                      reordering
- *   FENCE_ON_RAW       the first sleeper is the one whose increment read
- *                      a word of 0 (word_sleep's `before == 0`: WOKEN
- *                      included) instead of `!ARMED && SL_COUNT(before)
- *                      == 0`; with ARMED the same sleepers (asserted in
- *                      fetch_add_sleeper; README.md)
+ * Without switches this is the code as it is, and it PASSES.  Switches
+ * (each file test/model/preload_mutex_*.pml sets some; README.md):
+ *   DROP_WAKE          MUTATION (6): the unlock sets WOKEN but never calls
+ *                      FUTEX_WAKE
+ *   SLEEP_ON_WOKEN     MUTATION (7): a sleeper does not clear WOKEN but
+ *                      sleeps on a word that shows it
+ *   LEAVE_KEEPS_WOKEN  MUTATION (8): a timed-out sleeper leaves the count
+ *                      without clearing WOKEN (with TIMED): rejected by
+ *                      the end-of-run word check only, for a WOKEN left
+ *                      with no sleeper; it strands no sleeper (README.md)
+ *   OLD_UNLOCK         MUTATION (9): the unlock before 8cece85 in this
+ *                      word: release (clear LOCKED), then read the count
+ *                      and, if a sleeper is counted and no WOKEN, set
+ *                      WOKEN by cmpxchg and FUTEX_WAKE: rejected by the
+ *                      ghost properties
+ *   WAKE_ALWAYS        control: the unlock wakes one whenever the word it
+ *                      replaces counts a sleeper, WOKEN or not (more
+ *                      wake-ups than needed: must pass)
+ *   NO_END_CHECK       no check of the word when all threads are done
+ *   NO_REL_GHOST       check only the ghost `freed`, not rel[]
  *   TIMED              thread 0 locks with a deadline (pthread_mutex_
- *                      timedlock): its FUTEX_WAIT may return ETIMEDOUT
- *                      instead of sleeping, or while asleep unless a wake
- *                      picked it first; it then tries once more and gives
- *                      up the round without the lock if that fails
+ *                      timedlock): a sleep of it may end in ETIMEDOUT
+ *                      unless a FUTEX_WAKE picked it first; it then takes
+ *                      a free word or leaves the sleepers, and its round
+ *                      ends without the lock
  *   SPURIOUS           a sleeper may return from FUTEX_WAIT by itself
- *                      (EINTR, a spurious wake-up): safety checks only
+ *                      (EINTR): safety checks only
  */
 #ifndef NTHR
 #define NTHR 3
@@ -119,81 +93,39 @@
 #define ROUNDS 2
 #endif
 
-#define SL_ARMED    4
-#define SL_WOKEN    8
-#define SL_COUNT(x) ((x) & 3)
+#define LOCKED      1
+#define WOKEN       2
+#define ONE         4                   /* MW_SLEEPER_ONE */
+#define SLEEPERS(x) ((x) / ONE)
 
-/* word_sleep's `first`, from the word its fetch_add read: the sleeper
- * that runs membarrier (and then sets SL_ARMED) */
-#ifdef FENCE_ON_RAW
-#define FIRST(x)    ((x) == 0)
-#elif defined(NO_ARMED)
-#define FIRST(x)    (SL_COUNT(x) == 0)
+/* Every field in range: no borrow out of the count, at most NTHR. */
+#define WORD_OK(x)  ((x) >= 0 && SLEEPERS(x) <= NTHR)
+
+/* word_unlock's wake: sleepers counted and no WOKEN */
+#ifdef WAKE_ALWAYS
+#define WAKE(x)     (SLEEPERS(x) != 0)
 #else
-#define FIRST(x)    (!((x) & SL_ARMED) && SL_COUNT(x) == 0)
+#define WAKE(x)     (SLEEPERS(x) != 0 && !((x) & WOKEN))
 #endif
 
-bit word;            /* the lock word in memory: 0 free, 1 locked */
-byte sleepers;       /* count (bits 0-1) | SL_ARMED (bit 2) | SL_WOKEN (bit 3) */
-byte seq;            /* the futex word of the sleepers */
-bit sb[3];           /* thread i's store buffer holds "word = 0" */
-bit asleep[3];       /* thread i sleeps in FUTEX_WAIT on seq */
+byte w;              /* pm->word */
+bit asleep[3];       /* thread i sleeps in FUTEX_WAIT on the word */
 byte incs;           /* threads in the critical section */
 byte ndone;          /* threads that finished all rounds */
+/* ghosts */
+bit rel[3];          /* thread i has released the mutex in the unlock it runs */
+bit freed;           /* the mutex is freed: its last unlock has returned */
+byte nend;           /* rounds that ended: critical sections entered, timeouts */
 
-/* A locked instruction or a full fence first drains this thread's store
- * buffer. */
-inline drain_me()
-{
-	if
-	:: sb[me] -> word = 0; sb[me] = 0
-	:: else -> skip
-	fi
-}
-
-/* membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED): every store buffer is
- * drained at one point of the call.  With one lock at most one store is
- * ever buffered (asserted), so one point stands for every CPU's.  Used
- * inside a d_step (one step). */
-inline membarrier()
-{
-	assert(sb[0] + sb[1] + sb[2] <= 1);
-	if :: sb[0] -> word = 0; sb[0] = 0 :: else -> skip fi;
-	if :: sb[1] -> word = 0; sb[1] = 0 :: else -> skip fi;
-	if :: sb[2] -> word = 0; sb[2] = 0 :: else -> skip fi
-}
-
-/* word_sleep's count: the increment of fetch_add(sleepers, 1), inside
- * the d_step that also reads the old value.  Used inside a d_step. */
-inline fetch_add_sleeper()
-{
-	assert(SL_COUNT(sleepers) < NTHR);
-#ifndef NO_ARMED
-	/* WOKEN with a zero count is never read before the mutex is ARMED:
-	 * the sleeper that took the count from 0 sets ARMED before it
-	 * leaves (README.md, FENCE_ON_RAW) */
-	assert(!((sleepers & SL_WOKEN) && SL_COUNT(sleepers) == 0) ||
-	       (sleepers & SL_ARMED));
+/* Asserted at every access of the word by the code. */
+#ifdef NO_REL_GHOST
+#define ACC assert(!freed)
+#else
+#define ACC assert(!rel[me] && !freed)
 #endif
-	sleepers++
-}
 
-/* pvspin_kind_trylock (tas: cmpxchg 0 -> 1), a locked instruction, as
- * one step together with the (local) test of its result: two branches,
- * `:: d_step { TRYLOCK_FREE -> take_word() }` (taken) and
- * `:: d_step { !TRYLOCK_FREE -> skip }` (failed).  The drain comes first:
- * a store in this thread's buffer is its own release of the word, which
- * then reads 0 (with it nothing is buffered: the failed branch drains
- * nothing). */
-#define TRYLOCK_FREE (word == 0 || sb[me])
-inline take_word()
-{
-	drain_me();
-	assert(word == 0);
-	word = 1
-}
-
-/* preload_futex_wake(&seq, 1): wake one sleeper, any one, if there is one. */
+/* FUTEX_WAKE(word, 1): wake one sleeper, any one, if there is one.  Not an
+ * access of the word (no ACC): the kernel only hashes the address. */
 inline futex_wake1()
 {
 	atomic {
@@ -210,208 +142,175 @@ active [NTHR] proctype thr()
 {
 	byte me = _pid;
 	byte round;
-	byte v;        /* word_unlock_kind / wake_one_sleeper: sleepers read */
-	byte s;        /* word_sleep: seq read before the trylock */
+	byte v;        /* the word as last read (or written) by this thread */
+	bit wake;      /* word_unlock: it set WOKEN, FUTEX_WAKE after the release */
+	bit last;      /* ghost: our critical section is the run's last */
 #ifdef TIMED
-	bit timedout;  /* sleep_on_seq returned ETIMEDOUT */
+	bit timedout;  /* preload_futex_wait returned ETIMEDOUT */
 #endif
 
 	assert(me < NTHR && NTHR <= 3);
 	do
 	:: round == ROUNDS -> break
 	:: else ->
-		/* ---- word_lock: preload_word_trylock ---- */
+		/* ---- word_lock -> word_trylock -> word_try: a relaxed load,
+		 * and while the word is free a cmpxchg v -> v | LOCKED (a failed
+		 * one re-reads v): one step, taken or not ---- */
 		if
-		:: d_step { TRYLOCK_FREE -> take_word() } -> goto cs
-		:: d_step { !TRYLOCK_FREE -> skip }     /* so nothing is buffered */
+		:: d_step { !(w & LOCKED) -> ACC; w = w | LOCKED } -> goto cs
+		:: d_step { w & LOCKED -> ACC }
 		fi;
-		/* ---- word_wait: word_spin fails (a spin that takes the
-		 * lock is a later fast path: README.md); word_sleep ---- */
-		/* fetch_add(sleepers, 1), seq_cst: one step, whose branch
-		 * is `first` of the value it read (FIRST) */
+		/* ---- word_wait: word_spin fails or is not admitted (a spin
+		 * that takes the word is a later word_try: README.md), then
+		 * word_sleep ---- */
+		d_step { ACC; v = w };                          /* load, relaxed */
+count:		/* take a free word, (n, w, 0) -> (n, w, 1), or count ourselves,
+		 * (n, w, 1) -> (n + 1, w, 1); a failed cmpxchg re-reads v */
 		if
-		:: d_step { FIRST(sleepers) -> fetch_add_sleeper() } ->
-#ifdef ARMED_BEFORE_MEMBARRIER
-			sleepers = sleepers | SL_ARMED;         /* fetch_or, first (control) */
-#endif
-#ifdef NO_MEMBARRIER
-			skip;                                   /* MUTATION (3) */
-#else
-			d_step { membarrier() };                /* pvspin_plat_fence_heavy */
-#endif
-#if !defined(NO_ARMED) && !defined(ARMED_BEFORE_MEMBARRIER)
-			sleepers = sleepers | SL_ARMED          /* fetch_or, relaxed (lock or) */
-#else
-			skip
-#endif
-		:: d_step { !FIRST(sleepers) -> fetch_add_sleeper() }
+		:: d_step { !(v & LOCKED) && w == v -> ACC; w = v | LOCKED } -> goto cs
+		:: d_step {
+			(v & LOCKED) && w == v ->
+			ACC;
+			w = v + ONE;
+			assert(WORD_OK(w));
+			v = w
+		   }
+		:: d_step { w != v -> ACC; v = w } -> goto count
 		fi;
-sloop:
-#ifndef SEQ_AFTER_TRYLOCK
-		s = seq;                                        /* load seq, seq_cst */
+sloop:		/* the sleep loop */
+		if
+		/* word_take(sleeping): (n, w, 0) -> (n - 1, 0, 1) */
+		:: d_step {
+			!(v & LOCKED) && w == v ->
+			ACC;
+			assert(SLEEPERS(v) > 0);
+			w = ((v - ONE) & ~WOKEN) | LOCKED
+		   } -> goto cs
+#ifndef SLEEP_ON_WOKEN
+		/* WOKEN on a held word: (n, 1, 1) -> (n, 0, 1), never sleep on it */
+		:: d_step { (v & LOCKED) && (v & WOKEN) && w == v -> ACC; w = v & ~WOKEN; v = w } ->
+			goto sloop
+		:: d_step { (v & LOCKED) && !(v & WOKEN) -> ACC; if :: w == v -> asleep[me] = 1 :: else -> skip fi }
+#else
+		:: d_step { v & LOCKED -> ACC; if :: w == v -> asleep[me] = 1 :: else -> skip fi }  /* MUTATION (7) */
 #endif
-#ifndef CLEAR_AFTER_TRYLOCK
-		sleepers = sleepers & ~SL_WOKEN;                /* fetch_and, seq_cst */
-#endif
-		if                                              /* trylock */
-		:: d_step { TRYLOCK_FREE -> take_word() } ->
-#ifdef CLEAR_AFTER_TRYLOCK
-			sleepers = sleepers & ~SL_WOKEN;        /* MUTATION (2) */
-#endif
-			goto got
-		:: d_step { !TRYLOCK_FREE -> skip }
-#ifdef CLEAR_AFTER_TRYLOCK
-			; sleepers = sleepers & ~SL_WOKEN         /* MUTATION (2) */
+			/* preload_futex_wait(&word, v): FUTEX_WAIT compares and
+			 * sleeps, else EAGAIN (above, in the step) */
+		:: d_step { !(v & LOCKED) && w != v -> ACC; v = w } -> goto sloop      /* cmpxchg failed */
+#ifndef SLEEP_ON_WOKEN
+		:: d_step { (v & LOCKED) && (v & WOKEN) && w != v -> ACC; v = w } -> goto sloop
 #endif
 		fi;
-#ifdef SEQ_AFTER_TRYLOCK
-		s = seq;                                        /* MUTATION (4) */
+		/* asleep until FUTEX_WAKE picks us; then v = load (relaxed):
+		 * one step (the guard cannot become false again) */
+		if
+		:: d_step { asleep[me] == 0 -> ACC; v = w }     /* woken, or EAGAIN */
+#ifdef TIMED
+		:: d_step { me == 0 && asleep[me] -> asleep[me] = 0; timedout = 1; ACC; v = w }
+			/* ETIMEDOUT: dequeued by its timer (a FUTEX_WAKE that
+			 * dequeued it first makes the call return 0) */
 #endif
-		/* sleep_on_seq: FUTEX_WAIT(seq, s), no timeout (fenced) */
+#ifdef SPURIOUS
+		:: d_step { asleep[me] -> asleep[me] = 0; ACC; v = w }   /* EINTR */
+#endif
+		fi;
 #ifdef TIMED
 		if
-		:: me == 0 ->
-			atomic {
-				if
-				:: seq == s -> asleep[me] = 1
-				:: seq == s -> timedout = 1     /* deadline passed */
-				:: else -> skip                 /* seq changed: EAGAIN */
-				fi;
-				s = 0
-			};
-			if
-			:: (asleep[me] == 0)                    /* woken, or EAGAIN */
-			:: atomic { asleep[me] -> asleep[me] = 0; timedout = 1 }
-			fi;
-			if
-			:: timedout ->
-				/* ETIMEDOUT: one more trylock, then give up */
-				timedout = 0;
-				if                      /* trylock */
-				:: d_step { TRYLOCK_FREE -> take_word() } -> goto got
-				:: d_step { !TRYLOCK_FREE -> skip } ->
-					/* give up the round, no lock */
-					d_step {
-						assert(SL_COUNT(sleepers) > 0);
-						sleepers--      /* fetch_sub */
-					};
-					goto unlocked
-				fi
-			:: else -> goto sloop
-			fi
-		:: else -> skip
+		:: timedout -> timedout = 0; goto leave
+		:: else -> goto sloop
 		fi;
-#endif
-		atomic {
-			if
-			:: seq == s -> asleep[me] = 1
-			:: else -> skip                         /* seq changed: EAGAIN */
-			fi;
-			s = 0
-		}
-#ifdef SPURIOUS
+leave:		/* timed out: take a free word, (n, w, 0) -> (n - 1, 0, 1), or
+		 * leave the sleepers, (n, w, 1) -> (n - 1, 0, 1) */
 		if
-		:: (asleep[me] == 0)                            /* woken */
-		:: atomic { asleep[me] -> asleep[me] = 0 }      /* EINTR, spurious */
+		:: d_step {
+			!(v & LOCKED) && w == v ->
+			ACC;
+			assert(SLEEPERS(v) > 0);
+			w = ((v - ONE) & ~WOKEN) | LOCKED
+		   } -> goto cs
+		:: d_step {
+			(v & LOCKED) && w == v ->
+			ACC;
+			assert(SLEEPERS(v) > 0);
+#ifndef LEAVE_KEEPS_WOKEN
+			w = (v - ONE) & ~WOKEN;
+#else
+			w = v - ONE;                            /* MUTATION (8) */
+#endif
+			nend++;                                 /* ETIMEDOUT: the round ends */
+			v = 0
+		   } -> goto roundend
+		:: d_step { w != v -> ACC; v = w } -> goto leave
 		fi;
 #else
-		(asleep[me] == 0);                              /* until FUTEX_WAKE picks us */
-#endif
 		goto sloop;
-got:
-		atomic {
-			s = 0;
-			assert(SL_COUNT(sleepers) > 0);
-			sleepers--                              /* fetch_sub, relaxed (lock xadd) */
-		}
+#endif
 
 cs:		/* ---- critical section ---- */
-		incs++;
-		assert(incs == 1);
+		atomic { incs++; assert(incs == 1); nend++; last = (nend == NTHR * ROUNDS) };
 		incs--;
 
-		/* ---- word_unlock_kind ---- */
-		d_step {
-			assert(word == 1 && sb[0] + sb[1] + sb[2] == 0);   /* one buffered store at most */
-#ifdef SC_UNLOCK
-			word = 0                                /* release store, visible at once */
+#ifndef OLD_UNLOCK
+		/* ---- word_unlock: load (relaxed), then the cmpxchg loop:
+		 * (n, w, 1) -> (n, w | wake, 0), wake = sleepers && !WOKEN
+		 * (release); a failed cmpxchg re-reads v ---- */
+		d_step { ACC; v = w };
+uloop:
+		if
+		:: d_step {
+			w == v ->
+			ACC;
+			assert(v & LOCKED);                     /* no unlock of a free word */
+			wake = WAKE(v);
+			w = (v & ~LOCKED) | (wake -> WOKEN : 0);
+			rel[me] = 1
+		   }
+		:: d_step { w != v -> ACC; v = w } -> goto uloop
+		fi;
+#ifdef DROP_WAKE
+		wake = 0;                                       /* MUTATION (6): no FUTEX_WAKE */
+#endif
 #else
-			sb[me] = 1                              /* release store, into the store buffer */
-#endif
-		}
-		/* compiler barrier only; load sleepers, relaxed (memory):
-		 * one step, with the (local) test of the value read */
+		/* ---- MUTATION (9): the unlock before 8cece85, in this word:
+		 * the kind's release (a store of the lock; here an RMW that
+		 * clears LOCKED), then a relaxed load of the sleepers' count, and
+		 * wake_one_sleeper: if counted and no WOKEN, cmpxchg WOKEN in,
+		 * FUTEX_WAKE ---- */
+		d_step { ACC; assert(w & LOCKED); w = w & ~LOCKED; rel[me] = 1 };
+		d_step { ACC; v = w };
+oldwake:
 		if
-		:: d_step { sleepers == 0 -> skip } -> goto unlocked
-		:: d_step { sleepers != 0 -> v = sleepers }
-		fi;
-wake:		/* ---- wake_one_sleeper(v) ---- */
-#ifdef ARMED_NO_FENCE
-		if
-		:: SL_COUNT(v) == 0 -> goto unlocked            /* MUTATION (5) */
-		:: else -> skip
+		:: d_step { !WAKE(v) -> skip }
+		:: d_step { WAKE(v) && w == v -> ACC; w = v | WOKEN; wake = 1 }
+		:: d_step { WAKE(v) && w != v -> ACC; v = w } -> goto oldwake
 		fi;
 #endif
-#ifdef UNLOCK_EC86039
-		if
-		:: v & SL_WOKEN ->
-#ifndef WOKEN_NO_FENCE
-			d_step { drain_me() };                  /* seq_cst fence */
-#endif
-			v = sleepers;                           /* re-read, seq_cst */
+roundend:	/* After the release only FUTEX_WAKE on the address, in the step
+		 * that returns (README.md); a timed-out round ends here too. */
+		atomic {
 			if
-			:: v & SL_WOKEN -> goto unlocked
+			:: wake -> wake = 0; futex_wake1()     /* preload_futex_wake(&word, 1) */
 			:: else -> skip
-			fi
-		:: else -> skip
-		fi;
-		if
-		:: SL_COUNT(v) == 0 -> goto unlocked            /* no fence */
-		:: else -> skip
-		fi;
-#else
-		/* WOKEN, or only ARMED: trust neither before the release is
-		 * visible (WAKE_ALWAYS: WOKEN is never set) */
-		if
-		:: (v & SL_WOKEN) || SL_COUNT(v) == 0 ->
-#ifdef WOKEN_NO_FENCE
-			if
-			:: v & SL_WOKEN -> skip                 /* MUTATION (1) */
-			:: else -> d_step { drain_me() }        /* seq_cst fence */
 			fi;
-#else
-			d_step { drain_me() };                  /* seq_cst fence */
-#endif
-			if                                      /* re-read, seq_cst */
-			:: d_step { (sleepers & SL_WOKEN) || SL_COUNT(sleepers) == 0 -> skip } ->
-				goto unlocked
-			:: d_step { !(sleepers & SL_WOKEN) && SL_COUNT(sleepers) != 0 -> v = sleepers }
-			fi
-		:: else -> skip
-		fi;
-#endif
-#ifndef WAKE_ALWAYS
-		if                                              /* cmpxchg v -> v | SL_WOKEN */
-		:: d_step { sleepers == v -> drain_me(); sleepers = v | SL_WOKEN }
-		:: d_step { sleepers != v -> drain_me(); v = sleepers } -> goto wake
-		fi;
-#endif
-		d_step { drain_me(); seq++ }                    /* fetch_add seq, seq_cst */
-		futex_wake1();
-unlocked:
-		atomic { v = 0; round++ }
+			rel[me] = 0;
+			/* the program frees the mutex after the last unlock */
+			if :: last -> freed = 1; last = 0 :: else -> skip fi;
+			v = 0; round++
+		}
 	od;
-	ndone++
-}
-
-/* The store buffers drain at any time. */
-active proctype drainer()
-{
-end:	do
-	:: atomic { sb[0] -> word = 0; sb[0] = 0 }
-	:: atomic { sb[1] -> word = 0; sb[1] = 0 }
-	:: atomic { sb[2] -> word = 0; sb[2] = 0 }
-	od
+	atomic {
+		ndone++;
+		/* the last thread done: the word is 0, no sleeper counted and
+		 * no WOKEN left behind (a ghost read: the mutex is freed) */
+#ifndef NO_END_CHECK
+		if
+		:: ndone == NTHR -> assert(w == 0)
+		:: else -> skip
+		fi
+#else
+		skip
+#endif
+	}
 }
 
 /* No lost wake-up: every thread eventually completes all its rounds. */

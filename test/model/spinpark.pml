@@ -1,14 +1,18 @@
 /*
  * spinpark.pml - Promela model of the park/wake protocol of pvspin's
  * spin-then-park lock (include/pvspin/spinpark.h, src/lock/spinpark.c),
- * as of commit 61e9ec6: the unlock releases the lock by one cmpxchg of
- * the word, which also sets WOKEN where it is to wake a parked waiter,
- * and after that cmpxchg touches no byte of the lock (only FUTEX_WAKE
- * names its address).
+ * as of commits 9865607 and 6006693: the unlock releases the lock by one
+ * atomic subtraction from the word (lock xadd: it cannot fail), which
+ * returns the word it replaced; where a parked waiter is to be woken,
+ * the slow path sets WOKEN by a cmpxchg before the release, while it
+ * still holds the lock, and an unlock whose subtraction returns a word
+ * that counts a parker that came after its decision wakes one without
+ * WOKEN.  After the subtraction it touches no byte of the lock (only
+ * FUTEX_WAKE names its address).
  *
  * NTHR threads (2 or 3, default 3) each take and release the one lock
  * ROUNDS times (default 1).  Every statement is one atomic step of the
- * code: a load, or one read-modify-write (cmpxchg, fetch_or).  Between
+ * code: a load, or one read-modify-write (cmpxchg, fetch_or, fetch_add).  Between
  * any two steps a thread may be preempted for any time (interleaving).
  *
  * The word (a scaled-down copy of the real layout, _SP_* in spinpark.h):
@@ -20,8 +24,9 @@
  *   word is asserted never to happen).
  *
  * Memory: every write of the word in the code is an RMW (cmpxchg8 of the
- * locked byte in the lock fast path, cmpxchg32 everywhere else, fetch_or
- * for ARMED); there is no plain store and no fence any more.  All
+ * locked byte in the lock fast path, fetch_add32 for the release,
+ * cmpxchg32 everywhere else, fetch_or for ARMED); there is no plain store
+ * and no fence.  All
  * accesses are to the one word, so the model is sequentially consistent:
  * for a single location, coherence (every thread sees the word's writes
  * in one order, its own reads never going back in it) leaves no
@@ -47,7 +52,8 @@
  *                       finishes all its rounds under weak fairness;
  *   nothing after the release
  *                       ghost rel[me]: set by the RMW that releases the
- *                       lock (or hands it off), cleared when that unlock
+ *                       lock (the subtraction, or the hand-off cmpxchg),
+ *                       cleared when that unlock
  *                       returns; every access of the word by the code
  *                       (load, RMW, FUTEX_WAIT's compare) asserts it
  *                       clear (ACC).  Ghost freed: the unlock of the last
@@ -57,8 +63,10 @@
  *
  * Without switches this is the code as it is, and it PASSES.  Switches
  * (each file test/model/spinpark_*.pml sets some, README.md):
- *   DROP_WAKE       MUTATION (a): the release sets WOKEN but the unlock
- *                   never calls FUTEX_WAKE
+ *   DROP_WAKE       MUTATION (a): the slow path sets WOKEN but never
+ *                   calls FUTEX_WAKE (the fast path's wake-up of a late
+ *                   parker, pvspin_spinpark_unlock_released, is kept:
+ *                   mutant (n) drops that one)
  *   SLEEP_ON_WOKEN  MUTATION (c): sp_park sleeps on a word with WOKEN set
  *                   (the code before 4bdbb22)
  *   TAKE_KEEPS_WOKEN MUTATION (d): sp_take leaves WOKEN set (the code
@@ -68,29 +76,38 @@
  *   WAKE_WITH_SPINNERS control: the release wakes one whether or not a
  *                   thread spins (the rule before 4bdbb22)
  *   STALE_WAKE      MUTATION (g): the unlock slow path decides the
- *                   wake-up once, from the word it was entered with, and
- *                   keeps that decision when it releases a word that has
- *                   changed since (a waiter counted itself): the code
- *                   decides again from the word its cmpxchg replaces
+ *                   wake-up once, from the word it was entered with (or
+ *                   the meter's reload), and keeps that decision: WOKEN
+ *                   set on whatever word its cmpxchg finds, and the word
+ *                   its subtraction returns not looked at (a waiter that
+ *                   counted itself since is not woken): the code decides
+ *                   again after a failed cmpxchg and on the returned word
+ *   FAST_IGNORES_OLD MUTATION (n): the fast path does not look at the
+ *                   word its subtraction returns (no
+ *                   pvspin_spinpark_unlock_released): a parker that
+ *                   counted itself between the unlock's load and its
+ *                   release is not woken
  *   OLD_UNLOCK      MUTATION (l): the unlock before 61e9ec6 (store8 0,
  *                   then load16 of the upper half; unlock_wake: load32,
  *                   cmpxchg WOKEN, FUTEX_WAKE), in this SC model (the
  *                   membarrier that it needed against TSO is left out):
  *                   rejected by the ghost properties only
- *   METER_AFTER_RELEASE MUTATION (m): the unlock of an ARMED lock is
- *                   metered after the release, as before 61e9ec6
- *                   (sp_unlock_meter's load32 of the word; in slice mode
- *                   also sp_slice_leave's fetch_and): rejected by the
- *                   ghost properties
+ *   METER_AFTER_RELEASE MUTATION (m): the unlock of an ARMED lock meters
+ *                   a tick after the release, as every unlock did before
+ *                   61e9ec6 (sp_unlock_meter's load32 of the word; in
+ *                   slice mode also sp_slice_leave's fetch_and): rejected
+ *                   by the ghost properties.  (The code counts a
+ *                   non-tick unlock after the release, in per-thread
+ *                   state, which touches no word.)
  *   NO_END_CHECK    no check of the word when all threads are done (for
  *                   mutant (d), which leaves WOKEN set: README.md)
  *   NO_REL_GHOST    check only the ghost `freed`, not rel[] (with
  *                   OLD_UNLOCK: the use after free itself, README.md)
  *   SLEEP_TIMEOUT   a sleeper may also wake by itself (timeout, EINTR)
- *   UNFAIR_CAS      the unlock slow path's cmpxchg loop step by step
- *                   (default: its successful round as one step; pan's
- *                   weak fairness cannot say that a retried cmpxchg
- *                   eventually wins, README.md)
+ *   UNFAIR_CAS      the unlock slow path's loop step by step, with its
+ *                   hand-off and WOKEN cmpxchgs (default: its last round
+ *                   as one step; pan's weak fairness cannot say that a
+ *                   retried cmpxchg eventually wins, README.md)
  *   CAP             registered spinners allowed besides the holder,
  *                   sp_spinner_cap() = min(spin_cpus - 1, 4) (default 1:
  *                   a 2-CPU machine)
@@ -393,22 +410,36 @@ cs:		/* ---- critical section ---- */
 		incs--;
 
 #ifndef OLD_UNLOCK
-		/* ---- pvspin_spinpark_unlock: load32; nothing for the slow side:
-		 * cmpxchg32 (v -> v & ~locked), release ---- */
-		d_step { ACC; v = w };
+		/* ---- pvspin_spinpark_unlock: load32 (relaxed), with the
+		 * (local) test of what it read in the same step ---- */
 		if
-		:: (v & SLOW_MASK) == 1 ->
-			nv = v & ~LK_MASK;
-			cas(1);
-			if
-			:: ok -> ok = 0; goto unlocked
-			:: else -> skip                         /* changed: slow path, v as seen */
-			fi
-		:: else -> skip
+		:: d_step { (w & SLOW_MASK) == 1 -> ACC; v = w } ->
+			/* Nothing for the slow side: fetch_add32(-1), release
+			 * (lock xadd: cannot fail), which returns the word it
+			 * replaced, old (v here).  A parked count in it (a
+			 * parker counted itself since our load):
+			 * pvspin_spinpark_unlock_released(old), which wakes one
+			 * if sp_should_wake(old), without WOKEN. */
+			d_step {
+				ACC;
+				v = w;
+				assert(LK(v) == 1);             /* the holder's 1: no borrow */
+				w = v - 1;
+				assert(WORD_OK(w));
+				rel[me] = 1;
+#ifndef FAST_IGNORES_OLD
+				wake = SHOULD_WAKE(v)
+#else
+				skip                            /* MUTATION (n): old not looked at */
+#endif
+			};
+			goto released
+		:: d_step { (w & SLOW_MASK) != 1 -> ACC; v = w }
 		fi;
 uslow:		/* pvspin_spinpark_unlock_slowpath(lock, v) */
-		assert(LK(v) == 1);                             /* no misuse report */
 #ifdef UNFAIR_CAS
+		/* the slow path's loop step by step */
+		assert(LK(v) == 1);                             /* no misuse report */
 		if
 		:: v & STARV ->                                 /* hand off: (p, s, 1) -> (p, s, 2) */
 			nv = (v & ~LK_MASK) | HANDOFF;
@@ -420,74 +451,124 @@ uslow:		/* pvspin_spinpark_unlock_slowpath(lock, v) */
 		:: else -> skip
 		fi;
 		if
-		:: (v & ARMED) && !metered ->                   /* sp_unlock_meter, then load32 */
+		:: (v & ARMED) && !metered ->                   /* sp_unlock_meter, while held */
 			metered = 1;
-			d_step { ACC; v = w };
+			if
+			:: d_step { ACC; v = w }                /* a tick: sp_slice_unlock, load32 */
+			:: skip                                 /* counted after the release */
+			fi;
 			goto uslow
 		:: else -> skip
 		fi;
-		d_step {                                        /* the release, WOKEN if we wake */
-			wake = SHOULD_WAKE(v);
-			nv = (v & ~LK_MASK) | (wake -> WOKEN : 0)
-		}
-		cas(1);
+		wake = SHOULD_WAKE(v);
 		if
-		:: ok -> ok = 0
-		:: else -> wake = 0; goto uslow                 /* changed: decide again */
-		fi;
-#else
-#ifndef METER_AFTER_RELEASE
-		/* sp_unlock_meter of an ARMED lock, while we hold it: the meter
-		 * itself (sp_slice_unlock) touches the side table only (SLICED
-		 * not modelled), then load32 */
-		if
-		:: (v & ARMED) && !(v & STARV) -> d_step { ACC; v = w }
+		:: wake ->                                      /* (p, s, 1) -> (p, s, 1) | WOKEN */
+			nv = v | WOKEN;
+			cas(0);
+			if
+			:: ok -> ok = 0
+			:: else -> wake = 0; goto uslow         /* changed: decide again */
+			fi
 		:: else -> skip
 		fi;
-#endif
-#ifdef STALE_WAKE
-		wake = SHOULD_WAKE(v);                          /* MUTATION (g): decided once */
-#endif
-		/* The cmpxchg loop as one step: a failed cmpxchg only re-reads v,
-		 * so this is the loop's last, successful, round (a retried
-		 * cmpxchg eventually wins: README.md, fairness).  Hand-off, or
-		 * the release setting WOKEN if it wakes. */
-		d_step {
+		d_step {                                        /* the release, as below */
 			ACC;
 			v = w;
-			assert(LK(v) == 1);                     /* no misuse report */
-			if
-			:: v & STARV ->                         /* (p, s, 1) -> (p, s, 2) */
-				wake = 0;
-				nv = (v & ~LK_MASK) | HANDOFF
-			:: else ->                              /* (p, s, 1) -> (p, s, 0) [| WOKEN] */
+			assert(LK(v) == 1);
+			w = v - 1;
+			assert(WORD_OK(w));
+			rel[me] = 1;
+			wake = wake || SHOULD_WAKE(v)
+		};
+#else
+		/* The loop of the slow path, its last round as one step (a
+		 * failed cmpxchg only re-reads v and decides again; a retried
+		 * cmpxchg eventually wins: README.md, fairness).  The meter of
+		 * an ARMED lock (sp_unlock_meter) is not modelled: what it does
+		 * to the word is a load while held on a tick (a read, which the
+		 * steps below repeat), and on any other unlock nothing (its
+		 * count, after the release, is per-thread state); README.md.
+		 * The misuse checks are asserted never to fire. */
+		assert(LK(v) == 1);
+		if
+		/* v as read asks for neither a hand-off nor a wake-up: no
+		 * write before the release, which is fetch_add32(-1) (lock
+		 * xadd), returning old; wake one if sp_should_wake(old) (a
+		 * parker that counted itself after our load, woken without
+		 * WOKEN) */
+		:: d_step {
+			!(v & STARV) && !SHOULD_WAKE(v) ->
+			ACC;
+			v = w;
+			assert(LK(v) == 1);
+			w = v - 1;
+			assert(WORD_OK(w));
+			rel[me] = 1;
 #ifndef STALE_WAKE
-				wake = SHOULD_WAKE(v);
+			wake = SHOULD_WAKE(v)
+#else
+			skip                                    /* MUTATION (g): old not looked at */
 #endif
-				nv = (v & ~LK_MASK) | (wake -> WOKEN : 0)
-			fi;
+		   }
+		/* else the cmpxchg loop, on the word as it is now: STARVING:
+		 * hand off, (p, s, 1) -> (p, s, 2) (release); ... */
+		:: d_step {
+			((v & STARV) || SHOULD_WAKE(v)) && (w & STARV) ->
+			ACC;
+			v = w;
+			assert(LK(v) == 1);
+			nv = (v & ~LK_MASK) | HANDOFF;
 			assert(WORD_OK(nv));
 			w = nv;
 			rel[me] = 1
-		}
+		   } -> goto unlocked
+		/* ... else, still holding, (p, s, 1) -> (p, s, 1) | WOKEN if
+		 * sp_should_wake(v), or nothing to write any more ... */
+		:: d_step {
+			((v & STARV) || SHOULD_WAKE(v)) && !(w & STARV) ->
+#ifdef STALE_WAKE
+			wake = SHOULD_WAKE(v);                  /* MUTATION (g): decided once */
 #endif
-		/* After the release: only FUTEX_WAKE on the address. */
-		if
-		:: wake -> wake = 0;
-#ifndef DROP_WAKE
-			futex_wake1()                           /* unpark32(&lock->val, 1) */
+			ACC;
+			v = w;
+			assert(LK(v) == 1);
+#ifndef STALE_WAKE
+			wake = SHOULD_WAKE(v);
+#endif
+			if :: wake -> w = v | WOKEN :: else -> skip fi;
+			assert(WORD_OK(w))
+		   } ->
+			/* ... then the release, fetch_add32(-1), returning old:
+			 * wake one if we set WOKEN or sp_should_wake(old) */
+			d_step {
+				ACC;
+				v = w;
+				assert(LK(v) == 1);
+				w = v - 1;
+				assert(WORD_OK(w));
+				rel[me] = 1;
+#ifndef STALE_WAKE
+				wake = wake || SHOULD_WAKE(v)
 #else
-			skip                                    /* MUTATION (a): no FUTEX_WAKE */
+				skip                            /* MUTATION (g): old not looked at */
 #endif
-		:: else -> skip
+			}
 		fi;
+#endif
+#ifdef DROP_WAKE
+		wake = 0;                                       /* MUTATION (a): no FUTEX_WAKE */
+#endif
 #ifdef METER_AFTER_RELEASE
-		/* MUTATION (m): sp_unlock_meter after the release: its load32 */
+		/* MUTATION (m): the slow path meters a tick after its release:
+		 * sp_unlock_meter's load32 (in slice mode also sp_slice_leave's
+		 * fetch_and) */
 		if
-		:: (v & ARMED) && !(v & STARV) -> d_step { ACC; v = w }
+		:: v & ARMED -> d_step { ACC; v = w }
 		:: else -> skip
 		fi;
 #endif
+released:	/* After the release: only FUTEX_WAKE on the address (in the
+		 * step that returns, below). */
 #else /* OLD_UNLOCK */
 		/* ---- MUTATION (l): the unlock before 61e9ec6 ---- */
 		d_step { ACC; v = w };                          /* load32 */
@@ -529,6 +610,12 @@ oldwake:		if
 #endif
 unlocked:
 		atomic {
+			/* the wake-up, FUTEX_WAKE(1) after the release (no access:
+			 * README.md), and the return */
+			if
+			:: wake -> wake = 0; futex_wake1()     /* unpark32(&lock->val, 1) */
+			:: else -> skip
+			fi;
 			rel[me] = 0;
 			/* the program frees the lock after the last unlock */
 			if :: last -> freed = 1; last = 0 :: else -> skip fi;
