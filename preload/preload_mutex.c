@@ -254,9 +254,12 @@ static int word_sleep(struct pmutex *pm, clockid_t clock, const struct timespec 
 			break;
 	}
 	/* Timed out: take a free word, else leave the sleepers:
-	 * (n, w, 1) -> (n - 1, 0, 1), clearing WOKEN too (it may have been
-	 * set for us, and nobody else would clear it before the next unlock
-	 * skipped its wake-up for it). */
+	 * (n, w, 1) -> (n - 1, 0, 1), clearing WOKEN too: it may have been
+	 * set for us, and left set it would make the next unlock skip a
+	 * wake-up.  Not needed against a lost wake-up (a sleeper that a
+	 * FUTEX_WAKE dequeued returns 0, not ETIMEDOUT, and every counted
+	 * sleeper clears WOKEN before it sleeps: the Promela model's mutant
+	 * (8)), only to keep wake-ups prompt. */
 	for (;;) {
 		if (word_take(pm, &v, true))
 			return 0;
