@@ -121,7 +121,11 @@ static void say_ignored(FILE *f, const char *who, int t, const char *s, const ch
 	say_bad(f, who, "ignoring", t, s, tail);
 }
 
-int pvspin_tunables_report_ignored(FILE *err, const char *who, const char *tail)
+/* Each PVSPIN_* variable with a bad value, said on `err` (NULL: counted
+ * only) as ignored (say_ignored, ending in `tail`) or, with `tail` NULL
+ * and !ignoring, as "bad"; the count.  The one scan behind
+ * pvspin_tunables_report_ignored() and pvspin_tunables_check_env(). */
+static int scan_env(FILE *err, const char *who, bool ignoring, const char *tail)
 {
 	int bad = 0;
 	for (int t = 0; t < PVSPIN_TUNE_COUNT; t++) {
@@ -130,10 +134,19 @@ int pvspin_tunables_report_ignored(FILE *err, const char *who, const char *tail)
 		if (env_value(t, &s, &v) >= 0)
 			continue;
 		bad++;
-		if (err)
+		if (!err)
+			continue;
+		if (ignoring)
 			say_ignored(err, who ? who : "pvspin", t, s, tail);
+		else
+			say_bad(err, who ? who : "pvspin", "bad", t, s, "");
 	}
 	return bad;
+}
+
+int pvspin_tunables_report_ignored(FILE *err, const char *who, const char *tail)
+{
+	return scan_env(err, who, true, tail);
 }
 
 /* Does the load-time read report a bad value ("pvspin: ignoring ...")?
@@ -220,20 +233,11 @@ const char *pvspin_tunable_name(pvspin_tunable_t t)
 
 int pvspin_tunables_check_env(FILE *err, const char *who)
 {
-	int bad = 0;
 #ifndef PVSPIN_PLATFORM_SIM
-	for (int t = 0; t < PVSPIN_TUNE_COUNT; t++) {
-		const char *s;
-		uint32_t v;
-		if (env_value(t, &s, &v) >= 0)
-			continue;
-		bad++;
-		if (err)
-			say_bad(err, who ? who : "pvspin", "bad", t, s, "");
-	}
+	return scan_env(err, who, false, NULL);
 #else
 	(void)err;
 	(void)who;   /* the simulator reads no environment: nothing is bad */
+	return 0;
 #endif
-	return bad;
 }
