@@ -42,16 +42,24 @@ static inline bool pvspin_word_lock_fast(pvspin_lock_t *lock, uint32_t *val)
 	return pvspin_plat_cmpxchg32(&lock->val, val, _Q_LOCKED_VAL, PVSPIN_ACQUIRE);
 }
 
-/** Unlock by clearing the locked byte: (*,*,1) -> (*,*,0), release.  A
- *  locked byte that is not _Q_LOCKED_VAL is reported as misuse and left
- *  alone: `not_locked` for 0 (an unlock of a free lock), `corrupted` for
- *  any other value (the word was overwritten). */
-static inline void pvspin_word_unlock(pvspin_lock_t *lock, const char *not_locked,
-				      const char *corrupted)
+/** Unlock by clearing the locked byte: (*,*,1) -> (*,*,0), release.  The
+ *  bits of the word in `checked` must read exactly _Q_LOCKED_VAL (the
+ *  locked byte, _Q_LOCKED_MASK, for the queued kinds, whose upper bytes
+ *  belong to waiters; the whole word, ~0u, for tas, whose word is only
+ *  ever 0 or 1); anything else is reported as misuse and the word left
+ *  alone: `not_locked` when those bits are 0 (an unlock of a free lock),
+ *  `corrupted` otherwise (the word was overwritten).  One load (of the
+ *  byte or the word), one byte store. */
+static inline void pvspin_word_unlock(pvspin_lock_t *lock, uint32_t checked,
+				      const char *not_locked, const char *corrupted)
 {
-	uint8_t locked = pvspin_plat_load8(&lock->locked, PVSPIN_RELAXED);
-	if (__builtin_expect(locked != _Q_LOCKED_VAL, 0)) {
-		pvspin_report_misuse(locked ? corrupted : not_locked, lock,
+	/* only the byte when only the byte is checked (a constant once
+	 * inlined): a 32-bit load right after the pending waiter's 16-bit
+	 * store (clear_pending_set_locked) could not be forwarded from it */
+	uint32_t val = checked == _Q_LOCKED_MASK ? pvspin_plat_load8(&lock->locked, PVSPIN_RELAXED)
+						 : pvspin_plat_load32(&lock->val, PVSPIN_RELAXED);
+	if (__builtin_expect((val & checked) != _Q_LOCKED_VAL, 0)) {
+		pvspin_report_misuse((val & checked) ? corrupted : not_locked, lock,
 				     pvspin_plat_load32(&lock->val, PVSPIN_RELAXED));
 		return;
 	}

@@ -48,7 +48,7 @@ static inline void pvspin_qspinlock_lock(pvspin_lock_t *lock)
  *  and the word is left as it was. */
 static inline void pvspin_qspinlock_unlock(pvspin_lock_t *lock)
 {
-	pvspin_word_unlock(lock, "qspinlock: unlock of a lock that is not locked",
+	pvspin_word_unlock(lock, _Q_LOCKED_MASK, "qspinlock: unlock of a lock that is not locked",
 			   "qspinlock: corrupted locked byte");
 }
 

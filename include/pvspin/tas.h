@@ -54,18 +54,11 @@ static inline void pvspin_tas_lock(pvspin_lock_t *lock)
 /** Release: (0,0,1) -> (0,0,0), a store-release of the locked byte.  A
  *  word that is not 1 is reported (pvspin_report_misuse) and left as it
  *  was: 0 as an unlock of a lock that is not locked, anything else as a
- *  corrupted word (the same check as before, on the whole word: one
- *  32-bit load instead of an 8-bit one). */
+ *  corrupted word (pvspin_word_unlock() on the whole word). */
 static inline void pvspin_tas_unlock(pvspin_lock_t *lock)
 {
-	uint32_t val = pvspin_plat_load32(&lock->val, PVSPIN_RELAXED);
-	if (__builtin_expect(val != _Q_LOCKED_VAL, 0)) {
-		pvspin_report_misuse(val ? "tas: corrupted lock word"
-					 : "tas: unlock of a lock that is not locked",
-				     lock, val);
-		return;
-	}
-	pvspin_plat_store8(&lock->locked, 0, PVSPIN_RELEASE);
+	pvspin_word_unlock(lock, ~0u, "tas: unlock of a lock that is not locked",
+			   "tas: corrupted lock word");
 }
 
 /** True if held (a snapshot). */
