@@ -508,9 +508,9 @@ static inline bool sp_spinners_low(uint32_t v)
  */
 static enum sp_slice_verdict sp_unlock_meter(pvspin_lock_t *lock, uint32_t *v, uint32_t **later)
 {
-	if ((*later = sp_slice_unlock_later(lock)))
-		return SP_SLICE_GO_ON;
-	enum sp_slice_verdict meter = sp_slice_unlock(lock);
+	enum sp_slice_verdict meter = sp_slice_unlock(lock, later);
+	if (*later)
+		return meter;   /* counted after the release */
 	/* the meter's entry went to another lock: no slices without it */
 	if (meter == SP_SLICE_NONE && (*v & _SP_SLICED))
 		sp_slice_leave(lock);

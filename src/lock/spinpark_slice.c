@@ -341,24 +341,16 @@ static inline uint32_t *sp_slot_counter(pvspin_lock_t *lock, struct sp_slot_coun
 										    : NULL;
 }
 
-enum sp_slice_verdict sp_slice_unlock(pvspin_lock_t *lock)
+enum sp_slice_verdict sp_slice_unlock(pvspin_lock_t *lock, uint32_t **later)
 {
 	struct sp_slot_count *c;
-	/* Between ticks, only the slot's counter: the counter names a lock
-	 * only once it had an entry, and a lock that has lost it since is
-	 * told so at the next tick (header). */
-	uint32_t *n = sp_slot_counter(lock, &c);
-	if (n) {
-		++*n;
+	/* Between ticks, only the slot's counter, which the caller bumps
+	 * after its release: the counter names a lock only once it had an
+	 * entry, and a lock that has lost it since is told so at the next
+	 * tick (header). */
+	if ((*later = sp_slot_counter(lock, &c)))
 		return SP_SLICE_GO_ON;
-	}
 	return sp_slice_count(lock, c);
-}
-
-uint32_t *sp_slice_unlock_later(pvspin_lock_t *lock)
-{
-	struct sp_slot_count *c;
-	return sp_slot_counter(lock, &c);
 }
 
 void sp_slice_stamp_wake(pvspin_lock_t *lock)

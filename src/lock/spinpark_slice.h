@@ -53,26 +53,20 @@ enum sp_slice_verdict {
 			  * parked waiter (the next slice starts now) */
 };
 
-/** Meter one unlock of `lock` (called before its release, by the
- *  holder: only holders change _SP_SLICED): count the
- *  unlock in the thread slot's counter; every SP_SLICE_TICK-th unlock of
- *  this thread adds the count to the lock's entry and runs the mode
- *  controller, which may set or clear _SP_SLICED in the word.  Between
- *  ticks it touches only the slot's counter, so a lock that has lost its
- *  entry gets SP_SLICE_NONE up to SP_SLICE_TICK - 1 unlocks late.
- *  Thread-safe: one controller at a time per entry (a trylock; a busy
- *  entry skips its turn). */
-enum sp_slice_verdict sp_slice_unlock(pvspin_lock_t *lock);
-
-/** If this unlock of `lock` is one that sp_slice_unlock() would only
- *  count (no tick due: its verdict is SP_SLICE_GO_ON and it touches
- *  neither the lock nor its entry), the counter to increment instead,
- *  which the caller may do after its release: the meter then stays out
- *  of the critical section in 15 of 16 unlocks.  NULL when the unlock
- *  must call sp_slice_unlock() itself (a tick, another lock, no thread
- *  slot).  The counter is this thread slot's: only this thread writes
- *  it. */
-uint32_t *sp_slice_unlock_later(pvspin_lock_t *lock);
+/** Meter one unlock of `lock`, called by its holder before the release
+ *  (only holders change _SP_SLICED).  Most unlocks are only counted in the
+ *  thread slot's counter: then *later is that counter, for the caller to
+ *  increment after its release (the meter stays out of the critical
+ *  section; only this thread writes it), and the verdict is
+ *  SP_SLICE_GO_ON.  Otherwise (*later NULL) the unlock is counted now:
+ *  every SP_SLICE_TICK-th unlock of this thread adds the count to the
+ *  lock's entry and runs the mode controller, which may set or clear
+ *  _SP_SLICED in the word; so does every unlock of a thread without a
+ *  slot, and of a lock new to the slot.  A lock that has lost its entry
+ *  gets SP_SLICE_NONE up to SP_SLICE_TICK - 1 unlocks late.  Thread-safe:
+ *  one controller at a time per entry (a trylock; a busy entry skips its
+ *  turn). */
+enum sp_slice_verdict sp_slice_unlock(pvspin_lock_t *lock, uint32_t **later);
 
 /** Leave slice mode: clear _SP_SLICED and wake the waiters it put to
  *  sleep (all those counted in `parked`), so that they spin or park by
