@@ -323,7 +323,7 @@ struct sim {
 	 * queued vCPUs in the order they parked, and its counters (in the
 	 * JSON's "host" only when something parked) */
 	struct vcpu *park_head, *park_tail;
-	uint64_t parks, park_sleeps, park_timeouts, unpark_wakes, fences_heavy;
+	uint64_t parks, park_sleeps, park_timeouts, unpark_wakes;
 	/* rseq time-slice extension (key slice_ext_us; 0: off): its length,
 	 * the preemptions it deferred and the grants given back early by
 	 * rseq_slice_yield (in the JSON's "host" only when on) */

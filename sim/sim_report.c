@@ -264,13 +264,12 @@ json_t *results_json(double wall)
 		busy += S.pcpus[p].busy_ns;
 	json_object_set_new(host, "pcpu_busy_pct",
 			    json_real(S.now ? 100.0 * busy / ((double)S.now * S.np) : 0));
-	if (S.parks || S.fences_heavy) {
-		/* futex-style parking and heavy fences (only when used) */
+	if (S.parks) {
+		/* futex-style parking (only when used) */
 		json_object_set_new(host, "parks", json_integer((json_int_t)S.parks));
 		json_object_set_new(host, "park_sleeps", json_integer((json_int_t)S.park_sleeps));
 		json_object_set_new(host, "park_timeouts", json_integer((json_int_t)S.park_timeouts));
 		json_object_set_new(host, "unpark_wakes", json_integer((json_int_t)S.unpark_wakes));
-		json_object_set_new(host, "fences_heavy", json_integer((json_int_t)S.fences_heavy));
 	}
 	if (S.slice_ext) {
 		json_object_set_new(host, "slice_ext_grants",

@@ -54,17 +54,11 @@ exec \"$@\"
 ")
 set(_rootonly ${CMAKE_CURRENT_BINARY_DIR}/preload_rootonly.sh)
 
-# The interposer registers for membarrier's private expedited command at
-# load (and a fork child is registered): registered later, with threads
-# running, the first sleeping mutex waiter waited 8-20 ms (an RCU grace
-# period) for a mutex released long before.  77: the kernel cannot say.
 # A fork child's stats line counts the child's own acquisitions, not its
 # parent's (it used to repeat them): the child takes no lock.
 preload_test(preload_stats_fork_child 30 ${_check} --stats-lines 2
   --expect "acquisitions=0 contended=0 " --expect "(no lock was taken)"
   -- ${_pvspin} run --stats -- ${_helper} forkstats 1000)
-preload_test(preload_membarrier_at_load 60 ${_pvspin} run -- ${_helper} membarrier)
-set_tests_properties(preload_membarrier_at_load PROPERTIES SKIP_RETURN_CODE 77)
 
 foreach(k ${PVSPIN_PRELOAD_KINDS})
   # glibc semantics, in-process, with LD_PRELOAD set by ctest
@@ -163,13 +157,6 @@ set_tests_properties(preload_spinlimit_semantics PROPERTIES TIMEOUT 60 LABELS pr
 # sleepers in a fork child
 preload_test(preload_spinlimit_fork 60 ${_check}
   -- ${_pvspin} run --lock tas --spin-limit 10 -- ${_helper} fork)
-# the same without membarrier(2) (which neither the mutexes nor spinpark
-# need since 2026-12-03: nothing may come to depend on it unnoticed)
-add_test(NAME preload_nomembarrier_semantics COMMAND test_preload_semantics)
-set_tests_properties(preload_nomembarrier_semantics PROPERTIES TIMEOUT 60 LABELS preload
-  ENVIRONMENT "LD_PRELOAD=${_lib};PVSPIN_LOCK=qspinlock;PVSPIN_MUTEX_SPIN_LIMIT=100;PVSPIN_PRELOAD_NO_MEMBARRIER=1")
-preload_test(preload_nomembarrier_prodcons 120 env PVSPIN_PRELOAD_NO_MEMBARRIER=1 ${_check}
-  -- ${_pvspin} run --lock tas --spin-limit 100 -- ${_helper} prodcons 4 4 2000)
 preload_test(preload_spinlimit_sysbench_threads 120 ${_check}
   --expect "total number of events:              800"
   -- ${_pvspin} run --lock qspinlock --spin-limit 32768 -- sysbench threads --threads=8

@@ -25,10 +25,6 @@
  *                    (nanosleep) while T threads wait for it; prints the
  *                    waiters' CPU time per wall second ("waiter_cpu=X");
  *                    with a third argument L, fails above L/1000 of it
- *   membarrier       the process is registered for membarrier's private
- *                    expedited command when main starts, and so is a fork
- *                    child (the interposer registers at load); exit 77
- *                    where the kernel cannot say (before Linux 6.3)
  *   forkstats N      N lock/unlock of a mutex, then a fork child that
  *                    leaves by _exit(0) without taking a lock (its own
  *                    stats line must say so)
@@ -50,8 +46,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-#include "test_membarrier.h"
 
 #include "test_barrier.h"
 
@@ -462,21 +456,6 @@ static int cmd_spinsleep(int t, long ms, long max_mcpu)
 	return 0;
 }
 
-static int cmd_membarrier(void)
-{
-	int r = test_membarrier_private_registered();
-	if (r < 0)
-		return 77;
-	if (r != 1)
-		FAIL("membarrier: not registered for PRIVATE_EXPEDITED when main starts");
-	int c = test_membarrier_fork_child_registered();
-	if (c < 0)
-		FAIL("membarrier: fork or wait failed: %s", strerror(errno));
-	if (!c)
-		FAIL("membarrier: a fork child is not registered");
-	return 0;
-}
-
 static int cmd_forkstats(long n)
 {
 	pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
@@ -580,8 +559,6 @@ int main(int argc, char **argv)
 		return cmd_pingpong(a);
 	if (!strcmp(c, "spinsleep"))
 		return cmd_spinsleep((int)a, b, d);
-	if (!strcmp(c, "membarrier"))
-		return cmd_membarrier();
 	if (!strcmp(c, "forkstats"))
 		return cmd_forkstats(a);
 	if (!strcmp(c, "slotless"))

@@ -44,11 +44,6 @@
  *         (0: no timeout); may return spuriously
  *     pvspin_plat_unpark32(p, n)             -> threads woken (<= n)
  *     pvspin_plat_fence_full()               a full (StoreLoad) fence
- *     pvspin_plat_fence_light()              the cheap side of an
- *     pvspin_plat_fence_heavy()  -> bool     asymmetric StoreLoad fence
- *         (compiler barrier / membarrier(2)); false: no heavy side here,
- *         the caller must not rely on the pairing
- *     pvspin_plat_fence_heavy_available() -> bool  would it work here
  *     pvspin_plat_spin_cpus()                CPUs this process may run
  *         on now (>= 1): the bound on useful spinners
  *   the holder's time slice (Linux 7.0 rseq time-slice extension):

@@ -193,7 +193,7 @@ extern uint32_t pvspin_plat_fence_word __attribute__((visibility("hidden")));
 /** A full memory fence (StoreLoad included: `mfence`, or a locked RMW,
  *  on x86; some 10-40 cycles): the stores before it are visible to every
  *  CPU before any load after it.  For a slow path that must order a
- *  release against a later read without the asymmetric pair below. */
+ *  store against a later load of another word. */
 PVSPIN_PLAT_INLINE void pvspin_plat_fence_full(void)
 {
 #ifdef PVSPIN_PLAT_TSAN
@@ -206,33 +206,6 @@ PVSPIN_PLAT_INLINE void pvspin_plat_fence_full(void)
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 #endif
 }
-
-/** The cheap side of an asymmetric StoreLoad fence: a compiler barrier
- *  only.  Correct only against a pvspin_plat_fence_heavy() on the other
- *  side that returned true (see there). */
-PVSPIN_PLAT_INLINE void pvspin_plat_fence_light(void)
-{ __atomic_signal_fence(__ATOMIC_SEQ_CST); }
-
-/**
- * The expensive side of an asymmetric StoreLoad fence, after the userspace
- * RCU (liburcu) use of membarrier(2): MEMBARRIER_CMD_PRIVATE_EXPEDITED runs
- * a full memory barrier on every CPU that runs a thread of this process
- * (~0.2-0.7 us measured on the 2-vCPU development guest).  After it
- * returns, every other thread's accesses are ordered as if its
- * pvspin_plat_fence_light() had been a full fence.  The process is
- * registered when the library is loaded and in every fork child (cheap
- * while single-threaded; with threads running, registering waits for an
- * RCU grace period, 12-15 ms here), else on first use.  Returns false when membarrier
- * is not available (kernel < 4.14, seccomp, PVSPIN_PRELOAD_NO_MEMBARRIER=1):
- * the caller must then not rely on the pairing (poll instead).
- * Thread-safe.
- */
-bool pvspin_plat_fence_heavy(void);
-
-/** Would pvspin_plat_fence_heavy() work here (membarrier registered)?
- *  For a caller that fences only some of the times it relies on the
- *  pairing (the interposer's later sleepers).  Thread-safe. */
-bool pvspin_plat_fence_heavy_available(void);
 
 /** CPUs this process's threads may run on now (>= 1): the count of the
  *  calling thread's affinity mask united with the thread group leader's

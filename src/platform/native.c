@@ -22,12 +22,10 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/futex.h>
-#include <linux/membarrier.h>
 #include <pthread.h>
 #include <sched.h>
 #include <time.h>
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -219,45 +217,9 @@ uint32_t pvspin_plat_unpark32(uint32_t *p, uint32_t n)
 	return r > 0 ? (uint32_t)r : 0;
 }
 
-/* 0 not tried, 1 registered, 2 not available in this process (or
- * PVSPIN_PRELOAD_NO_MEMBARRIER=1, the switch the interposer's tests use). */
-static int membarrier_state;
-
-bool pvspin_plat_fence_heavy_available(void)
-{
-	int st = __atomic_load_n(&membarrier_state, __ATOMIC_ACQUIRE);
-	if (__builtin_expect(st == 0, 0)) {
-		const char *off = getenv("PVSPIN_PRELOAD_NO_MEMBARRIER");
-		long q = off && *off && strcmp(off, "0") != 0
-				 ? -1 : syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
-		st = q > 0 && (q & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
-		     syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0
-			     ? 1 : 2;
-		__atomic_store_n(&membarrier_state, st, __ATOMIC_RELEASE);
-	}
-	return st == 1;
-}
-
 /*
- * Register early, and restart the counters in a fork child.
- *
- * Registration.  MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED is cheap only
- * while the process has one thread (the kernel then just marks the
- * address space: 6-10 us here); with more, it waits until every CPU's run
- * queue has seen the new state, an RCU grace period: 12-15 ms measured on
- * this 2-vCPU guest (a second thread spinning or sleeping alike).
- * Registered lazily, at the first park, those 12-15 ms fell on a waiter
- * every time: under `pvspin run` the first pthread_mutex waiter to sleep
- * waited 8-21 ms for a lock released after 2 ms (glibc: 2.1-2.7 ms).  So
- * register when the library is loaded (constructors run before main,
- * normally single-threaded) and in a fork child, which has one thread
- * until it creates more (the registration belongs to the address space).
- * The lazy path stays for a library loaded into a running, multi-threaded
- * process.
- *
- * Counters: a fork child starts those of pvspin/stats.h from zero.  It is a
- * new process, and
- * what it inherited is its parent's history: under `pvspin run --stats`
+ * A fork child starts the counters of pvspin/stats.h from zero.  It is a
+ * new process, and what it inherited is its parent's history: under `pvspin run --stats`
  * every child's line repeated its parent's counts.  The forking thread
  * keeps its slot (slots_after_fork_child), so it counts as the one slot
  * allocated.  Only the slots ever allocated are written: clearing all
@@ -265,8 +227,6 @@ bool pvspin_plat_fence_heavy_available(void)
  */
 static void platform_after_fork_child(void)
 {
-	if (__atomic_load_n(&membarrier_state, __ATOMIC_RELAXED) == 1)
-		(void)syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0);
 	memset(slotless_events, 0, sizeof(slotless_events));
 	for (uint32_t s = 0; s < slots_high; s++)
 		memset(slots[s].events, 0, sizeof(slots[s].events));
@@ -276,21 +236,7 @@ static void platform_after_fork_child(void)
 
 __attribute__((constructor)) static void platform_at_load(void)
 {
-	(void)pvspin_plat_fence_heavy_available();
 	pthread_atfork(NULL, NULL, platform_after_fork_child);
-}
-
-bool pvspin_plat_fence_heavy(void)
-{
-	if (!pvspin_plat_fence_heavy_available())
-		return false;
-	if (syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0)
-		return true;
-	/* The registration belongs to the address space: a fork child (a
-	 * new mm) registers again. */
-	return errno == EPERM &&
-	       syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0 &&
-	       syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0;
 }
 
 /* Per thread: the count, re-read every SPIN_CPUS_REFRESH calls
