@@ -214,6 +214,39 @@ static void test_misuse_is_reported(void **state)
 		assert_string_equal(misuse_what, "tas: corrupted lock word");
 		assert_int_equal(c.val, tas_corrupt[i]);
 	}
+	/* spinpark: the reserved bit 15 set, or a locked byte other than 0,
+	 * 1 and 2 (handed off): lock()'s slow path reports it at its first
+	 * read and returns without the lock, the word unchanged (it counted
+	 * itself as a spinner or parker first, then reported in sp_park, or
+	 * took a free word with bit 15).  The inline fast path, one cmpxchg
+	 * of the locked byte, still takes a word whose locked byte is free
+	 * (0x8000); its unlock then reports it. */
+	static const uint32_t sp_corrupt[] = { 0x00008001u, 0x00008002u, 0x00000003u,
+					       0x000000ffu, 0x000880ffu, 0x00088001u,
+					       0xffffffffu };
+	for (size_t i = 0; i < sizeof(sp_corrupt) / sizeof(sp_corrupt[0]); i++) {
+		struct child_lock r;
+		assert_true(lock_in_child(PVSPIN_KIND_SPINPARK, sp_corrupt[i], &r));
+		assert_int_equal(r.misuse, 1);
+		assert_string_equal(r.what, "spinpark: corrupted lock word");
+		assert_int_equal(r.after, sp_corrupt[i]);
+	}
+	static const uint32_t sp_corrupt_free[] = { 0x00008000u, 0x00088000u, 0x7ff8f000u };
+	for (size_t i = 0; i < sizeof(sp_corrupt_free) / sizeof(sp_corrupt_free[0]); i++) {
+		pvspin_lock_t c = { .val = sp_corrupt_free[i] };
+		misuse_count = 0;
+		pvspin_spinpark_lock_slowpath(&c);   /* as after a lost fast path */
+		assert_int_equal(misuse_count, 1);
+		assert_string_equal(misuse_what, "spinpark: corrupted lock word");
+		assert_int_equal(c.val, sp_corrupt_free[i]);
+		pvspin_spinpark_lock(&c);            /* the fast path takes it */
+		assert_int_equal(misuse_count, 1);
+		assert_int_equal(c.val, sp_corrupt_free[i] | 1u);
+		pvspin_spinpark_unlock(&c);          /* and the unlock reports it */
+		assert_int_equal(misuse_count, 2);
+		assert_string_equal(misuse_what, "spinpark: corrupted lock word");
+		assert_int_equal(c.val, sp_corrupt_free[i] | 1u);
+	}
 	/* _Q_SLOW_VAL is a held pvqspinlock, not a corrupted one; for
 	 * qspinlock it is corrupted */
 	pvspin_lock_t slow = { .val = _Q_SLOW_VAL };

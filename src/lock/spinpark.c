@@ -131,6 +131,10 @@ static inline uint32_t sp_with_budget(uint32_t v, uint32_t e)
 static inline bool sp_not_plain_locked(uint32_t v, uint32_t arg)
 { (void)arg; return sp_locked(v) != _SP_LOCKED; }
 
+/* A word no step writes: the reserved bit, or a locked byte other than
+ * 0, 1 and 2.  Reported (once: every caller then returns from the slow
+ * path without the lock, leaving the word as it read it, and with any
+ * count it holds in it). */
 static bool sp_word_corrupt(pvspin_lock_t *lock, uint32_t v)
 {
 	if (!(v & _SP_RESERVED_MASK) && sp_locked(v) <= _SP_HANDOFF)
@@ -222,12 +226,15 @@ static inline bool sp_ours(const struct sp_waiter *w, uint32_t v)
 /*
  * Without spinning: take the lock if free, else make sure we are counted
  * in `parked` (p -> p + 1) with WOKEN cleared if we were parked already
- * (we run, so the next unlock may wake another).  True: lock taken.
- * A full `parked` count leaves us uncounted: we then poll.
+ * (we run, so the next unlock may wake another).  True: lock taken (or a
+ * corrupted word reported).  A full `parked` count leaves us uncounted:
+ * we then poll.
  */
 static bool sp_take_or_count(pvspin_lock_t *lock, struct sp_waiter *w, uint32_t v)
 {
 	for (;;) {
+		if (sp_word_corrupt(lock, v))
+			return true;   /* reported; the caller returns without the lock */
 		if (sp_locked(v) == 0) {
 			if (sp_take(lock, w, &v, false, false))
 				return true;
@@ -262,8 +269,11 @@ static void sp_meter(pvspin_lock_t *lock, uint32_t v)
 }
 
 /*
- * Phase 1, the registered spin (file comment).  True: lock taken.  False:
- * we are counted in `parked` (unless the count is full), not spinning.
+ * Phase 1, the registered spin (file comment).  True: lock taken, or a
+ * corrupted word reported (sp_word_corrupt: checked at every word read
+ * before a step that acts on it, so a word corrupted on entry is left as
+ * it was).  False: we are counted in `parked` (unless the count is
+ * full), not spinning.
  */
 static bool sp_spin(pvspin_lock_t *lock, struct sp_waiter *w)
 {
@@ -277,6 +287,8 @@ static bool sp_spin(pvspin_lock_t *lock, struct sp_waiter *w)
 	/* Join the spinners: (p, s, 1) -> (p, s + 1, 1) [| STARVING], or take
 	 * a free lock on the way. */
 	for (;;) {
+		if (sp_word_corrupt(lock, v))
+			return true;   /* reported; the caller returns without the lock */
 		if (sp_locked(v) == 0) {
 			if (sp_take(lock, w, &v, false, false))
 				return true;
@@ -308,6 +320,8 @@ static bool sp_spin(pvspin_lock_t *lock, struct sp_waiter *w)
 						      : SP_SPIN_MIN_LOOPS << sp_budget(v);
 	uint32_t left = budget;
 	for (;;) {
+		if (sp_word_corrupt(lock, v))
+			return true;   /* reported (our spinner count stays in it) */
 		if (sp_ours(w, v)) {
 			/* a spin that paid: the budget grows */
 			if (sp_take(lock, w, &v, true, left < budget / 2)) {
@@ -386,17 +400,21 @@ static bool sp_spin_longer(pvspin_lock_t *lock, uint32_t slept_us, bool timed_ou
 static bool sp_park(pvspin_lock_t *lock, struct sp_waiter *w)
 {
 	uint32_t v = pvspin_plat_load32(&lock->val, PVSPIN_ACQUIRE);
+	if (sp_word_corrupt(lock, v))
+		return true; /* reported; the caller returns without the lock */
 	if (w->counted && !(v & _SP_ARMED)) {
 		sp_arm(lock);
 		v = pvspin_plat_load32(&lock->val, PVSPIN_ACQUIRE);
 	}
 
-	while (sp_locked(v) == 0) {
+	for (;;) {
+		if (sp_word_corrupt(lock, v))
+			return true; /* reported; the caller returns without the lock */
+		if (sp_locked(v) != 0)
+			break;
 		if (sp_take(lock, w, &v, false, false))
 			return true;
 	}
-	if (sp_word_corrupt(lock, v))
-		return true; /* reported; the caller returns without the lock */
 	/* WOKEN set: an unlock may have skipped its wake-up because of it,
 	 * even one that woke nobody (the sleeper it meant was not asleep
 	 * yet).  Sleeping on it could be for ever: go round again, clear it
@@ -438,7 +456,7 @@ static bool sp_park(pvspin_lock_t *lock, struct sp_waiter *w)
  * inline fast path was not contended at that moment, and the fast path
  * stays one cmpxchg.  Judged from the word our acquisition replaced (no
  * load): not for the acquisition that arms the lock (sp_meter), nor for a
- * corrupted word (sp_park reported it and returned without taking).
+ * corrupted word (reported, and nothing taken: w->taken is 0).
  */
 static void sp_hold_begin(pvspin_lock_t *lock, const struct sp_waiter *w)
 {
@@ -450,7 +468,8 @@ void pvspin_spinpark_lock_slowpath(pvspin_lock_t *lock)
 {
 	struct sp_waiter w = { .counted = false };
 
-	/* A corrupted word is caught in sp_park, before any sleep. */
+	/* A corrupted word is reported where it is read (sp_spin,
+	 * sp_take_or_count, sp_park), before anything is done to it. */
 	for (;;) {
 		if (sp_spin(lock, &w)) {
 			sp_hold_begin(lock, &w);
