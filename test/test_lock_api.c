@@ -81,6 +81,32 @@ static void test_word_layout(void **state)
 	l.val = 7u | (8u << 16);
 	assert_true(pvspin_ticket_is_locked(&l));
 	assert_false(pvspin_ticket_is_contended(&l));
+	/* every ticket word is a real state (pvspin/ticket.h): next == owner
+	 * is free at any count, and both halves wrap (0xffffffff: free after
+	 * 65535 acquisitions), so trylock takes it and no word is reported
+	 * as corrupted */
+	static const uint32_t ticket_free[] = { 0x12341234u, 0xffffffffu, 0x80008000u };
+	for (size_t i = 0; i < sizeof(ticket_free) / sizeof(ticket_free[0]); i++) {
+		uint32_t owner = ticket_free[i] & 0xffffu;
+		l.val = ticket_free[i];
+		assert_false(pvspin_ticket_is_locked(&l));
+		assert_true(pvspin_ticket_trylock(&l));
+		assert_int_equal(l.val, owner | (((owner + 1) & 0xffffu) << 16));
+		assert_true(pvspin_ticket_is_locked(&l));
+		assert_false(pvspin_ticket_is_contended(&l));
+		pvspin_ticket_unlock(&l);
+		assert_false(pvspin_ticket_is_locked(&l));
+		assert_int_equal(l.val, ((owner + 1) & 0xffffu) * 0x10001u);
+		pvspin_ticket_lock(&l);
+		assert_true(pvspin_ticket_is_locked(&l));
+		pvspin_ticket_unlock(&l);
+		assert_int_equal(l.val, ((owner + 2) & 0xffffu) * 0x10001u);
+	}
+	/* owner 0xfffe, next 0x0001: a holder and 2 waiters across the wrap */
+	l.val = 0xfffeu | (0x0001u << 16);
+	assert_true(pvspin_ticket_is_locked(&l));
+	assert_true(pvspin_ticket_is_contended(&l));
+	assert_false(pvspin_ticket_trylock(&l));
 }
 
 static int misuse_count;

@@ -3,7 +3,20 @@
  * spinlock before qspinlock, arch/x86 ticket spinlocks): bits 0-15 are the
  * ticket now served (owner), bits 16-31 the next ticket to hand out.
  * Historical baseline: fair, and the textbook victim of lock waiter
- * preemption.  At most 65535 simultaneous waiters.
+ * preemption.  At most 65535 threads holding or waiting at once (with
+ * 65536, next wraps onto owner and the word reads free).
+ *
+ * No ticket word is reported as corrupted, because none can be told from
+ * a real state: owner and next both count modulo 65536, so a free lock
+ * is any word with next == owner (0x12341234 after 0x1234 acquisitions,
+ * 0xffffffff after 65535), and next - owner (mod 65536) is the holder
+ * plus its waiters, any of 1-65535 (a lock in shared memory may have
+ * waiters in several processes, so not even this process's thread count
+ * bounds it).  So trylock and lock take any word with next == owner, and
+ * a stray store that leaves next != owner looks like a held lock: lock()
+ * takes the next ticket and waits for it, as behind a holder.  Only the
+ * unlock of a free word (next == owner) is certainly misuse, and it is
+ * reported.
  *
  * Functions: pvspin_ticket_{lock,trylock,unlock,is_locked,is_contended}.
  * Thread-safe; not async-signal-safe against a waiter it interrupted
