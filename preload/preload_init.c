@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "preload.h"
@@ -63,15 +64,18 @@ int preload_stats_enabled(void)
 		const char *s = getenv("PVSPIN_STATS");
 		on = s && !strcmp(s, "1");
 		if (s && *s && !on && strcmp(s, "0")) {
-			/* neither on nor off: said (write(2): this may run where
-			 * a lock is taken), and off; a race of two first readers
-			 * may say it twice */
-			char msg[160];
-			int len = snprintf(msg, sizeof(msg), "pvspin: ignoring PVSPIN_STATS=%.60s: "
-					   "expected 1 (on) or 0 (off); the stats stay off\n", s);
-			if (len > 0)
-				(void)!write(STDERR_FILENO, msg, (size_t)len < sizeof(msg)
-					     ? (size_t)len : sizeof(msg) - 1);
+			/* neither on nor off: said (one writev(2), not stdio:
+			 * this may run where a lock is taken; the value whole,
+			 * however long: it was cut at 60 bytes), and off; a
+			 * race of two first readers may say it twice */
+			static const char pre[] = "pvspin: ignoring PVSPIN_STATS=";
+			static const char post[] = ": expected 1 (on) or 0 (off); the stats stay off\n";
+			struct iovec iov[3] = {
+				{ (void *)pre, sizeof(pre) - 1 },
+				{ (void *)s, strlen(s) },
+				{ (void *)post, sizeof(post) - 1 },
+			};
+			(void)!writev(STDERR_FILENO, iov, 3);
 		}
 		__atomic_store_n(&preload_stats_on, on, __ATOMIC_RELAXED);
 	}
@@ -174,7 +178,10 @@ static void print_stats(void)
 	 * wake-ups: most halt calls return at once (the lock changed, or a
 	 * kick came first); each halt that slept was ended by a kick. */
 	/* spinpark's own waiting (the halt fields are pvqspinlock's). */
-	char sp[256] = "";
+	/* Sized for every counter at its largest (20 digits): the
+	 * spinpark part up to 276 characters, the line up to about 770
+	 * with it (it was cut at 255 and 767). */
+	char sp[320] = "";
 	if (__atomic_load_n(&preload_kind_fixed, __ATOMIC_ACQUIRE) == PVSPIN_KIND_SPINPARK)
 		snprintf(sp, sizeof(sp),
 			 " spin_acquire=%llu spin_fail=%llu park=%llu unpark=%llu handoff=%llu"
@@ -188,7 +195,7 @@ static void print_stats(void)
 			 (unsigned long long)ev.count[PVSPIN_EV_SLICE_ON],
 			 (unsigned long long)ev.count[PVSPIN_EV_SLICE_END],
 			 (unsigned long long)ev.count[PVSPIN_EV_SLICE_EXT_YIELD]);
-	char buf[768];
+	char buf[1024];
 	int n = snprintf(buf, sizeof(buf),
 		"pvspin: stats pid=%ld lock=%s acquisitions=%llu contended=%llu halt_calls=%llu"
 		" (pv_wait_node=%llu pv_wait_head=%llu) halt_sleeps=%llu unlock_kicks=%llu"

@@ -245,6 +245,12 @@ set_tests_properties(preload_run_bad_tunable PROPERTIES PASS_REGULAR_EXPRESSION 
 preload_test(preload_stats_bad_value 30 ${_check} --stats-lines 0
   --expect "ignoring PVSPIN_STATS=no: expected 1 (on) or 0 (off)"
   -- env PVSPIN_STATS=no LD_PRELOAD=${_lib} ${_nolock} return 0)
+# ... whole, however long (it was cut at 60 bytes: 300 here)
+string(REPEAT "0123456789" 30 _long_stats)
+preload_test(preload_stats_bad_value_long 30 ${_check} --stats-lines 0
+  --expect "ignoring PVSPIN_STATS=${_long_stats}: expected 1 (on) or 0 (off)"
+  --expect " the stats stay off\n"
+  -- env PVSPIN_STATS=${_long_stats} LD_PRELOAD=${_lib} ${_nolock} return 0)
 # ... also when the program closes stderr in an atexit() handler (GNU
 # coreutils' close_stdout: the line goes to the interposer's private
 # duplicate of fd 2), when it leaves by _exit()/_Exit() (dash after a
