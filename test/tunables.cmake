@@ -61,6 +61,18 @@ if [ -x \"$2\" ]; then
   # the same simulation (less the wall-clock figures)
   w() { grep -v -e events_per_s -e wall_seconds; }
   [ \"$(echo \"$o\" | w)\" = \"$(\"$1\" sim --preset smoke --json - | w)\" ] || { echo 'sim: another result'; exit 1; }
+  # a valid value is not applied either, and said so once (it was
+  # ignored silently): the key to use instead, or for the interposer's
+  # mutex limit that nothing here reads it
+  # (with --seeds 2: once, not once per seed's process)
+  PVSPIN_SPIN_THRESHOLD=64 PVSPIN_MUTEX_SPIN_LIMIT=100 PVSPIN_TAS_BACKOFF_MAX= \"$1\" sim --preset smoke --seeds 2 --json - >/dev/null 2>/tmp/tunables_env_tools.$$; r=$?
+  e=$(grep -v '^==[0-9]*==' /tmp/tunables_env_tools.$$); rm -f /tmp/tunables_env_tools.$$
+  [ $r -eq 0 ] || { echo \"sim valid: exit $r: '$e'\"; exit 1; }
+  [ \"$e\" = \"pvspin sim: ignoring PVSPIN_SPIN_THRESHOLD=64: pvspin sim takes tunables only as configuration keys (--set spin_threshold=64), never from the environment
+pvspin sim: ignoring PVSPIN_MUTEX_SPIN_LIMIT=100: only the interposer's mutexes read it (pvspin run); the simulator runs none\" ] ||
+    { echo \"sim valid: got '$e'\"; exit 1; }
+  o=$(PVSPIN_SPIN_THRESHOLD=64 \"$1\" sim --preset smoke --json - 2>/dev/null)
+  [ \"$(echo \"$o\" | w)\" = \"$(\"$1\" sim --preset smoke --json - | w)\" ] || { echo 'sim valid: another result'; exit 1; }
 fi
 echo tunables-env-tools-ok
 ")

@@ -149,6 +149,15 @@ int pvspin_tunables_report_ignored(FILE *err, const char *who, const char *tail)
 	return scan_env(err, who, true, tail);
 }
 
+int pvspin_tunable_env(pvspin_tunable_t t, const char **var, const char **text)
+{
+	uint32_t v;
+	if ((unsigned)t >= PVSPIN_TUNE_COUNT)
+		return 0;
+	*var = tunable_env[t];
+	return env_value(t, text, &v);
+}
+
 /* Does the load-time read report a bad value ("pvspin: ignoring ...")?
  * (tunables_report.h) Yes, unless the program links a strong definition that says no: the
  * `pvspin` tool does (tools/pvspin/main.c), because its subcommands that

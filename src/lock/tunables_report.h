@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "pvspin/tunables.h"
+
 /**
  * True if the library, when it reads the environment (its constructor,
  * or the first tunable read if a lock came first), prints "pvspin:
@@ -44,5 +46,18 @@ __attribute__((visibility("hidden"))) bool pvspin_tunables_report_at_load(void);
 __attribute__((visibility("hidden"))) int pvspin_tunables_report_ignored(FILE *err,
 									  const char *who,
 									  const char *tail);
+
+/**
+ * Tunable t's environment variable as it is now (getenv()): its name in
+ * *var ("PVSPIN_SPIN_THRESHOLD") and its text in *text; returns 0 if it
+ * is unset (absent or empty), 1 if its value is valid for t, -1 if not
+ * (what pvspin_tunables_report_ignored() says).  0 for an invalid t
+ * (*var, *text untouched).  For a program that takes no value from the
+ * variables and says so of a valid one too (`pvspin sim`).  Changes no
+ * tunable.  Not in the simulator build.  Thread-safe as getenv() is.
+ */
+__attribute__((visibility("hidden"))) int pvspin_tunable_env(pvspin_tunable_t t,
+							       const char **var,
+							       const char **text);
 
 #endif /* PVSPIN_SRC_LOCK_TUNABLES_REPORT_H */

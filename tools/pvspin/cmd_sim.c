@@ -7,9 +7,9 @@
  * it with the same arguments: first `pvspin-sim` in the directory of the
  * running `pvspin` (readlink /proc/self/exe: the build tree or the install
  * prefix), then `pvspin-sim` from PATH.  Its argv[0] is "pvspin sim", so
- * getopt's messages name the command the user typed.  A bad PVSPIN_*
+ * getopt's messages name the command the user typed.  A PVSPIN_*
  * tunable variable, which the simulator never reads, is said to be
- * ignored first.
+ * ignored first, bad or valid.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "lock/tunables_report.h"
+#include "pvspin/tunables.h"
 #include "cmd.h"
 
 /**
@@ -40,10 +41,29 @@ int pvspin_cmd_sim(int argc, char **argv)
 	/* The simulator reads no PVSPIN_* tunable (spin_threshold, ... are
 	 * its keys) and this tool's library is silent about a bad one at
 	 * load (main.c): say it is ignored, as the other commands say a bad
-	 * one (run, bench and torture refuse it), before the exec. */
+	 * one (run, bench and torture refuse it), before the exec, and say
+	 * so of a valid one too, which was ignored silently (a user who set
+	 * PVSPIN_SPIN_THRESHOLD=64 saw the default's results).  Not applied:
+	 * a run is a function of its configuration (preset, scenario, --set,
+	 * seed), which the JSON repeats, not of the environment; and these
+	 * variables tune this machine's threads, the keys the simulated
+	 * guest's locks.  Once per variable, here, before the exec: the
+	 * simulator's --seeds children say nothing more. */
 	pvspin_tunables_report_ignored(stderr, "pvspin sim",
 				       "; pvspin sim takes tunables only as configuration keys, "
 				       "never from the environment");
+	for (int t = 0; t < PVSPIN_TUNE_COUNT; t++) {
+		const char *var, *text;
+		if (pvspin_tunable_env((pvspin_tunable_t)t, &var, &text) <= 0)
+			continue;
+		if (t == PVSPIN_TUNE_MUTEX_SPIN_LIMIT)
+			fprintf(stderr, "pvspin sim: ignoring %s=%s: only the interposer's mutexes "
+				"read it (pvspin run); the simulator runs none\n", var, text);
+		else
+			fprintf(stderr, "pvspin sim: ignoring %s=%s: pvspin sim takes tunables only "
+				"as configuration keys (--set %s=%s), never from the environment\n",
+				var, text, pvspin_tunable_name((pvspin_tunable_t)t), text);
+	}
 	args[0] = (char *)"pvspin sim";
 	for (int i = 1; i < argc; i++)
 		args[i] = argv[i];
