@@ -64,6 +64,14 @@ add_test(NAME cli_bench_bad_env_early COMMAND sh -c
    PVSPIN_LOCK=tas \"$0\" detect --interval-ms 0 | tail -1" ${_pvspin})
 set_tests_properties(cli_bench_bad_env_early PROPERTIES LABELS sanitize
   PASS_REGULAR_EXPRESSION "exit=2 out=\\[\\]\nPVSPIN_LOCK=tas is set: programs started from here use that kind")
+# detect's note follows the library's order (pvspin_default_kind()):
+# PVSPIN_LOCK wins, bad or valid, even beside a bad PVSPIN_POLICY (a
+# program uses the kind); PVSPIN_POLICY only while PVSPIN_LOCK is unset
+# or empty; nothing for an empty PVSPIN_POLICY, nor with --policy
+add_test(NAME cli_detect_env_note COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/cli_detect_env_note.sh
+  ${_pvspin})
+set_tests_properties(cli_detect_env_note PROPERTIES LABELS sanitize
+  PASS_REGULAR_EXPRESSION "detect-env-note-ok")
 # bench and torture refuse a bad PVSPIN_LOCK / PVSPIN_POLICY as `pvspin
 # run` does: exit 2, one line prefixed with the subcommand, also where
 # --lock or --locks would replace the default kind (torture --lock tas

@@ -14,10 +14,8 @@
 
 static pvspin_kind_t default_kind = PVSPIN_KIND_NONE;
 
-/* PVSPIN_LOCK as it is now: 0 unset (absent or empty), 1 a kind
- * (*kind), -1 not a kind (one line on `err` unless NULL, prefixed with
- * `who`: pvspin_default_kind_check_env()'s wording). */
-static int lock_env(FILE *err, const char *who, pvspin_kind_t *kind)
+/* PVSPIN_LOCK as it is now (policy_default.h). */
+int pvspin_default_lock_env(FILE *err, const char *who, pvspin_kind_t *kind)
 {
 	const char *name = getenv("PVSPIN_LOCK");
 	if (!name || !*name)
@@ -36,7 +34,7 @@ int pvspin_default_kind_check_env(FILE *err, const char *who)
 	pvspin_kind_t k;
 	pvspin_policy_t p;
 	/* the first bad one only: see pvspin/lock.h */
-	if (lock_env(err, who, &k) < 0 || pvspin_default_policy_env(err, who, &p) < 0)
+	if (pvspin_default_lock_env(err, who, &k) < 0 || pvspin_default_policy_env(err, who, &p) < 0)
 		return 1;
 	return 0;
 }
@@ -62,7 +60,7 @@ void pvspin_default_kind_exit(void)
 static pvspin_kind_t resolve(void)
 {
 	pvspin_kind_t k;
-	int r = lock_env(NULL, NULL, &k);
+	int r = pvspin_default_lock_env(NULL, NULL, &k);
 	if (r < 0)
 		pvspin_default_kind_exit();
 	if (r > 0)

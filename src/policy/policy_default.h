@@ -25,6 +25,19 @@
 pvspin_kind_t pvspin_policy_pick_default(void);
 
 /**
+ * PVSPIN_LOCK as it is now: 0 unset (absent or empty), 1 a kind
+ * (*kind), -1 not a kind, after one line on `err` unless NULL, prefixed
+ * with `who` (NULL: "pvspin"): "WHO: PVSPIN_LOCK=VALUE is not a lock
+ * kind; valid kinds: ...".  The test pvspin_default_kind() makes first
+ * (its value wins; PVSPIN_POLICY is read only when it is unset), and
+ * the wording of pvspin_default_kind_check_env(), which calls it; also
+ * `pvspin detect`'s, which says which variable programs started from
+ * it follow.  Defined in src/lock/default_kind.c.  Thread-safe as
+ * getenv() is.
+ */
+int pvspin_default_lock_env(FILE *err, const char *who, pvspin_kind_t *kind)
+	__attribute__((visibility("hidden")));
+/**
  * PVSPIN_POLICY as it is now: 0 unset (absent or empty), 1 a policy
  * (*p), -1 not a policy, after one line on `err` unless NULL, prefixed
  * with `who` (NULL: "pvspin"): "WHO: PVSPIN_POLICY=VALUE: REASON"

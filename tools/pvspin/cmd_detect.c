@@ -21,6 +21,7 @@
 
 #include "pvspin/policy.h"
 #include "lock/tunables_report.h"
+#include "policy/policy_default.h"
 #include "cmd.h"
 #include "option_error.h"
 
@@ -427,24 +428,33 @@ int pvspin_cmd_detect(int argc, char **argv)
 			printf("%-15s %-12s %s\n", name, pvspin_kind_name(c.kind), c.reason);
 		}
 		/* The library of a program started from here reads these
-		 * first: say so, or the table reads as what it will use. */
-		const char *lock_env = getenv("PVSPIN_LOCK"), *policy_env = getenv("PVSPIN_POLICY");
+		 * first: say so, or the table reads as what it will use.
+		 * Decided by the library's own tests, in its order
+		 * (pvspin_default_kind(): PVSPIN_LOCK wins, PVSPIN_POLICY is
+		 * read only while it is unset).  Not
+		 * pvspin_default_kind_check_env(): it checks both whatever
+		 * the other says (for run, bench and torture, which refuse
+		 * either), so it would call a valid PVSPIN_LOCK beside a
+		 * bad PVSPIN_POLICY bad, where a program uses the kind. */
+		pvspin_kind_t env_kind;
 		pvspin_policy_t env_policy;
+		int lock_r = pvspin_default_lock_env(NULL, NULL, &env_kind), policy_r;
 		/* (one policy asked for: no note) */
-		if (!policy_name && lock_env && *lock_env) {
-			if (pvspin_kind_from_name(lock_env) != PVSPIN_KIND_NONE)
+		if (!policy_name && lock_r) {
+			if (lock_r > 0)
 				printf("\nPVSPIN_LOCK=%s is set: programs started from here use that "
-				       "kind, whatever the policies pick\n", lock_env);
+				       "kind, whatever the policies pick\n", getenv("PVSPIN_LOCK"));
 			else
 				printf("\nPVSPIN_LOCK=%s is set and is not a lock kind: programs "
-				       "started from here exit 2\n", lock_env);
-		} else if (!policy_name && policy_env && *policy_env) {
-			if (!pvspin_policy_parse(policy_env, &env_policy))
+				       "started from here exit 2\n", getenv("PVSPIN_LOCK"));
+		} else if (!policy_name &&
+			   (policy_r = pvspin_default_policy_env(NULL, NULL, &env_policy))) {
+			if (policy_r > 0)
 				printf("\nPVSPIN_POLICY=%s is set: programs started from here use "
-				       "that policy's pick, not pvspin's\n", policy_env);
+				       "that policy's pick, not pvspin's\n", getenv("PVSPIN_POLICY"));
 			else
 				printf("\nPVSPIN_POLICY=%s is set and is not a policy: programs "
-				       "started from here exit 2\n", policy_env);
+				       "started from here exit 2\n", getenv("PVSPIN_POLICY"));
 		}
 	}
 	pvspin_env_cpuid_free(&table);
