@@ -185,15 +185,13 @@ static void print_stats(void)
 	if (__atomic_load_n(&preload_kind_fixed, __ATOMIC_ACQUIRE) == PVSPIN_KIND_SPINPARK)
 		snprintf(sp, sizeof(sp),
 			 " spin_acquire=%llu spin_fail=%llu park=%llu unpark=%llu handoff=%llu"
-			 " starving=%llu slice_on=%llu slice_end=%llu slice_ext_yield=%llu",
+			 " starving=%llu slice_ext_yield=%llu",
 			 (unsigned long long)ev.count[PVSPIN_EV_SPIN_ACQUIRE],
 			 (unsigned long long)ev.count[PVSPIN_EV_SPIN_FAIL],
 			 (unsigned long long)ev.count[PVSPIN_EV_PARK],
 			 (unsigned long long)ev.count[PVSPIN_EV_UNPARK],
 			 (unsigned long long)ev.count[PVSPIN_EV_HANDOFF],
 			 (unsigned long long)ev.count[PVSPIN_EV_STARVING],
-			 (unsigned long long)ev.count[PVSPIN_EV_SLICE_ON],
-			 (unsigned long long)ev.count[PVSPIN_EV_SLICE_END],
 			 (unsigned long long)ev.count[PVSPIN_EV_SLICE_EXT_YIELD]);
 	char buf[1024];
 	int n = snprintf(buf, sizeof(buf),

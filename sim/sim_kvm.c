@@ -365,14 +365,15 @@ uint32_t pvspin_plat_unpark32(uint32_t *p, uint32_t n)
 /* The rseq time-slice extension (sim_platform.h; the scheduler's side is
  * slice_ext_defer in sim_sched.c).  As natively (native_slice_ext.c): the
  * request is for one lock, and none is set during a grant. */
-void pvspin_plat_slice_ext_begin(const void *lock)
+bool pvspin_plat_slice_ext_begin(const void *lock)
 {
 	struct vcpu *v = S.cur;
 	if (!v || !S.slice_ext)
-		return;
+		return false;
 	v->slice_owner = lock;
 	if (!v->slice_granted)
 		v->slice_req = true;
+	return true;
 }
 
 void pvspin_plat_slice_ext_end(const void *lock)

@@ -130,8 +130,10 @@ uint32_t pvspin_plat_spin_cpus(void);
  *  request the scheduler honours (sim_sched.c, slice_ext_defer: a
  *  preemption of the thread is deferred once, by slice_ext_us); else
  *  nothing, as natively on a kernel before 7.0 (a hypervisor's vCPUs are
- *  not covered).  A CPU-local store: no cost (sim_kvm.c). */
-void pvspin_plat_slice_ext_begin(const void *lock);
+ *  not covered).  A CPU-local store: no cost (sim_kvm.c).  True where
+ *  the extension is on (the unlock must then call
+ *  pvspin_plat_slice_ext_end()). */
+bool pvspin_plat_slice_ext_begin(const void *lock);
 
 /** At the unlock of `lock`: withdraw the request; if a preemption was
  *  deferred, rseq_slice_yield(2): a system call's cost (the twin's

@@ -240,14 +240,14 @@ static void test_misuse_is_reported(void **state)
 		assert_string_equal(misuse_what, "tas: corrupted lock word");
 		assert_int_equal(c.val, tas_corrupt[i]);
 	}
-	/* spinpark: the reserved bit 15 set, or a locked byte other than 0,
+	/* spinpark: a reserved bit (14, 15) set, or a locked byte other than 0,
 	 * 1 and 2 (handed off): lock()'s slow path reports it at its first
 	 * read and returns without the lock, the word unchanged (it counted
 	 * itself as a spinner or parker first, then reported in sp_park, or
-	 * took a free word with bit 15).  The inline fast path, one cmpxchg
+	 * took a free word with a reserved bit).  The inline fast path, one cmpxchg
 	 * of the locked byte, still takes a word whose locked byte is free
 	 * (0x8000); its unlock then reports it. */
-	static const uint32_t sp_corrupt[] = { 0x00008001u, 0x00008002u, 0x00000003u,
+	static const uint32_t sp_corrupt[] = { 0x00008001u, 0x00004001u, 0x00008002u, 0x00000003u,
 					       0x000000ffu, 0x000880ffu, 0x00088001u,
 					       0xffffffffu };
 	for (size_t i = 0; i < sizeof(sp_corrupt) / sizeof(sp_corrupt[0]); i++) {
@@ -257,7 +257,8 @@ static void test_misuse_is_reported(void **state)
 		assert_string_equal(r.what, "spinpark: corrupted lock word");
 		assert_int_equal(r.after, sp_corrupt[i]);
 	}
-	static const uint32_t sp_corrupt_free[] = { 0x00008000u, 0x00088000u, 0x7ff8f000u };
+	static const uint32_t sp_corrupt_free[] = { 0x00008000u, 0x00004000u, 0x00088000u,
+						    0x7ff8f000u };
 	for (size_t i = 0; i < sizeof(sp_corrupt_free) / sizeof(sp_corrupt_free[0]); i++) {
 		pvspin_lock_t c = { .val = sp_corrupt_free[i] };
 		misuse_count = 0;

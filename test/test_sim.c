@@ -346,49 +346,6 @@ static void test_all_kinds_clean(void **state)
 	}
 }
 
-/* vm0's count of lock event `name` in a finished run. */
-static long long vm0_event(const struct sim_result *r, const char *name)
-{
-	json_t *vm0 = json_array_get(json_object_get(r->json, "vms"), 0);
-	json_t *ev = json_object_get(json_object_get(vm0, "lock_events"), name);
-	assert_true(json_is_integer(ev));
-	return json_integer_value(ev);
-}
-
-/* spinpark's slice mode is chosen by measurement (src/lock/spinpark_slice.c):
- * with 2 vCPUs on one lock and non-critical sections shorter than the
- * critical ones (20 ns against 50 ns), one vCPU running alone does far
- * more than hand-offs (11.1 M unlocks/s against 8.1 M; with ncs 50 ns it
- * was within the 10 % margin), so the probe wins and slices run
- * for most of the run; with 120 vCPUs sharing the lock (spawn-dedicated)
- * slice mode is probed and dropped before a single slice ends. */
-#define SLICE_WINS_CONFIG \
-	"vms=1 vcpus=2 pcpus=2 workload=spawn locks=1 ncs_us=0.02 cs_us=0.05 seconds=0.1 lock=spinpark"
-static void test_spinpark_slice_mode(void **state)
-{
-	(void)state;
-	struct sim_config c;
-	struct sim_result r;
-	sim_config_defaults(&c);
-	set_all(&c, SLICE_WINS_CONFIG);
-	assert_int_equal(sim_run(&c, &r), 0);
-	long long on = vm0_event(&r, "slice_on"), end = vm0_event(&r, "slice_end");
-	printf("  2 vCPUs: slice_on %lld, slice_end %lld\n", on, end);
-	assert_true(on >= 1);
-	assert_true(end >= 20);   /* 0.1 s: ~90 slices of 1 ms if kept */
-	result_free(&r);
-
-	sim_config_defaults(&c);
-	set_all(&c, "preset=spawn-dedicated lock=spinpark");
-	assert_int_equal(sim_run(&c, &r), 0);
-	on = vm0_event(&r, "slice_on");
-	end = vm0_event(&r, "slice_end");
-	printf("  spawn-dedicated: slice_on %lld, slice_end %lld\n", on, end);
-	assert_true(on >= 1);
-	assert_int_equal(end, 0);
-	result_free(&r);
-}
-
 /* A vCPU whose last unlock wakes a parked vCPU onto its own pCPU is
  * preempted there, and finishes only when it runs again: before the fix
  * vcpu_finish() marked the pCPU's new vCPU done instead (this seed left
@@ -1213,7 +1170,6 @@ int main(void)
 		cmocka_unit_test(test_misuse_stops_run),
 		cmocka_unit_test(test_all_kinds_clean),
 		cmocka_unit_test(test_finish_after_waking_onto_own_pcpu),
-		cmocka_unit_test(test_spinpark_slice_mode),
 		cmocka_unit_test(test_config_errors),
 		cmocka_unit_test(test_ini_scenario),
 		cmocka_unit_test(test_ini_preset_anywhere),

@@ -1,15 +1,17 @@
 /*
  * test_slice_ext.c - spinpark's use of the rseq time-slice extension
  * (Linux 7.0; src/platform/native_slice_ext.c, docs/spinpark.md): a
- * thread that got a contended (ARMED) lock after waiting requests the
- * extension while it holds it, its unlock withdraws the request (the
- * unlock of a lock nested inside does not), a granted extension is given
- * back (rseq_slice_yield, counted as slice_ext_yield), and no request is
- * set while a grant is active.  The inline fast path requests nothing.
+ * thread that got a lock after waiting requests the extension while it
+ * holds it and marks the word EXTENDED, its unlock withdraws the request
+ * and clears the bit (the unlock of a lock nested inside does not
+ * withdraw it), a granted extension is given back (rseq_slice_yield,
+ * counted as slice_ext_yield), and no request is set while a grant is
+ * active.  The inline fast path requests nothing.
  *
  * On a kernel that does not offer the extension (this project's machine
  * runs 6.18) the first test checks the clean fall-back: the holder tried
- * once and has no slice_ctrl, and the lock works.  Where the kernel
+ * once and has no slice_ctrl, the word never shows EXTENDED (so every
+ * unlock stays on the inline path), and the lock works.  Where the kernel
  * offers it, the same test checks the request in the real rseq area.
  * The other tests give the thread a stand-in slice_ctrl
  * (pvspin_slice_ext_attach_for_test) so the protocol is checked on any
@@ -36,11 +38,12 @@ static pvspin_lock_t inner = PVSPIN_LOCK_INIT;
 struct seen {
 	uint8_t *fake;         /* stand-in slice_ctrl, or NULL: the real one */
 	bool grant;            /* play the kernel: grant while held */
-	bool nested;           /* take and drop `inner` (ARMED, free) while held */
+	bool nested;           /* take and drop `inner` (free) while held */
 	uint8_t request_inner; /* request byte after the inner unlock */
 	bool tried;            /* enabling was attempted */
 	bool has_ctrl;         /* a slice_ctrl is in use */
 	uint8_t request_held;  /* request byte while holding */
+	bool extended_held;    /* the word showed EXTENDED while holding */
 	uint8_t request_after; /* request byte after the unlock */
 	uint64_t yields;       /* slice_ext_yield events of this thread's unlock */
 };
@@ -60,6 +63,7 @@ static void *waiter(void *arg)
 	pvspin_spinpark_lock(&lock);      /* held by the main thread: slow path */
 	uint8_t *c = pvspin_slice_ext_ctrl(&s->tried);
 	s->has_ctrl = c != NULL;
+	s->extended_held = pvspin_plat_load32(&lock.val, PVSPIN_RELAXED) & _SP_EXTENDED;
 	if (c) {
 		s->request_held = __atomic_load_n(&c[0], __ATOMIC_RELAXED);
 		if (s->grant) {
@@ -70,7 +74,7 @@ static void *waiter(void *arg)
 	}
 	if (s->nested) {
 		pvspin_spinpark_lock(&inner);     /* free: the fast path */
-		pvspin_spinpark_unlock(&inner);   /* ARMED: the out-of-line unlock */
+		pvspin_spinpark_unlock(&inner);   /* not EXTENDED: the inline unlock */
 		if (c)
 			s->request_inner = __atomic_load_n(&c[0], __ATOMIC_RELAXED);
 	}
@@ -82,11 +86,12 @@ static void *waiter(void *arg)
 	return NULL;
 }
 
-/* The main thread holds an ARMED lock, a waiter queues behind it (spins,
- * then parks), and gets it when the main thread lets go. */
+/* The main thread holds the lock, a waiter queues behind it (spins, then
+ * parks), and gets it when the main thread lets go.  The waiter's unlock
+ * leaves the word free and without EXTENDED. */
 static void run_contended(struct seen *s)
 {
-	__atomic_store_n(&lock.val, _SP_LOCKED | _SP_ARMED, __ATOMIC_RELEASE);
+	__atomic_store_n(&lock.val, _SP_LOCKED, __ATOMIC_RELEASE);
 	pthread_t t;
 	assert_int_equal(pthread_create(&t, NULL, waiter, s), 0);
 	struct timespec ts = { 0, 20 * 1000 * 1000 };
@@ -94,6 +99,7 @@ static void run_contended(struct seen *s)
 	pvspin_spinpark_unlock(&lock);
 	assert_int_equal(pthread_join(t, NULL), 0);
 	assert_false(pvspin_spinpark_is_locked(&lock));
+	assert_int_equal(__atomic_load_n(&lock.val, __ATOMIC_ACQUIRE) & _SP_EXTENDED, 0);
 	__atomic_store_n(&lock.val, 0, __ATOMIC_RELEASE);
 }
 
@@ -108,10 +114,13 @@ static void test_this_kernel(void **state)
 		      s.has_ctrl ? "in use" : "none");
 	assert_true(s.tried);
 	if (!s.has_ctrl) {
-		/* the fall-back: nothing requested, nothing given back */
+		/* the fall-back: nothing requested, nothing given back,
+		 * the word not marked */
 		assert_false(offered);
+		assert_false(s.extended_held);
 		assert_int_equal(s.yields, 0);
 	} else {
+		assert_true(s.extended_held);
 		assert_int_equal(s.request_held, 1);
 		assert_int_equal(s.request_after, 0);
 	}
@@ -124,6 +133,7 @@ static void test_request_withdrawn(void **state)
 	struct seen s = { .fake = ctrl };
 	run_contended(&s);
 	assert_true(s.has_ctrl);
+	assert_true(s.extended_held);
 	assert_int_equal(s.request_held, 1);
 	assert_int_equal(s.request_after, 0);
 	assert_int_equal(s.yields, 0);   /* nothing granted: nothing to give back */
@@ -144,12 +154,10 @@ static void test_nested_unlock_keeps_request(void **state)
 	(void)state;
 	uint8_t ctrl[4] = { 0 };
 	struct seen s = { .fake = ctrl, .nested = true };
-	__atomic_store_n(&inner.val, _SP_ARMED, __ATOMIC_RELEASE);
 	run_contended(&s);
 	assert_int_equal(s.request_held, 1);
 	assert_int_equal(s.request_inner, 1);   /* the inner lock's unlock left it */
 	assert_int_equal(s.request_after, 0);   /* the outer's withdrew it */
-	__atomic_store_n(&inner.val, 0, __ATOMIC_RELEASE);
 }
 
 static void test_no_request_during_grant(void **state)
@@ -176,14 +184,13 @@ static void test_fast_path_requests_nothing(void **state)
 {
 	(void)state;
 	uint8_t ctrl[4] = { 0 };
-	__atomic_store_n(&lock.val, _SP_ARMED, __ATOMIC_RELEASE);   /* contended once */
 	pthread_t t;
 	void *r;
 	assert_int_equal(pthread_create(&t, NULL, fast_path, ctrl), 0);
 	assert_int_equal(pthread_join(t, &r), 0);
 	assert_int_equal((uintptr_t)r, 1);   /* request byte 0 while held */
 	assert_int_equal(ctrl[0], 0);
-	__atomic_store_n(&lock.val, 0, __ATOMIC_RELEASE);
+	assert_int_equal(__atomic_load_n(&lock.val, __ATOMIC_ACQUIRE), 0);
 }
 
 int main(void)

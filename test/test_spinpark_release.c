@@ -5,9 +5,10 @@
  *
  *   test_spinpark_release [ATTEMPTS]     (default 3000)
  *
- * Every lock starts ARMED, so each unlock takes the slow path (metering,
- * the wake decision): the one that read and wrote the word after the
- * release until 2026-12-03.  On that code 9 209 of 10 806 windows changed
+ * Every lock starts with one parked waiter counted that is not there, so
+ * each unlock takes the slow path (the wake decision, WOKEN set before
+ * the release, the wake-up after it): the path that read and wrote the
+ * word after the release until 2026-12-03.  On that code 9 209 of 10 806 windows changed
  * the reused word and the unmapped case crashed.
  *
  * Exit 0: passed; 1: a window touched the freed lock; 2: usage; 77
@@ -19,8 +20,8 @@
 
 static void sp_init(void *l)
 {
-	/* contended before: every unlock is metered */
-	__atomic_store_n(&((pvspin_lock_t *)l)->val, _SP_ARMED, __ATOMIC_RELAXED);
+	/* a parked waiter counted: every unlock takes the slow path */
+	__atomic_store_n(&((pvspin_lock_t *)l)->val, _SP_PARKED_ONE, __ATOMIC_RELAXED);
 }
 static void sp_lock(void *l) { pvspin_spinpark_lock(l); }
 static void sp_unlock(void *l) { pvspin_spinpark_unlock(l); }

@@ -38,9 +38,9 @@ static void *waiter(void *arg)
 static void test_uncounted_waiter_backs_off(void **state)
 {
 	(void)state;
-	/* held, ARMED, parked count full (nobody really parked) */
+	/* held, parked count full (nobody really parked) */
 	const uint32_t full = ((_SP_PARKED_MASK >> _SP_PARKED_OFFSET) >> 1) << _SP_PARKED_OFFSET;
-	__atomic_store_n(&lock.val, _SP_LOCKED | _SP_ARMED | full, __ATOMIC_RELEASE);
+	__atomic_store_n(&lock.val, _SP_LOCKED | full, __ATOMIC_RELEASE);
 
 	struct pvspin_events before, after;
 	pvspin_events_read(&before);

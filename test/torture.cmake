@@ -102,7 +102,6 @@ if(PVSPIN_SPIN)
     "spinpark_fast_ignores_old_mutant_liveness|spinpark_fast_ignores_old_mutant.pml|liveness|fail|"
     "spinpark_old_unlock_mutant_safety|spinpark_old_unlock_mutant.pml|safety|fail|"
     "spinpark_old_unlock_mutant_freed_safety|spinpark_old_unlock_mutant.pml|safety|fail|-DNO_REL_GHOST"
-    "spinpark_meter_after_release_mutant_safety|spinpark_meter_after_release_mutant.pml|safety|fail|"
     # preload_mutex (test/model/README.md): the interposer's mutex as coded
     # (8cece85: one word, LOCKED, WOKEN and the sleepers' count; the unlock
     # is one cmpxchg that sets WOKEN where it wakes, then only FUTEX_WAKE)

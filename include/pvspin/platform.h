@@ -47,8 +47,9 @@
  *     pvspin_plat_spin_cpus()                CPUs this process may run
  *         on now (>= 1): the bound on useful spinners
  *   the holder's time slice (Linux 7.0 rseq time-slice extension):
- *     pvspin_plat_slice_ext_begin(lock)      ask not to be preempted for
- *         a few us while holding `lock` (nothing where not offered)
+ *     pvspin_plat_slice_ext_begin(lock) -> bool  ask not to be
+ *         preempted for a few us while holding `lock`; false (nothing
+ *         done) where not offered
  *     pvspin_plat_slice_ext_end(lock)        on `lock`'s unlock: withdraw
  *         the request; give the CPU back if the kernel deferred a
  *         preemption for it
@@ -110,10 +111,8 @@ enum pvspin_event {
 	PVSPIN_EV_SPIN_FAIL,         /* spinpark: spins that ran out of budget */
 	PVSPIN_EV_PARK,              /* spinpark: sleeps (park32 calls) of waiters */
 	PVSPIN_EV_UNPARK,            /* spinpark: wake-ups sent by unlock */
-	PVSPIN_EV_HANDOFF,           /* spinpark: locks handed to a waiter (the starving spinner, or at a slice's end) */
+	PVSPIN_EV_HANDOFF,           /* spinpark: locks handed to a waiter (the starving spinner) */
 	PVSPIN_EV_STARVING,          /* spinpark: a parked waiter waited past the starvation bound */
-	PVSPIN_EV_SLICE_ON,          /* spinpark: switches of a lock to slice mode */
-	PVSPIN_EV_SLICE_END,         /* spinpark: slices ended by handing the lock to a parked waiter */
 	PVSPIN_EV_SLICE_EXT_YIELD,   /* spinpark: rseq time-slice extensions granted to a holder and given back (rseq_slice_yield) */
 	PVSPIN_EV_COUNT
 };

@@ -222,10 +222,13 @@ uint32_t pvspin_plat_spin_cpus(void);
  * the request is for.  On the thread's first call it enables the
  * extension (prctl); where the kernel or the C library does not offer it
  * (Linux before 7.0: EINVAL; no rseq area) it does nothing, then and ever
- * after (one failed prctl per process).  Async-signal-safe; thread-local
- * state (src/platform/native_slice_ext.c).
+ * after (one failed prctl per process).  Returns true if the thread has
+ * the extension (a request for `lock` is pending, or a grant is active),
+ * so that the caller's unlock must call pvspin_plat_slice_ext_end();
+ * false where it is not offered.  Async-signal-safe; thread-local state
+ * (src/platform/native_slice_ext.c).
  */
-void pvspin_plat_slice_ext_begin(const void *lock);
+bool pvspin_plat_slice_ext_begin(const void *lock);
 
 /** Nonzero once the kernel has enabled the extension for some thread of
  *  this process (sticky; native_slice_ext.c).  Internal to the library. */
@@ -240,10 +243,9 @@ void pvspin_plat_slice_ext_end_slow(const void *lock);
  *  rseq_slice_yield(2) and count PVSPIN_EV_SLICE_EXT_YIELD.  The unlock
  *  of another lock (nested inside) leaves it.  Where no thread of the
  *  process has the extension (every kernel before 7.0), one load of a
- *  process-wide flag and no call: every unlock of an ARMED spinpark lock
- *  comes here, and a call into the shared library plus its thread-local
- *  lookup (__tls_get_addr) cost that path more than the request is
- *  worth where it cannot be granted.  Async-signal-safe. */
+ *  process-wide flag and no call (a call into the shared library plus its
+ *  thread-local lookup, __tls_get_addr, costs more than the request is
+ *  worth where it cannot be granted).  Async-signal-safe. */
 PVSPIN_PLAT_INLINE void pvspin_plat_slice_ext_end(const void *lock)
 {
 	if (__builtin_expect(__atomic_load_n(&pvspin_plat_slice_ext_used, __ATOMIC_RELAXED), 0))

@@ -6,9 +6,6 @@
  * parks on a futex on the lock word; an unlock wakes one parked waiter.
  * The lock goes to a running thread where one waits (barging), and a
  * waiter that has waited past a starvation bound is handed the lock.
- * Where a contended lock's measured throughput says so, it runs in slice
- * mode: one thread at a time keeps taking it for a slice while the
- * others park (src/lock/spinpark_slice.c).
  *
  * Design sources: two-phase waiting / competitive spinning (Ousterhout
  * 1982; Karlin et al., SOSP 1991), Dice's spin-then-park, the kernel's
@@ -30,17 +27,16 @@
  *   bit  12     STARVING     a waiter has waited past the starvation
  *                            bound and spins for a hand-off
  *   bit  13     WOKEN        a parked waiter was woken and has not run
- *   bit  14     SLICED       slice mode: waiters park without spinning,
- *                            and the thread that runs keeps the lock for
- *                            a slice (the lock's meter decides; docs)
- *   bit  15     reserved     0
+ *   bits 14-15  reserved     0 (bit 14 was slice mode's SLICED until
+ *                            2026-12-03; docs/spinpark.md)
  *   bits 16-18  budget       spin budget exponent e: a spinner spins at
  *                            most 16 << e PAUSE loops (16-512)
- *   bit  19     ARMED        the lock has been contended (a waiter spun
- *                            to it or parked): from now on every unlock
- *                            is metered (slice mode) and a holder that
- *                            waited requests the time-slice extension
- *                            (sticky)
+ *   bit  19     EXTENDED     the holder asked the kernel for the rseq
+ *                            time-slice extension (it waited for the
+ *                            lock, and the kernel offers it: Linux 7.0);
+ *                            its unlock withdraws the request and clears
+ *                            the bit with the release.  Never set where
+ *                            the kernel does not offer it.
  *   bits 20-31  parked       threads counted as parked (0-2047: bit 31
  *                            stays clear; more waiters poll uncounted,
  *                            every 1 ms doubling up to 64 ms)
@@ -48,7 +44,7 @@
  * Transitions are written (parked, spinners, locked) in src/lock/spinpark.c.
  *
  * Uncontended lock: cmpxchg of the locked byte 0 -> 1 (acquire).
- * Corrupted words (the reserved bit set, or a locked byte other than 0,
+ * Corrupted words (the reserved bits set, or a locked byte other than 0,
  * 1 and 2): the slow path of lock() reports "spinpark: corrupted lock
  * word" (pvspin_report_misuse) wherever it reads one, before it acts on
  * it, and returns without the lock (a word corrupted on entry is left as
@@ -56,7 +52,7 @@
  * only, so they take a word whose locked byte is 0 whatever its other
  * bits (0x00008000 becomes 0x00008001); its unlock then reports it and
  * leaves it held.
- * Unlock: one load (misuse, STARVING, parked waiters, ARMED), then the
+ * Unlock: one load (misuse, STARVING, parked waiters, EXTENDED), then the
  * release as one atomic subtraction from the locked byte (`lock xadd`,
  * release), which returns the word it replaced; where a parked waiter is
  * to be woken, WOKEN is set before the release, while the lock is still
@@ -97,36 +93,34 @@ extern "C" {
 #define _SP_SPINNERS_MASK   0x00000f00u
 #define _SP_STARVING        0x00001000u
 #define _SP_WOKEN           0x00002000u
-#define _SP_SLICED          0x00004000u
-#define _SP_RESERVED_MASK   0x00008000u
+#define _SP_RESERVED_MASK   0x0000c000u
 #define _SP_BUDGET_OFFSET   16
 #define _SP_BUDGET_MASK     0x00070000u
-#define _SP_ARMED           0x00080000u
+#define _SP_EXTENDED        0x00080000u
 #define _SP_PARKED_OFFSET   20
 #define _SP_PARKED_ONE      (1u << _SP_PARKED_OFFSET)
 #define _SP_PARKED_MASK     0xfff00000u
 /* Word bits that send an unlock to its slow path: a locked byte other
- * than 1, STARVING (hand-off), reserved (corruption), ARMED (metered),
- * parked waiters (maybe a wake-up). */
+ * than 1, STARVING (hand-off), reserved (corruption), EXTENDED (a
+ * time-slice extension to withdraw), parked waiters (maybe a wake-up). */
 #define _SP_UNLOCK_SLOW_MASK \
-	(_SP_LOCKED_MASK | _SP_STARVING | _SP_RESERVED_MASK | _SP_ARMED | _SP_PARKED_MASK)
+	(_SP_LOCKED_MASK | _SP_STARVING | _SP_RESERVED_MASK | _SP_EXTENDED | _SP_PARKED_MASK)
 
 /** Out-of-line lock slow path: spin (bounded), then park; returns with
- *  the lock held.  If the lock is ARMED (it has been contended), the
- *  holder then requests the rseq time-slice extension of Linux 7.0
- *  (pvspin_plat_slice_ext_begin(); nothing before 7.0), which its unlock
- *  withdraws. */
+ *  the lock held.  The holder, having waited, then requests the rseq
+ *  time-slice extension of Linux 7.0 (pvspin_plat_slice_ext_begin();
+ *  nothing before 7.0) and, if a request was made, sets EXTENDED so that
+ *  its unlock withdraws it. */
 void pvspin_spinpark_lock_slowpath(pvspin_lock_t *lock);
 
 /** Out-of-line unlock: `val` is the word the fast path read, which shows
  *  something for the slow side (_SP_UNLOCK_SLOW_MASK).  Reports misuse
  *  (unlock of a free lock, of one handed off, a corrupted word) and
- *  returns; hands the lock to a STARVING waiter; meters the unlock of an
- *  ARMED lock (slice mode, src/lock/spinpark_slice.c) while still holding
- *  it; sets WOKEN, still holding, if it is to wake a parked waiter (none
- *  in a slice that is not over, none while enough spinners will take the
- *  lock or a woken one has not run yet); releases; then only FUTEX_WAKEs
- *  the address.  Last, withdraws a time-slice extension request
+ *  returns; hands the lock to a STARVING waiter; sets WOKEN, still
+ *  holding, if it is to wake a parked waiter (none while enough spinners
+ *  will take the lock or a woken one has not run yet); releases (clearing
+ *  EXTENDED with the locked byte); then only FUTEX_WAKEs the address.
+ *  Last, if EXTENDED was set, withdraws the time-slice extension request
  *  (pvspin_plat_slice_ext_end()).  Never touches the lock after the
  *  release. */
 void pvspin_spinpark_unlock_slowpath(pvspin_lock_t *lock, uint32_t val);
@@ -160,7 +154,7 @@ static inline void pvspin_spinpark_lock(pvspin_lock_t *lock)
 }
 
 /** Release the lock: when the word read shows nothing for the slow side
- *  (nobody parked, not ARMED, no STARVING, not corrupted),
+ *  (nobody parked, not EXTENDED, no STARVING, not corrupted),
  *  (0, s, 1) -> (p, s, 0) by one atomic subtraction (release; it cannot
  *  fail, as a cmpxchg can while spinners come and go), and if the word
  *  it returns counts a parker that came meanwhile,

@@ -27,8 +27,6 @@ static const char *const event_names[PVSPIN_EV_COUNT] = {
 	[PVSPIN_EV_UNPARK] = "unpark",
 	[PVSPIN_EV_HANDOFF] = "handoff",
 	[PVSPIN_EV_STARVING] = "starving",
-	[PVSPIN_EV_SLICE_ON] = "slice_on",
-	[PVSPIN_EV_SLICE_END] = "slice_end",
 	[PVSPIN_EV_SLICE_EXT_YIELD] = "slice_ext_yield",
 };
 

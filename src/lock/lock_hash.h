@@ -1,7 +1,7 @@
 /*
  * lock_hash.h - the hash of a lock's address that the lock layer's side
- * tables index by (pvqspinlock's lock -> node hash, spinpark's slice
- * meters).  Private to src/lock.
+ * tables index by (pvqspinlock's lock -> node hash, spinpark's wake
+ * stamps).  Private to src/lock.
  */
 #ifndef PVSPIN_SRC_LOCK_HASH_H
 #define PVSPIN_SRC_LOCK_HASH_H

@@ -18,15 +18,15 @@
  *     mutex, which learns a spin count per lock, and the kernel mutex's
  *     rule to spin only while the owner runs, which a thread cannot
  *     observe);
- *  2. park: count itself in `parked` (an RMW on the word), set ARMED if
- *     it is the lock's first, re-check, FUTEX_WAIT on the word (with a
- *     timeout, see below).  The unlocker reads the word; if it counts a
- *     parked waiter, nobody spins (a spinner will take the lock) and no
- *     woken waiter is still on its way (WOKEN, after Go's mutexWoken), it
- *     sets WOKEN while still holding the lock; it releases by one atomic
- *     subtraction that returns the word (pvspin_spinpark_unlock), and
- *     then FUTEX_WAKEs one, also when that returned word counts a parker
- *     that came after its read.
+ *  2. park: count itself in `parked` (an RMW on the word), re-check,
+ *     FUTEX_WAIT on the word (with a timeout, see below).  The unlocker
+ *     reads the word; if it counts a parked waiter, nobody spins (a
+ *     spinner will take the lock) and no woken waiter is still on its
+ *     way (WOKEN, after Go's mutexWoken), it sets WOKEN while still
+ *     holding the lock; it releases by one atomic subtraction that
+ *     returns the word (pvspin_spinpark_unlock), and then FUTEX_WAKEs
+ *     one, also when that returned word counts a parker that came after
+ *     its read.
  *
  * Lost wake-ups: the parker's count and the unlocker's release are both
  * RMWs on the one word, so one of them comes first in the word's
@@ -41,9 +41,10 @@
  * No fence is needed on either side; the Promela model
  * test/model/spinpark.pml checks the protocol.
  *
- * Nothing after the release: the unlock meters (slice mode) and sets
- * WOKEN before it, while it still holds the lock; after the release it only calls FUTEX_WAKE on
- * the address and touches per-thread state, so a lock may be freed by
+ * Nothing after the release: the unlock sets WOKEN before it, while it
+ * still holds the lock; after the release it only calls FUTEX_WAKE on
+ * the address and touches side-table and per-thread state (the wake
+ * stamp, the time-slice extension), so a lock may be freed by
  * the next thread as soon as that thread has unlocked it.  Until
  * 2026-12 the unlock stored 0 and then read the word (and perhaps set
  * WOKEN) to detect parkers, paired with a membarrier by the first
@@ -51,10 +52,19 @@
  * last unlock crashed in 4 of 4 runs, and a reused word was found
  * corrupted by WOKEN in 9 209 of 10 806 reuses (a new user's test).
  *
- * ARMED (sticky): set by the first waiter that parks (sp_arm) or gets the
- * lock by spinning (sp_meter).  Every unlock of an ARMED lock is metered
- * (spinpark_slice.c), and a holder that waited for it requests the
- * time-slice extension (sp_hold_begin).
+ * EXTENDED: set by a holder that waited and asked the kernel for the
+ * rseq time-slice extension (sp_hold_begin), so that its unlock goes to
+ * the slow path, withdraws the request and clears the bit with the
+ * release.  Never set where the kernel does not offer the extension.
+ *
+ * Until 2026-12-03 a contended lock was also metered on every unlock
+ * (ARMED) and could run in "slice mode" (SLICED: one thread keeps the
+ * lock for 1 ms while the others sleep, chosen per lock from measured
+ * throughput, after u-SCL and GCR).  Measured that day on this 2-vCPU
+ * guest the controller kept shared mode in nearly every bench cell, the
+ * meter cost 4-6 ns per unlock, and without both the bench was at
+ * 0.94-1.10 of before (median cell 1.03) and `pvspin sim` 1.6-4.4 %
+ * faster (docs/spinpark.md, "Slice mode, removed"), so both went.
 
  * Starvation (after Go's starvation mode and the kernel mutex's HANDOFF):
  * a parked waiter that has waited more than SP_STARVE_NS and then spins
@@ -73,7 +83,7 @@
  * doubling up to 64 ms (SP_UNCOUNTED_POLL_MAX_NS).
  */
 #include "pvspin/spinpark.h"
-#include "spinpark_slice.h"
+#include "spinpark_stamp.h"
 
 /* PAUSE loops of the budget at e = 0. */
 #define SP_SPIN_MIN_LOOPS 16u
@@ -83,7 +93,7 @@
 #define SP_BUDGET_MAX 5u
 /* A starving owner's spin, PAUSE loops. */
 #define SP_STARVE_SPIN_LOOPS 2048u
-/* Without the lock's wake stamp (no meter entry, or no wake-up since we
+/* Without the lock's wake stamp (none, or no wake-up since we
  * slept): a park that ended in the lock within this long since the first
  * sleep means the lock came free soon after we gave up spinning: about a
  * sleep and wake-up round trip plus the longest budget. */
@@ -93,11 +103,6 @@
 /* Sleep timeouts: the first, and the cap after doubling. */
 #define SP_PARK_TIMEOUT_MIN_NS 1000000u
 #define SP_PARK_TIMEOUT_MAX_NS 16000000u
-/* A parker's sleep in slice mode: unlocks do not wake parkers before a
- * slice ends, so this bounds how long a lock that its last holder left
- * free (and does not come back to) waits for a parked waiter to notice:
- * two slices (spinpark_slice.c). */
-#define SP_SLICED_PARK_NS 2000000u
 /* A waiter that the full `parked` count leaves uncounted is never woken:
  * it polls, from SP_PARK_TIMEOUT_MIN_NS doubling per poll up to this.  A fixed 1 ms
  * poll let 1 000 such waiters (3 000 threads on one lock, a new user's
@@ -148,13 +153,12 @@ static bool sp_word_corrupt(pvspin_lock_t *lock, uint32_t v)
 struct sp_waiter {
 	bool counted;          /* counted in `parked` */
 	bool starving_owner;   /* we set STARVING and spin for the hand-off */
-	bool slept;            /* returned from a sleep in this lock() call */
 	bool spun_out;         /* the last spin gave up with its budget spent
-				* (not for a full spinner count, slice mode or
+				* (not for a full spinner count or
 				* another's hand-off) */
 	bool spin_longer;      /* the last sleep showed that a longer spin
 				* would have paid (sp_spin_longer) */
-	uint32_t taken;        /* the word our acquisition replaced (0: none) */
+	bool took;             /* we hold the lock (sp_take succeeded) */
 	uint64_t t0;           /* ns of the first park (0: none yet) */
 	uint64_t timeout_ns;   /* of the next sleep */
 };
@@ -181,8 +185,6 @@ static inline uint32_t sp_spinner_cap(void)
 static uint32_t sp_next_budget(const struct sp_waiter *w, uint32_t v, bool long_spin)
 {
 	uint32_t e = sp_budget(v);
-	if (v & _SP_SLICED)
-		return e;   /* parking is the mode's choice, not the spin's failure */
 	if (w->counted && w->t0) {
 		bool early = w->spin_longer || pvspin_plat_now_ns() - w->t0 < SP_SHORT_PARK_NS;
 		if (early)
@@ -214,7 +216,7 @@ static bool sp_take(pvspin_lock_t *lock, struct sp_waiter *w, uint32_t *v, bool 
 	if (sp_locked(*v) == _SP_HANDOFF)
 		pvspin_plat_event(PVSPIN_EV_HANDOFF);
 	w->counted = w->starving_owner = false;
-	w->taken = *v;
+	w->took = true;
 	return true;
 }
 
@@ -253,22 +255,6 @@ static bool sp_take_or_count(pvspin_lock_t *lock, struct sp_waiter *w, uint32_t 
 }
 
 /*
- * After an acquisition by a spinning waiter (`v`: the word it took): the
- * lock is contended, so have every later unlock metered (spinpark_slice.c):
- * claim the lock's entry and set ARMED unless a parker has, which sends
- * every unlock to pvspin_spinpark_unlock_slowpath().  Relaxed: ARMED is a
- * mode bit; we hold the lock, and every later unlock is by a thread whose
- * acquiring RMW comes after ours in the word's order.
- */
-static void sp_meter(pvspin_lock_t *lock, uint32_t v)
-{
-	/* also when a parker armed the lock first: claim the entry (one
-	 * load once the entry is the lock's) */
-	if (sp_slice_of(lock) && !(v & _SP_ARMED))
-		pvspin_plat_fetch_or32(&lock->val, _SP_ARMED, PVSPIN_RELAXED);
-}
-
-/*
  * Phase 1, the registered spin (file comment).  True: lock taken, or a
  * corrupted word reported (sp_word_corrupt: checked at every word read
  * before a step that acts on it, so a word corrupted on entry is left as
@@ -278,11 +264,7 @@ static void sp_meter(pvspin_lock_t *lock, uint32_t v)
 static bool sp_spin(pvspin_lock_t *lock, struct sp_waiter *w)
 {
 	uint32_t v = pvspin_plat_load32(&lock->val, PVSPIN_RELAXED), cap = sp_spinner_cap();
-	/* In slice mode a waiter that has slept (woken at a slice's end, or
-	 * timed out) is owed the next slice: it spins as the starving owner,
-	 * so the holder's next unlock hands the lock to it while it runs. */
-	bool starving = w->counted && w->t0 &&
-			((w->slept && (v & _SP_SLICED)) || pvspin_plat_now_ns() - w->t0 > SP_STARVE_NS);
+	bool starving = w->counted && w->t0 && pvspin_plat_now_ns() - w->t0 > SP_STARVE_NS;
 
 	/* Join the spinners: (p, s, 1) -> (p, s + 1, 1) [| STARVING], or take
 	 * a free lock on the way. */
@@ -295,10 +277,9 @@ static bool sp_spin(pvspin_lock_t *lock, struct sp_waiter *w)
 			continue;
 		}
 		bool owner = starving && !(v & _SP_STARVING);
-		/* Slice mode (unless we take over the next slice), another's
-		 * hand-off pending, or enough spinners: do not spin. */
-		if (((v & _SP_SLICED) && !owner) || ((v & _SP_STARVING) && !owner) ||
-		    sp_spinners(v) >= cap + owner) {
+		/* Another's hand-off pending, or enough spinners: do not
+		 * spin. */
+		if (((v & _SP_STARVING) && !owner) || sp_spinners(v) >= cap + owner) {
 			w->spun_out = false;   /* no spin: no evidence on the budget */
 			return sp_take_or_count(lock, w, v);
 		}
@@ -326,7 +307,6 @@ static bool sp_spin(pvspin_lock_t *lock, struct sp_waiter *w)
 			/* a spin that paid: the budget grows */
 			if (sp_take(lock, w, &v, true, left < budget / 2)) {
 				pvspin_plat_event(PVSPIN_EV_SPIN_ACQUIRE);
-				sp_meter(lock, v);
 				return true;
 			}
 			continue;
@@ -359,20 +339,10 @@ static bool sp_spin(pvspin_lock_t *lock, struct sp_waiter *w)
 }
 
 /*
- * The first parker of a lock sets ARMED (relaxed RMW: a mode bit, see
- * sp_meter), so that its unlocks are metered and its waiting holders ask
- * for the time-slice extension.
- */
-static void sp_arm(pvspin_lock_t *lock)
-{
-	pvspin_plat_fetch_or32(&lock->val, _SP_ARMED, PVSPIN_RELAXED);
-}
-
-/*
  * Did the sleep after a spin that ran out of budget show that a longer
  * spin would have cost less (competitive spinning, Karlin et al., SOSP
  * 1991: spin for as long as a park and wake-up cost, then park)?  The
- * lock's last wake-up was stamped at `wake` (sp_slice_last_wake, by the
+ * lock's last wake-up was stamped at `wake` (sp_stamp_last_wake, by the
  * unlock that woke a sleeper; us): if it came after we slept, the lock
  * came free wake - slept after we gave up, and the wake-up took now -
  * wake.  A lock free sooner than a wake-up takes: yes.  Anything else
@@ -387,7 +357,7 @@ static bool sp_spin_longer(pvspin_lock_t *lock, uint32_t slept_us, bool timed_ou
 {
 	uint32_t wake, now = sp_now_us();
 	/* microseconds that wrap: compare differences, not values */
-	return !timed_out && sp_slice_last_wake(lock, &wake) && (int32_t)(wake - slept_us) >= 0 &&
+	return !timed_out && sp_stamp_last_wake(lock, &wake) && (int32_t)(wake - slept_us) >= 0 &&
 	       (int32_t)(now - wake) >= 0 && wake - slept_us < now - wake;
 }
 
@@ -400,12 +370,6 @@ static bool sp_spin_longer(pvspin_lock_t *lock, uint32_t slept_us, bool timed_ou
 static bool sp_park(pvspin_lock_t *lock, struct sp_waiter *w)
 {
 	uint32_t v = pvspin_plat_load32(&lock->val, PVSPIN_ACQUIRE);
-	if (sp_word_corrupt(lock, v))
-		return true; /* reported; the caller returns without the lock */
-	if (w->counted && !(v & _SP_ARMED)) {
-		sp_arm(lock);
-		v = pvspin_plat_load32(&lock->val, PVSPIN_ACQUIRE);
-	}
 
 	for (;;) {
 		if (sp_word_corrupt(lock, v))
@@ -425,43 +389,36 @@ static bool sp_park(pvspin_lock_t *lock, struct sp_waiter *w)
 	pvspin_plat_event(PVSPIN_EV_PARK);
 	/* The sleep's timeout doubles per timed-out sleep, up to `cap`: an
 	 * uncounted poll's to 64 ms, a counted sleep's to 16 ms (and one that
-	 * backed off while uncounted is cut back to that once counted).
-	 * A counted sleep in slice mode sleeps a fixed time. */
+	 * backed off while uncounted is cut back to that once counted). */
 	uint64_t cap = w->counted ? SP_PARK_TIMEOUT_MAX_NS : SP_UNCOUNTED_POLL_MAX_NS;
-	bool doubling = !w->counted || !(v & _SP_SLICED);
-	uint64_t timeout = !doubling ? SP_SLICED_PARK_NS
-			   : w->timeout_ns < cap ? w->timeout_ns : cap;
+	uint64_t timeout = w->timeout_ns < cap ? w->timeout_ns : cap;
 	uint32_t slept_us = sp_now_us();
 	int r = pvspin_plat_park32(&lock->val, v, timeout);
-	if (r == PVSPIN_PARK_TIMEDOUT && doubling && w->timeout_ns < cap)
+	if (r == PVSPIN_PARK_TIMEDOUT && w->timeout_ns < cap)
 		w->timeout_ns *= 2;
 	/* only a spin cut short by its budget says anything of the budget */
 	w->spin_longer = w->spun_out && sp_spin_longer(lock, slept_us, r == PVSPIN_PARK_TIMEDOUT);
-	w->slept = true;
 	return false;
 }
 
 /*
- * We hold the lock after waiting for it: if it has been contended
- * (ARMED), ask the kernel not to preempt us for a few us while we hold it
- * (the rseq time-slice extension of Linux 7.0; nothing where not offered).
- * A holder preempted inside its critical section keeps every waiter
- * waiting for a whole time slice; that is the one case the kernel's
- * pvqspinlock premise (a holder never preempted by its own scheduler)
- * does not cover for threads.  Every unlock of an ARMED lock goes through
- * pvspin_spinpark_unlock_slowpath(), which withdraws the
- * request (ARMED is sticky; only the unlock of this lock withdraws it, so
- * a nested lock's unlock leaves an outer holder's request in place).
- * Only after a wait: a lock taken by the
- * inline fast path was not contended at that moment, and the fast path
- * stays one cmpxchg.  Judged from the word our acquisition replaced (no
- * load): not for the acquisition that arms the lock (sp_meter), nor for a
- * corrupted word (reported, and nothing taken: w->taken is 0).
+ * We hold the lock after waiting for it: ask the kernel not to preempt us
+ * for a few us while we hold it (the rseq time-slice extension of Linux
+ * 7.0; nothing where not offered).  A holder preempted inside its
+ * critical section keeps every waiter waiting for a whole time slice;
+ * that is the one case the kernel's pvqspinlock premise (a holder never
+ * preempted by its own scheduler) does not cover for threads.  If a
+ * request was made, set EXTENDED (0, s, 1) -> (0, s, 1) | EXTENDED, so
+ * that our unlock goes to its slow path and withdraws it; relaxed: only
+ * the holder sets or clears the bit, and its release orders it.  Only
+ * after a wait: a lock taken by the inline fast path was not contended
+ * at that moment, and the fast path stays one cmpxchg.  Not after a
+ * corrupted word (reported, and nothing taken: w->took is false).
  */
 static void sp_hold_begin(pvspin_lock_t *lock, const struct sp_waiter *w)
 {
-	if (w->taken & _SP_ARMED)
-		pvspin_plat_slice_ext_begin(lock);
+	if (w->took && pvspin_plat_slice_ext_begin(lock))
+		pvspin_plat_fetch_or32(&lock->val, _SP_EXTENDED, PVSPIN_RELAXED);
 }
 
 void pvspin_spinpark_lock_slowpath(pvspin_lock_t *lock)
@@ -492,89 +449,56 @@ void pvspin_spinpark_lock_slowpath(pvspin_lock_t *lock)
 
 /*
  * Should an unlock seen as v wake a sleeper, spinners considered?  With
- * no spinner, yes.  In shared mode also while fewer than half the
- * allowed spinners spin: a wake-up takes longer than a hold (futex wake
- * and schedule, tens of us), so a sleeper woken only once the last
- * spinner has taken the lock leaves it idle for that long, and a woken
- * one that arrives while others still spin keeps the circulating set
- * filled (after the Malthusian locks' rule, Dice and Kogan 2017: enough
- * threads circulate to saturate the lock, the rest sleep).  With one or
- * two spinners allowed (up to 3 CPUs, this 2-CPU machine's case) that
- * is no spinner at all.  In `pvspin sim` (sim/compare_kinds.sh, seeds
- * 1-5), spinpark over the best kernel kind in spawn-dedicated, 120
- * vCPUs: 0.960 -> 0.979 (Intel), 0.801 -> 0.829 (AMD); waking at up to
- * cap - 1 spinners gave 0.982 and 0.768 (spinners cost more across
- * AMD's caches).  In slice mode a spinner is the slice's next owner:
- * none other is woken.
+ * no spinner, yes.  Also while fewer than half the allowed spinners
+ * spin: a wake-up takes longer than a hold (futex wake and schedule, tens
+ * of us), so a sleeper woken only once the last spinner has taken the
+ * lock leaves it idle for that long, and a woken one that arrives while
+ * others still spin keeps the circulating set filled (after the
+ * Malthusian locks' rule, Dice and Kogan 2017: enough threads circulate
+ * to saturate the lock, the rest sleep).  With one or two spinners
+ * allowed (up to 3 CPUs, this 2-CPU machine's case) that is no spinner
+ * at all.  In `pvspin sim` (sim/compare_kinds.sh, seeds 1-5), spinpark
+ * over the best kernel kind in spawn-dedicated, 120 vCPUs: 0.960 ->
+ * 0.979 (Intel), 0.801 -> 0.829 (AMD); waking at up to cap - 1 spinners
+ * gave 0.982 and 0.768 (spinners cost more across AMD's caches).
  */
 static inline bool sp_spinners_low(uint32_t v)
 {
 	uint32_t s = sp_spinners(v);
-	return s == 0 || (!(v & _SP_SLICED) && 2 * s < sp_spinner_cap());
-}
-
-/*
- * Meter the unlock of an ARMED lock (spinpark_slice.c).  Most unlocks are
- * only counted in the thread slot's counter: then *later is that counter,
- * for the caller to increment after its release (outside the critical
- * section: in `pvspin sim` spawn-dedicated, metering every unlock while
- * holding cost 1 % of the throughput on the Intel profile and 3 % on
- * AMD), and the verdict is SP_SLICE_GO_ON.  Otherwise (a tick: the mode
- * controller may run) we meter now, while we still hold the lock: the
- * controller may set or clear SLICED in the word, and no other thread
- * changes that bit meanwhile, because only unlocks meter; the lock's
- * word after it goes into *v.
- */
-static enum sp_slice_verdict sp_unlock_meter(pvspin_lock_t *lock, uint32_t *v, uint32_t **later)
-{
-	enum sp_slice_verdict meter = sp_slice_unlock(lock, later);
-	if (*later)
-		return meter;   /* counted after the release */
-	/* the meter's entry went to another lock: no slices without it */
-	if (meter == SP_SLICE_NONE && (*v & _SP_SLICED))
-		sp_slice_leave(lock);
-	*v = pvspin_plat_load32(&lock->val, PVSPIN_RELAXED);
-	return meter;
+	return s == 0 || 2 * s < sp_spinner_cap();
 }
 
 /*
  * Should the release of the word v wake a parked waiter?  Someone is
- * parked, no woken one is still on its way (WOKEN), few spinners
- * (sp_spinners_low), and in slice mode only once the slice is over: then
- * the woken one spins as the starving owner and gets the lock handed off
- * at the next unlock (sp_spin), and until then the thread that runs keeps
- * taking the lock.  While enough spinners will take the lock, waking a
+ * parked, no woken one is still on its way (WOKEN), and few spinners
+ * (sp_spinners_low).  While enough spinners will take the lock, waking a
  * sleeper only adds a thread to the run queues and a system call to this
  * unlock (concurrency restriction); sleepers still wake by their
  * timeouts, and a starving one gets the lock handed off.
  */
-static inline bool sp_should_wake(uint32_t v, enum sp_slice_verdict meter)
+static inline bool sp_should_wake(uint32_t v)
 {
-	if ((v & _SP_SLICED) && meter != SP_SLICE_OVER)
-		return false;
 	return (v & _SP_PARKED_MASK) && !(v & _SP_WOKEN) && sp_spinners_low(v);
 }
 
 /* The wake-up, after the release: count it, stamp the lock's side-table
  * entry (not the lock), FUTEX_WAKE one on the address. */
-static void sp_wake_one(pvspin_lock_t *lock, enum sp_slice_verdict meter)
+static void sp_wake_one(pvspin_lock_t *lock)
 {
-	pvspin_plat_event(meter == SP_SLICE_OVER ? PVSPIN_EV_SLICE_END : PVSPIN_EV_UNPARK);
-	sp_slice_stamp_wake(lock);
+	pvspin_plat_event(PVSPIN_EV_UNPARK);
+	sp_stamp_wake(lock);
 	pvspin_plat_unpark32(&lock->val, 1);
 }
 
 void pvspin_spinpark_unlock_released(pvspin_lock_t *lock, uint32_t old)
 {
-	if (sp_should_wake(old, SP_SLICE_NONE))
-		sp_wake_one(lock, SP_SLICE_NONE);
+	if (sp_should_wake(old))
+		sp_wake_one(lock);
 }
 
 void pvspin_spinpark_unlock_slowpath(pvspin_lock_t *lock, uint32_t v)
 {
-	enum sp_slice_verdict meter = SP_SLICE_NONE;
-	bool metered = false, wake;
-	uint32_t *count_later = NULL;   /* the meter's count, after the release */
+	bool wake;
 
 	for (;;) {
 		if (sp_locked(v) != _SP_LOCKED || (v & _SP_RESERVED_MASK)) {
@@ -587,40 +511,39 @@ void pvspin_spinpark_unlock_slowpath(pvspin_lock_t *lock, uint32_t v)
 		}
 		if (v & _SP_STARVING) {
 			/* Hand off to the starving spinner: (p, s, 1) ->
-			 * (p, s, 2) with STARVING kept; release (our critical
-			 * section before its acquire of the 2).  Not metered:
-			 * the spinner runs, and no sleeper is woken. */
-			if (pvspin_plat_cmpxchg32(&lock->val, &v, sp_with_locked(v, _SP_HANDOFF),
+			 * (p, s, 2) with STARVING kept and EXTENDED cleared;
+			 * release (our critical section before its acquire of
+			 * the 2).  No sleeper is woken: the spinner runs. */
+			if (pvspin_plat_cmpxchg32(&lock->val, &v,
+						  sp_with_locked(v, _SP_HANDOFF) & ~_SP_EXTENDED,
 						  PVSPIN_RELEASE))
 				break;
-			continue;
-		}
-		if ((v & _SP_ARMED) && !metered) {
-			metered = true;
-			meter = sp_unlock_meter(lock, &v, &count_later);
 			continue;
 		}
 		/* Still holding: (p, s, 1) -> (p, s, 1) | WOKEN if we are to
 		 * wake.  Relaxed: the woken one re-reads the word, and our
 		 * release below orders the critical section. */
-		wake = sp_should_wake(v, meter);
+		wake = sp_should_wake(v);
 		if (wake && !pvspin_plat_cmpxchg32(&lock->val, &v, v | _SP_WOKEN, PVSPIN_RELAXED))
 			continue;   /* the word changed: decide again */
-		/* The release: (p, s, 1) -> (p, s, 0), one atomic subtraction
-		 * (release) that returns the word it replaced; also the RMW
-		 * that parkers' counts are ordered against (file comment).
-		 * After it the lock is not ours to touch. */
-		uint32_t old = pvspin_plat_fetch_add32(&lock->val, -_SP_LOCKED, PVSPIN_RELEASE);
+		/* The release: (p, s, 1) -> (p, s, 0), EXTENDED cleared, one
+		 * atomic subtraction (release) that returns the word it
+		 * replaced; also the RMW that parkers' counts are ordered
+		 * against (file comment).  Only we set or clear EXTENDED, so
+		 * v's bit is the word's.  After it the lock is not ours to
+		 * touch. */
+		uint32_t old = pvspin_plat_fetch_add32(&lock->val,
+						       -(_SP_LOCKED + (v & _SP_EXTENDED)),
+						       PVSPIN_RELEASE);
 		/* a parker that counted itself since our decision: wake it
 		 * (without WOKEN, which we may no longer write) */
-		if (count_later)
-			++*count_later;   /* per-thread state, not the lock */
-		if (wake || sp_should_wake(old, meter))
-			sp_wake_one(lock, meter);
+		if (wake || sp_should_wake(old))
+			sp_wake_one(lock);
 		break;
 	}
 	/* the critical section is over: withdraw sp_hold_begin()'s request
 	 * (after the wake-up's system call, which would end a granted
 	 * extension anyway; per-thread state, keyed by the lock's address) */
-	pvspin_plat_slice_ext_end(lock);
+	if (v & _SP_EXTENDED)
+		pvspin_plat_slice_ext_end(lock);
 }

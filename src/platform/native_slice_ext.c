@@ -86,12 +86,12 @@ static uint8_t *slice_ext_enable(void)
 	return NULL;
 }
 
-void pvspin_plat_slice_ext_begin(const void *lock)
+bool pvspin_plat_slice_ext_begin(const void *lock)
 {
 	uint8_t *c = tls_slice_ctrl;
 	if (__builtin_expect(!c, 1)) {
 		if (tls_slice_tried || !(c = slice_ext_enable()))
-			return;
+			return false;
 	}
 	tls_slice_owner = lock;
 	/* CPU-local: the kernel reads it on this thread's CPU, so a plain
@@ -100,6 +100,7 @@ void pvspin_plat_slice_ext_begin(const void *lock)
 	if (!__atomic_load_n(&c[PVSPIN_RSEQ_SLICE_GRANTED], __ATOMIC_RELAXED))
 		__atomic_store_n(&c[PVSPIN_RSEQ_SLICE_REQUEST], 1, __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	return true;
 }
 
 void pvspin_plat_slice_ext_end_slow(const void *lock)

@@ -10,8 +10,8 @@
 
 /** The calling thread's rseq slice_ctrl (4 bytes: request, granted,
  *  reserved) if the kernel enabled the extension for it, else NULL; *tried
- *  (if not NULL): whether enabling was attempted (at its first contended
- *  acquisition of an ARMED spinpark lock).  Thread-local state; any
+ *  (if not NULL): whether enabling was attempted (at its first slow-path
+ *  acquisition of a spinpark lock).  Thread-local state; any
  *  thread may call it for itself. */
 uint8_t *pvspin_slice_ext_ctrl(bool *tried);
 

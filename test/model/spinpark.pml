@@ -1,7 +1,9 @@
 /*
  * spinpark.pml - Promela model of the park/wake protocol of pvspin's
  * spin-then-park lock (include/pvspin/spinpark.h, src/lock/spinpark.c),
- * as of commits 9865607 and 6006693: the unlock releases the lock by one
+ * as of commits 9865607 and 6006693, and without the meter and slice
+ * mode (removed 2026-12-03; EXTENDED took ARMED's bit): the unlock
+ * releases the lock by one
  * atomic subtraction from the word (lock xadd: it cannot fail), which
  * returns the word it replaced; where a parked waiter is to be woken,
  * the slow path sets WOKEN by a cmpxchg before the release, while it
@@ -17,15 +19,18 @@
  *
  * The word (a scaled-down copy of the real layout, _SP_* in spinpark.h):
  *   bits 0-1 locked (0 free, 1 locked, 2 handed off), bits 2-4 spinners,
- *   bit 5 STARVING, bit 6 WOKEN, bit 7 ARMED, bits 8-9 parked.  Left out:
- *   the spin budget (bits 16-18: it only sets how long a spin lasts, and
- *   every spin of the model may give up at any read), SLICED (slice mode
- *   is not modelled: it is never set) and the reserved bit (a corrupted
- *   word is asserted never to happen).
+ *   bit 5 STARVING, bit 6 WOKEN, bit 7 EXTENDED, bits 8-9 parked.  Left
+ *   out: the spin budget (bits 16-18: it only sets how long a spin lasts,
+ *   and every spin of the model may give up at any read) and the reserved
+ *   bits (a corrupted word is asserted never to happen).  EXTENDED is set
+ *   by a holder that took the lock in the slow path when the kernel
+ *   offers the time-slice extension (sp_hold_begin: fetch_or), which the
+ *   model chooses freely at each such acquisition; the unlock clears it
+ *   with the release.
  *
  * Memory: every write of the word in the code is an RMW (cmpxchg8 of the
  * locked byte in the lock fast path, fetch_add32 for the release,
- * cmpxchg32 everywhere else, fetch_or for ARMED); there is no plain store
+ * cmpxchg32 everywhere else, fetch_or for EXTENDED); there is no plain store
  * and no fence.  All
  * accesses are to the one word, so the model is sequentially consistent:
  * for a single location, coherence (every thread sees the word's writes
@@ -45,7 +50,7 @@
  *                       protocol's own claims (asserts below), among them
  *                       a word whose fields stay in range at every write
  *                       (WORD_OK) and that ends free with every count 0
- *                       and no flag but ARMED when all threads are done;
+ *                       and no flag when all threads are done;
  *   no lost wake-up     safety mode (pan -DSAFETY): an end state where a
  *                       thread sleeps for ever is an invalid end state;
  *                       liveness (pan -a -f): ltl live, every thread
@@ -76,8 +81,8 @@
  *   WAKE_WITH_SPINNERS control: the release wakes one whether or not a
  *                   thread spins (the rule before 4bdbb22)
  *   STALE_WAKE      MUTATION (g): the unlock slow path decides the
- *                   wake-up once, from the word it was entered with (or
- *                   the meter's reload), and keeps that decision: WOKEN
+ *                   wake-up once, from the word it was entered with,
+ *                   and keeps that decision: WOKEN
  *                   set on whatever word its cmpxchg finds, and the word
  *                   its subtraction returns not looked at (a waiter that
  *                   counted itself since is not woken): the code decides
@@ -92,13 +97,6 @@
  *                   cmpxchg WOKEN, FUTEX_WAKE), in this SC model (the
  *                   membarrier that it needed against TSO is left out):
  *                   rejected by the ghost properties only
- *   METER_AFTER_RELEASE MUTATION (m): the unlock of an ARMED lock meters
- *                   a tick after the release, as every unlock did before
- *                   61e9ec6 (sp_unlock_meter's load32 of the word; in
- *                   slice mode also sp_slice_leave's fetch_and): rejected
- *                   by the ghost properties.  (The code counts a
- *                   non-tick unlock after the release, in per-thread
- *                   state, which touches no word.)
  *   NO_END_CHECK    no check of the word when all threads are done (for
  *                   mutant (d), which leaves WOKEN set: README.md)
  *   NO_REL_GHOST    check only the ghost `freed`, not rel[] (with
@@ -128,13 +126,13 @@
 #define SPIN_MASK 28
 #define STARV     32
 #define WOKEN     64
-#define ARMED     128
+#define EXT       128
 #define PARK_ONE  256
 #define PARK_MASK 768
 
-/* _SP_UNLOCK_SLOW_MASK: a locked byte other than 1, STARVING, ARMED,
- * parked waiters (the reserved bit is not modelled) */
-#define SLOW_MASK (LK_MASK | STARV | ARMED | PARK_MASK)
+/* _SP_UNLOCK_SLOW_MASK: a locked byte other than 1, STARVING, EXTENDED,
+ * parked waiters (the reserved bits are not modelled) */
+#define SLOW_MASK (LK_MASK | STARV | EXT | PARK_MASK)
 
 #define LK(x)       ((x) & LK_MASK)
 #define SPINNERS(x) (((x) & SPIN_MASK) / SPIN_ONE)
@@ -144,11 +142,11 @@
 #define WORD_OK(x)  ((x) >= 0 && (x) < 4 * PARK_ONE && LK(x) <= HANDOFF && \
 		     SPINNERS(x) <= NTHR && PARKED(x) <= NTHR)
 
-/* sp_spinners_low(v), SLICED never set: no spinner, or fewer than half
+/* sp_spinners_low(v): no spinner, or fewer than half
  * the allowed ones (with CAP <= 2: no spinner). */
 #define SPIN_LOW(x) (SPINNERS(x) == 0 || 2 * SPINNERS(x) < CAP)
 
-/* sp_should_wake(v, meter), SLICED never set: parked != 0, no WOKEN, few
+/* sp_should_wake(v): parked != 0, no WOKEN, few
  * spinners (a spinner will take the lock). */
 #if defined(WAKE_ON_WOKEN) && defined(WAKE_WITH_SPINNERS)
 #define WAKE_OK(x)  (1)
@@ -192,10 +190,9 @@ inline cas(r)
 
 /* sp_take(lock, w, &v, spinning, e): (p, s, 0|2) -> (p - counted,
  * s - spinning, 1), clearing STARVING if we own it and WOKEN if counted
- * (a parked waiter runs: the next unlock may wake another).  After a
- * spinning acquisition, sp_meter: fetch_or(ARMED) unless the word taken
- * had it, if the lock has a meter entry (sp_slice_of, not modelled: either
- * way). */
+ * (a parked waiter runs: the next unlock may wake another).  Then
+ * sp_hold_begin: where the kernel offers the time-slice extension (the
+ * model's free choice), fetch_or(EXTENDED). */
 inline sp_take(spinning)
 {
 	assert(LK(v) == 0 || (LK(v) == HANDOFF && sowner));
@@ -219,12 +216,8 @@ inline sp_take(spinning)
 	if
 	:: ok -> d_step { counted = 0; sowner = 0; late = 0; t0 = 0; ok = 0; nv = 0 };
 		if
-		:: spinning && !(v & ARMED) ->
-			if
-			:: d_step { ACC; w = w | ARMED }  /* sp_meter: fetch_or32(ARMED) */
-			:: skip                         /* no meter entry for the lock */
-			fi
-		:: else -> skip
+		:: d_step { ACC; w = w | EXT }          /* sp_hold_begin: fetch_or32(EXTENDED) */
+		:: skip                                 /* the extension is not offered */
 		fi;
 		v = 0;
 		goto cs
@@ -259,9 +252,6 @@ active [NTHR] proctype thr()
 	bit owner, left;
 	bit wake;      /* the release sets WOKEN: FUTEX_WAKE after it */
 	bit last;      /* ghost: our critical section is the run's last */
-#ifdef UNFAIR_CAS
-	bit metered;   /* the slow path's `metered` */
-#endif
 
 	assert(me < NTHR && NTHR <= 3);
 	do
@@ -367,12 +357,6 @@ park:		/* ---- sp_park ---- */
 		assert(counted && !sowner);
 		nv = 0;
 		d_step { ACC; v = w };                          /* load32 acquire */
-		if
-		:: !(v & ARMED) ->                              /* the lock's first parker */
-			d_step { ACC; w = w | ARMED };          /* sp_arm: fetch_or32(ARMED) */
-			d_step { ACC; v = w }                   /* load32 acquire */
-		:: else -> skip
-		fi;
 recheck:
 		if
 		:: LK(v) == 0 -> sp_take(0); goto recheck
@@ -442,22 +426,12 @@ uslow:		/* pvspin_spinpark_unlock_slowpath(lock, v) */
 		assert(LK(v) == 1);                             /* no misuse report */
 		if
 		:: v & STARV ->                                 /* hand off: (p, s, 1) -> (p, s, 2) */
-			nv = (v & ~LK_MASK) | HANDOFF;
+			nv = (v & ~(LK_MASK | EXT)) | HANDOFF;
 			cas(1);
 			if
 			:: ok -> ok = 0; goto unlocked
 			:: else -> goto uslow
 			fi
-		:: else -> skip
-		fi;
-		if
-		:: (v & ARMED) && !metered ->                   /* sp_unlock_meter, while held */
-			metered = 1;
-			if
-			:: d_step { ACC; v = w }                /* a tick: sp_slice_unlock, load32 */
-			:: skip                                 /* counted after the release */
-			fi;
-			goto uslow
 		:: else -> skip
 		fi;
 		wake = SHOULD_WAKE(v);
@@ -475,7 +449,7 @@ uslow:		/* pvspin_spinpark_unlock_slowpath(lock, v) */
 			ACC;
 			v = w;
 			assert(LK(v) == 1);
-			w = v - 1;
+			w = v - 1 - (v & EXT);
 			assert(WORD_OK(w));
 			rel[me] = 1;
 			wake = wake || SHOULD_WAKE(v)
@@ -483,12 +457,10 @@ uslow:		/* pvspin_spinpark_unlock_slowpath(lock, v) */
 #else
 		/* The loop of the slow path, its last round as one step (a
 		 * failed cmpxchg only re-reads v and decides again; a retried
-		 * cmpxchg eventually wins: README.md, fairness).  The meter of
-		 * an ARMED lock (sp_unlock_meter) is not modelled: what it does
-		 * to the word is a load while held on a tick (a read, which the
-		 * steps below repeat), and on any other unlock nothing (its
-		 * count, after the release, is per-thread state); README.md.
-		 * The misuse checks are asserted never to fire. */
+		 * cmpxchg eventually wins: README.md, fairness).  The misuse
+		 * checks are asserted never to fire.  The release subtracts
+		 * EXTENDED with the locked byte (only the holder sets it, so
+		 * the word's bit is the holder's). */
 		assert(LK(v) == 1);
 		if
 		/* v as read asks for neither a hand-off nor a wake-up: no
@@ -501,7 +473,7 @@ uslow:		/* pvspin_spinpark_unlock_slowpath(lock, v) */
 			ACC;
 			v = w;
 			assert(LK(v) == 1);
-			w = v - 1;
+			w = v - 1 - (v & EXT);
 			assert(WORD_OK(w));
 			rel[me] = 1;
 #ifndef STALE_WAKE
@@ -517,7 +489,7 @@ uslow:		/* pvspin_spinpark_unlock_slowpath(lock, v) */
 			ACC;
 			v = w;
 			assert(LK(v) == 1);
-			nv = (v & ~LK_MASK) | HANDOFF;
+			nv = (v & ~(LK_MASK | EXT)) | HANDOFF;
 			assert(WORD_OK(nv));
 			w = nv;
 			rel[me] = 1
@@ -544,7 +516,7 @@ uslow:		/* pvspin_spinpark_unlock_slowpath(lock, v) */
 				ACC;
 				v = w;
 				assert(LK(v) == 1);
-				w = v - 1;
+				w = v - 1 - (v & EXT);
 				assert(WORD_OK(w));
 				rel[me] = 1;
 #ifndef STALE_WAKE
@@ -557,15 +529,6 @@ uslow:		/* pvspin_spinpark_unlock_slowpath(lock, v) */
 #endif
 #ifdef DROP_WAKE
 		wake = 0;                                       /* MUTATION (a): no FUTEX_WAKE */
-#endif
-#ifdef METER_AFTER_RELEASE
-		/* MUTATION (m): the slow path meters a tick after its release:
-		 * sp_unlock_meter's load32 (in slice mode also sp_slice_leave's
-		 * fetch_and) */
-		if
-		:: v & ARMED -> d_step { ACC; v = w }
-		:: else -> skip
-		fi;
 #endif
 released:	/* After the release: only FUTEX_WAKE on the address (in the
 		 * step that returns, below). */
@@ -581,7 +544,7 @@ released:	/* After the release: only FUTEX_WAKE on the address (in the
 			v = w;
 			assert(LK(v) == 1);
 			if
-			:: v & STARV -> w = (v & ~LK_MASK) | HANDOFF; rel[me] = 1; ok = 1
+			:: v & STARV -> w = (v & ~(LK_MASK | EXT)) | HANDOFF; rel[me] = 1; ok = 1
 			:: else -> ok = 0                       /* STARVING dropped: release */
 			fi
 		}
@@ -590,10 +553,10 @@ released:	/* After the release: only FUTEX_WAKE on the address (in the
 		:: else -> skip
 		fi;
 release:
-		atomic { ACC; w = w & ~LK_MASK; rel[me] = 1 }; /* store8 0, release */
-		d_step { ACC; v = w & (ARMED | PARK_MASK) };    /* load16 of the upper half */
+		atomic { ACC; w = w & ~(LK_MASK | EXT); rel[me] = 1 }; /* a store, release */
+		d_step { ACC; v = w & PARK_MASK };              /* load16 of the upper half */
 		if
-		:: PARKED(v) != 0 || (v & ARMED) ->
+		:: PARKED(v) != 0 ->
 			d_step { ACC; v = w };                  /* unlock_wake: fence, load32 */
 oldwake:		if
 			:: SHOULD_WAKE(v) ->
@@ -619,19 +582,16 @@ unlocked:
 			rel[me] = 0;
 			/* the program frees the lock after the last unlock */
 			if :: last -> freed = 1; last = 0 :: else -> skip fi;
-#ifdef UNFAIR_CAS
-			metered = 0;
-#endif
 			v = 0; nv = 0; round++
 		}
 	od;
 	atomic {
 		ndone++;
 		/* the last thread done: the word is free, no count and no flag
-		 * but ARMED left behind (a ghost read: the lock is freed) */
+		 * left behind (a ghost read: the lock is freed) */
 #ifndef NO_END_CHECK
 		if
-		:: ndone == NTHR -> assert((w & ~ARMED) == 0)
+		:: ndone == NTHR -> assert(w == 0)
 		:: else -> skip
 		fi
 #else

@@ -29,7 +29,7 @@ if(PVSPIN_BENCH_AB_DIR)
   target_sources(pvspin PRIVATE
     ${PVSPIN_BENCH_DIR}/peer_ab.c
     ${PVSPIN_BENCH_AB_DIR}/spinpark_base.c
-    ${PVSPIN_BENCH_AB_DIR}/spinpark_base_slice.c)
+    ${PVSPIN_BENCH_AB_DIR}/spinpark_base_side.c)
   target_include_directories(pvspin PRIVATE ${PVSPIN_BENCH_AB_DIR})
   target_compile_definitions(pvspin PRIVATE PVSPIN_BENCH_AB)
 endif()

@@ -8,13 +8,17 @@
 #   build/ab/tools/pvspin bench --locks spinpark,spinpark_base --repeat 5
 #
 # usage: ab_build.sh REV [BUILD_DIR]   (default BUILD_DIR: build/ab)
-# REV is any git revision with src/lock/spinpark_slice.c (the slice-mode
-# layout); its include/pvspin/spinpark.h, src/lock/spinpark.c,
-# src/lock/spinpark_slice.{c,h} and src/lock/lock_hash.h are copied into
+# REV is any git revision with spinpark's side table in src/lock: either
+# spinpark_stamp.{c,h} (the wake stamps, from 2026-12-03 evening) or
+# spinpark_slice.{c,h} (the slice-mode meter, before).  Its
+# include/pvspin/spinpark.h, src/lock/spinpark.c, that side table (as
+# spinpark_base_side.{c,h}) and src/lock/lock_hash.h are copied into
 # BUILD_DIR/ab_base with every external name prefixed (pvspin_spinpark_ ->
 # pvspin_spinpark_base_, sp_ -> spb_, _SP_ -> _SPB_), so the two copies
-# share nothing but the platform layer.  Exit 2 on bad usage, 1 if REV
-# lacks a file or the build fails.
+# share nothing but the platform layer.  A revision with slice mode
+# counts its slice events as `unpark` (the events are gone from the
+# platform's list; a base lock's events are not reported anyway).  Exit
+# 2 on bad usage, 1 if REV lacks a file or the build fails.
 set -eu
 if [ $# -lt 1 ] || [ $# -gt 2 ]; then
 	echo "usage: ab_build.sh REV [BUILD_DIR]" >&2
@@ -33,16 +37,25 @@ copy() { # PATH_IN_REV NAME_IN_DIR
 	sed -e 's/pvspin_spinpark_/pvspin_spinpark_base_/g' \
 	    -e 's/\bsp_/spb_/g' -e 's/_SP_/_SPB_/g' \
 	    -e 's/PVSPIN_SPINPARK_H/PVSPIN_SPINPARK_BASE_H/g' \
-	    -e 's/PVSPIN_SPINPARK_SLICE_H/PVSPIN_SPINPARK_BASE_SLICE_H/g' \
+	    -e 's/PVSPIN_SPINPARK_SLICE_H/PVSPIN_SPINPARK_BASE_SIDE_H/g' \
+	    -e 's/PVSPIN_SPINPARK_STAMP_H/PVSPIN_SPINPARK_BASE_SIDE_H/g' \
+	    -e 's/PVSPIN_EV_SLICE_ON\b/PVSPIN_EV_UNPARK/g' \
+	    -e 's/PVSPIN_EV_SLICE_END\b/PVSPIN_EV_UNPARK/g' \
 	    -e 's|"pvspin/spinpark.h"|"spinpark_base.h"|' \
-	    -e 's|"spinpark_slice.h"|"spinpark_base_slice.h"|' \
+	    -e 's|"spinpark_slice.h"|"spinpark_base_side.h"|' \
+	    -e 's|"spinpark_stamp.h"|"spinpark_base_side.h"|' \
 	    "$dir/$2.tmp" > "$dir/$2"
 	rm -f "$dir/$2.tmp"
 }
 copy include/pvspin/spinpark.h spinpark_base.h
 copy src/lock/spinpark.c spinpark_base.c
-copy src/lock/spinpark_slice.c spinpark_base_slice.c
-copy src/lock/spinpark_slice.h spinpark_base_slice.h
+if git -C "$top" cat-file -e "$rev:src/lock/spinpark_stamp.c" 2>/dev/null; then
+	side=spinpark_stamp
+else
+	side=spinpark_slice
+fi
+copy src/lock/$side.c spinpark_base_side.c
+copy src/lock/$side.h spinpark_base_side.h
 copy src/lock/lock_hash.h lock_hash.h
 cmake -S "$top" -B "$build" -DCMAKE_BUILD_TYPE=Release -DPVSPIN_BENCH_AB_DIR="$dir" >/dev/null
 cmake --build "$build" -j "$(nproc 2>/dev/null || echo 2)" --target pvspin >/dev/null

@@ -1,0 +1,44 @@
+/*
+ * spinpark_stamp.c - spinpark's wake stamps (spinpark_stamp.h).
+ */
+#include "spinpark_stamp.h"
+#include "lock_hash.h"
+
+#include <string.h>
+
+/* Entries in the side table (a power of two). */
+#define SP_STAMP_ENTRIES 256u
+
+struct sp_stamp {
+	const pvspin_lock_t *lock;   /* whose stamp this is (NULL: none yet) */
+	uint32_t wake_us;            /* its last wake-up, sp_now_us() */
+};
+
+static struct sp_stamp sp_stamps[SP_STAMP_ENTRIES];
+
+static inline struct sp_stamp *sp_stamp_entry(const pvspin_lock_t *lock)
+{
+	return &sp_stamps[lock_hash(lock) & (SP_STAMP_ENTRIES - 1)];
+}
+
+void sp_stamp_wake(const pvspin_lock_t *lock)
+{
+	struct sp_stamp *e = sp_stamp_entry(lock);
+	pvspin_plat_store32(&e->wake_us, sp_now_us(), PVSPIN_RELAXED);
+	/* release: the time before the address that names it */
+	pvspin_plat_storeptr((void **)&e->lock, (void *)lock, PVSPIN_RELEASE);
+}
+
+bool sp_stamp_last_wake(const pvspin_lock_t *lock, uint32_t *wake_us)
+{
+	struct sp_stamp *e = sp_stamp_entry(lock);
+	if (pvspin_plat_loadptr((void *const *)&e->lock, PVSPIN_ACQUIRE) != lock)
+		return false;
+	*wake_us = pvspin_plat_load32(&e->wake_us, PVSPIN_RELAXED);
+	return true;
+}
+
+void pvspin_spinpark_stamps_reset(void)
+{
+	memset(sp_stamps, 0, sizeof(sp_stamps));
+}

@@ -1,0 +1,56 @@
+/*
+ * spinpark_stamp.h - spinpark's wake stamps: the time of each lock's last
+ * wake-up, for a woken waiter's evidence on the spin budget (spinpark.c,
+ * sp_spin_longer).  Private to src/lock; docs/spinpark.md.
+ *
+ * The 4-byte word has no room for a time, so the stamps live in a side
+ * table of SP_STAMP_ENTRIES entries indexed by a hash of the lock's
+ * address (as pvqspinlock's lock -> node hash), each the lock's address
+ * and its stamp.  Locks that share an entry overwrite each other's stamp:
+ * the reader then finds no stamp of its lock, or in a race another
+ * lock's time, and at worst misjudges one budget step (the evidence is a
+ * heuristic; sp_next_budget falls back to a fixed bound, SP_SHORT_PARK_NS,
+ * without it).  Only wake-ups write here, so the table costs nothing on
+ * the lock's other paths.
+ */
+#ifndef PVSPIN_SPINPARK_STAMP_H
+#define PVSPIN_SPINPARK_STAMP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pvspin/spinpark.h"
+
+/* Internal to the library: hidden from libpvspin.so's dynamic symbol
+ * table, so that a program's function of the same name cannot replace
+ * it (a new user's finding: a program defining such a function was called
+ * by the library through the PLT). */
+#pragma GCC visibility push(hidden)
+
+/** The stamps' clock: pvspin_plat_now_ns() in us, 32 bits that wrap every
+ *  71 minutes (compare differences, not values).  Thread-safe. */
+static inline uint32_t sp_now_us(void)
+{
+	return (uint32_t)(pvspin_plat_now_ns() / 1000u);
+}
+
+/** Stamp `lock`'s entry with sp_now_us(): a wake-up is about to be sent
+ *  (pvspin_spinpark_unlock_slowpath(), after the release: it touches
+ *  only the side table, never the lock).  Thread-safe (two
+ *  stores: the time, then the address with release). */
+void sp_stamp_wake(const pvspin_lock_t *lock);
+
+/** The time of `lock`'s last stamped wake-up into *wake_us (us, as
+ *  stamped); false if its entry holds no stamp of this lock.
+ *  Thread-safe (the address with acquire, then the
+ *  time). */
+bool sp_stamp_last_wake(const pvspin_lock_t *lock, uint32_t *wake_us);
+
+/** Forget every stamp (the simulator, before each run, so that no time
+ *  of one run leaks into the next).  Not thread-safe: call it while no
+ *  thread uses a spinpark lock. */
+void pvspin_spinpark_stamps_reset(void);
+
+#pragma GCC visibility pop
+
+#endif /* PVSPIN_SPINPARK_STAMP_H */
