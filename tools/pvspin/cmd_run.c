@@ -138,20 +138,28 @@ static bool elf_defines(Elf *e, const char *name)
 	return false;
 }
 
-/* Why the ELF shared object open as `fd` (its header checked: this
- * machine's class, byte order and architecture, ET_DYN) is not the
- * interposer, or NULL. */
-static const char *preload_not_interposer(int fd)
+/* Why the ELF file `e` (the regular file ld.so would open) is not an
+ * interposer that ld.so can preload into a program like this one, or
+ * NULL: its header must match this program's class, byte order and
+ * machine (__ehdr_start: what the program run will be), be ET_DYN and not
+ * a PIE executable, and its dynamic symbols must define PRELOAD_MARKER.
+ * All of it read with libelf, which checks the tables' bounds. */
+static const char *preload_not_interposer(Elf *e)
 {
-	const char *why = NULL;
-	Elf *e = elf_version(EV_CURRENT) != EV_NONE ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
-	if (e && elf_is_pie(e))
-		why = "not an ELF shared library (an executable or object file)";
-	else if (!e || !elf_defines(e, PRELOAD_MARKER))
-		why = "a shared library, but not pvspin's interposer " PRELOAD_NAME
-		      " (it does not define " PRELOAD_MARKER ")";
-	elf_end(e);
-	return why;
+	/* the ELF header of this program */
+	extern const ElfW(Ehdr) __ehdr_start;
+	GElf_Ehdr h;
+	if (!e || elf_kind(e) != ELF_K_ELF || !gelf_getehdr(e, &h))
+		return "not an ELF shared library";
+	if (memcmp(h.e_ident, __ehdr_start.e_ident, EI_VERSION) ||
+	    h.e_machine != __ehdr_start.e_machine)
+		return "an ELF file for another machine (word size, byte order or architecture)";
+	if (h.e_type != ET_DYN || elf_is_pie(e))
+		return "not an ELF shared library (an executable or object file)";
+	if (!elf_defines(e, PRELOAD_MARKER))
+		return "a shared library, but not pvspin's interposer " PRELOAD_NAME
+		       " (it does not define " PRELOAD_MARKER ")";
+	return NULL;
 }
 
 /* Is `path` something ld.so can preload into a program like this one: a
@@ -160,13 +168,10 @@ static const char *preload_not_interposer(int fd)
  * PRELOAD_MARKER)?  Returns NULL, or why not. */
 static const char *preload_unusable(const char *path)
 {
-	/* the ELF header of this program: what the program run will match */
-	extern const ElfW(Ehdr) __ehdr_start;
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);   /* a FIFO must not block us */
 	if (fd < 0)
 		return strerror(errno);
 	struct stat st;
-	ElfW(Ehdr) h;
 	const char *why = NULL;
 	if (fstat(fd, &st))
 		why = strerror(errno);
@@ -174,15 +179,11 @@ static const char *preload_unusable(const char *path)
 		why = strerror(EISDIR);
 	else if (!S_ISREG(st.st_mode))
 		why = "not a regular file";
-	else if (read(fd, &h, sizeof(h)) != (ssize_t)sizeof(h) || memcmp(h.e_ident, ELFMAG, SELFMAG))
-		why = "not an ELF shared library";
-	else if (memcmp(h.e_ident, __ehdr_start.e_ident, EI_VERSION) ||
-		 h.e_machine != __ehdr_start.e_machine)
-		why = "an ELF file for another machine (word size, byte order or architecture)";
-	else if (h.e_type != ET_DYN)
-		why = "not an ELF shared library (an executable or object file)";
-	else
-		why = preload_not_interposer(fd);
+	else {
+		Elf *e = elf_version(EV_CURRENT) != EV_NONE ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
+		why = preload_not_interposer(e);
+		elf_end(e);
+	}
 	close(fd);
 	return why;
 }
