@@ -408,7 +408,7 @@ static bool sp_park(pvspin_lock_t *lock, struct sp_waiter *w)
  * critical section keeps every waiter waiting for a whole time slice;
  * that is the one case the kernel's pvqspinlock premise (a holder never
  * preempted by its own scheduler) does not cover for threads.  If a
- * request was made, set EXTENDED (0, s, 1) -> (0, s, 1) | EXTENDED, so
+ * request was made, set EXTENDED (p, s, 1) -> (p, s, 1) | EXTENDED, so
  * that our unlock goes to its slow path and withdraws it; relaxed: only
  * the holder sets or clears the bit, and its release orders it.  Only
  * after a wait: a lock taken by the inline fast path was not contended
