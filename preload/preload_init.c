@@ -185,14 +185,15 @@ static void print_stats(void)
 	if (__atomic_load_n(&preload_kind_fixed, __ATOMIC_ACQUIRE) == PVSPIN_KIND_SPINPARK)
 		snprintf(sp, sizeof(sp),
 			 " spin_acquire=%llu spin_fail=%llu park=%llu unpark=%llu handoff=%llu"
-			 " starving=%llu slice_ext_yield=%llu",
+			 " starving=%llu slice_ext_yield=%llu handoff_revoke=%llu",
 			 (unsigned long long)ev.count[PVSPIN_EV_SPIN_ACQUIRE],
 			 (unsigned long long)ev.count[PVSPIN_EV_SPIN_FAIL],
 			 (unsigned long long)ev.count[PVSPIN_EV_PARK],
 			 (unsigned long long)ev.count[PVSPIN_EV_UNPARK],
 			 (unsigned long long)ev.count[PVSPIN_EV_HANDOFF],
 			 (unsigned long long)ev.count[PVSPIN_EV_STARVING],
-			 (unsigned long long)ev.count[PVSPIN_EV_SLICE_EXT_YIELD]);
+			 (unsigned long long)ev.count[PVSPIN_EV_SLICE_EXT_YIELD],
+			 (unsigned long long)ev.count[PVSPIN_EV_HANDOFF_REVOKE]);
 	char buf[1024];
 	int n = snprintf(buf, sizeof(buf),
 		"pvspin: stats pid=%ld lock=%s acquisitions=%llu contended=%llu halt_calls=%llu"

@@ -114,6 +114,7 @@ enum pvspin_event {
 	PVSPIN_EV_HANDOFF,           /* spinpark: locks handed to a waiter (the starving spinner) */
 	PVSPIN_EV_STARVING,          /* spinpark: a parked waiter waited past the starvation bound */
 	PVSPIN_EV_SLICE_EXT_YIELD,   /* spinpark: rseq time-slice extensions granted to a holder and given back (rseq_slice_yield) */
+	PVSPIN_EV_HANDOFF_REVOKE,    /* spinpark: hand-offs that no owner took for a sleep's timeout, taken by a parked waiter */
 	PVSPIN_EV_COUNT
 };
 

@@ -28,6 +28,7 @@ static const char *const event_names[PVSPIN_EV_COUNT] = {
 	[PVSPIN_EV_HANDOFF] = "handoff",
 	[PVSPIN_EV_STARVING] = "starving",
 	[PVSPIN_EV_SLICE_EXT_YIELD] = "slice_ext_yield",
+	[PVSPIN_EV_HANDOFF_REVOKE] = "handoff_revoke",
 };
 
 const char *pvspin_event_name(int ev)

@@ -140,9 +140,14 @@ static inline bool sp_not_plain_locked(uint32_t v, uint32_t arg)
  * 0, 1 and 2.  Reported (once: every caller then returns from the slow
  * path without the lock, leaving the word as it read it, and with any
  * count it holds in it). */
+static inline bool sp_word_ok(uint32_t v)
+{
+	return !(v & _SP_RESERVED_MASK) && sp_locked(v) <= _SP_HANDOFF;
+}
+
 static bool sp_word_corrupt(pvspin_lock_t *lock, uint32_t v)
 {
-	if (!(v & _SP_RESERVED_MASK) && sp_locked(v) <= _SP_HANDOFF)
+	if (sp_word_ok(v))
 		return false;
 	pvspin_report_misuse("spinpark: corrupted lock word", lock, v);
 	return true;
@@ -159,6 +164,9 @@ struct sp_waiter {
 	bool spin_longer;      /* the last sleep showed that a longer spin
 				* would have paid (sp_spin_longer) */
 	bool took;             /* we hold the lock (sp_take succeeded) */
+	bool handoff_slept;    /* our last sleep began on a handed-off word,
+				* handoff_word, and ran to its timeout */
+	uint32_t handoff_word; /* that word */
 	uint64_t t0;           /* ns of the first park (0: none yet) */
 	uint64_t timeout_ns;   /* of the next sleep */
 };
@@ -303,6 +311,11 @@ static bool sp_spin(pvspin_lock_t *lock, struct sp_waiter *w)
 	for (;;) {
 		if (sp_word_corrupt(lock, v))
 			return true;   /* reported (our spinner count stays in it) */
+		/* STARVING cleared while we own it: a parked waiter took our
+		 * hand-off while we could not run (sp_revoke_handoff); spin on
+		 * as any waiter */
+		if (w->starving_owner && !(v & _SP_STARVING))
+			w->starving_owner = false;
 		if (sp_ours(w, v)) {
 			/* a spin that paid: the budget grows */
 			if (sp_take(lock, w, &v, true, left < budget / 2)) {
@@ -362,10 +375,37 @@ static bool sp_spin_longer(pvspin_lock_t *lock, uint32_t slept_us, bool timed_ou
 }
 
 /*
+ * A hand-off that its owner has not taken for a whole sleep of ours: take
+ * it, (p, s, 2) -> (p - counted, s, 1) clearing STARVING, as the owner
+ * would.  The owner spins for a hand-off (SP_STARVE_SPIN_LOOPS, about 50
+ * us) and takes it within that, so one still there, the same word, after
+ * a 1 ms sleep means an owner that cannot run: preempted, suspended in a
+ * signal handler that waits for this very lock (a new user's test:
+ * deadlocked in 4 of 13 runs), or gone (a fork child's copy of a word
+ * whose owner was a thread of the parent: 9 children of 1 900 hung).  The
+ * owner, if it runs again, finds STARVING cleared and spins as any
+ * waiter (sp_spin); the cmpxchg decides between it and us.  The owner's
+ * spinner count stays until it gives up (for ever in a fork child: its
+ * waiters then spin less; docs/spinpark.md).  True: taken.
+ */
+static bool sp_revoke_handoff(pvspin_lock_t *lock, struct sp_waiter *w, uint32_t *v)
+{
+	while (sp_locked(*v) == _SP_HANDOFF && sp_word_ok(*v)) {
+		w->starving_owner = true;   /* sp_take: as the owner, clearing STARVING */
+		if (sp_take(lock, w, v, false, false)) {
+			pvspin_plat_event(PVSPIN_EV_HANDOFF_REVOKE);
+			return true;
+		}
+		w->starving_owner = false;
+	}
+	return false;
+}
+
+/*
  * Phase 2: sleep once.  We are counted (our last RMW on the word counted
  * us or cleared WOKEN), and the re-check below reads the word after that
  * RMW (file comment, "Lost wake-ups").  True: lock taken during the
- * re-check.
+ * re-check (or a corrupted word reported).
  */
 static bool sp_park(pvspin_lock_t *lock, struct sp_waiter *w)
 {
@@ -379,6 +419,11 @@ static bool sp_park(pvspin_lock_t *lock, struct sp_waiter *w)
 		if (sp_take(lock, w, &v, false, false))
 			return true;
 	}
+	/* the same hand-off as before our last sleep, which timed out */
+	if (w->handoff_slept && v == w->handoff_word && sp_revoke_handoff(lock, w, &v))
+		return true;
+	if (sp_word_corrupt(lock, v))
+		return true;
 	/* WOKEN set: an unlock may have skipped its wake-up because of it,
 	 * even one that woke nobody (the sleeper it meant was not asleep
 	 * yet).  Sleeping on it could be for ever: go round again, clear it
@@ -389,12 +434,19 @@ static bool sp_park(pvspin_lock_t *lock, struct sp_waiter *w)
 	pvspin_plat_event(PVSPIN_EV_PARK);
 	/* The sleep's timeout doubles per timed-out sleep, up to `cap`: an
 	 * uncounted poll's to 64 ms, a counted sleep's to 16 ms (and one that
-	 * backed off while uncounted is cut back to that once counted). */
+	 * backed off while uncounted is cut back to that once counted).  A
+	 * sleep on a handed-off word lasts the shortest timeout, not
+	 * doubled: its owner takes it within microseconds, or it is stale
+	 * (sp_revoke_handoff). */
 	uint64_t cap = w->counted ? SP_PARK_TIMEOUT_MAX_NS : SP_UNCOUNTED_POLL_MAX_NS;
-	uint64_t timeout = w->timeout_ns < cap ? w->timeout_ns : cap;
+	bool handoff = sp_locked(v) == _SP_HANDOFF;
+	uint64_t timeout = handoff ? SP_PARK_TIMEOUT_MIN_NS
+			   : w->timeout_ns < cap ? w->timeout_ns : cap;
 	uint32_t slept_us = sp_now_us();
 	int r = pvspin_plat_park32(&lock->val, v, timeout);
-	if (r == PVSPIN_PARK_TIMEDOUT && w->timeout_ns < cap)
+	w->handoff_slept = handoff && r == PVSPIN_PARK_TIMEDOUT;
+	w->handoff_word = v;
+	if (r == PVSPIN_PARK_TIMEDOUT && !handoff && w->timeout_ns < cap)
 		w->timeout_ns *= 2;
 	/* only a spin cut short by its budget says anything of the budget */
 	w->spin_longer = w->spun_out && sp_spin_longer(lock, slept_us, r == PVSPIN_PARK_TIMEDOUT);
