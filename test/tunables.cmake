@@ -34,7 +34,9 @@ endforeach()
 # (exit 0, their output as without it) and say so once, in the library's
 # words with their own prefix: "pvspin detect: ignoring ..." (they said
 # nothing; the library in any other program says "pvspin: ignoring ...").
-# `pvspin run`: test/preload.cmake, preload_run_bad_tunable.
+# A bad PVSPIN_STATS too, in run's words (tools/pvspin/env_check.c).
+# `pvspin run`: test/preload.cmake, preload_run_bad_tunable, and
+# test/torture.cmake, run_cli_env_typo_with_option.
 if(TARGET pvspin)
   file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/tunables_env_tools.sh
 "x='PVSPIN_PENDING_LOOPS=0x10: not a valid value for pending_loops (expected a decimal integer from 1 to 4294967295'
@@ -43,6 +45,20 @@ for c in bench torture; do
   [ $r -eq 2 ] || { echo \"$c: exit $r: $e\"; exit 1; }
   [ \"$e\" = \"pvspin $c: bad $x)\" ] || { echo \"$c: got '$e'\"; exit 1; }
 done
+# so is a bad PVSPIN_STATS, as by run (tool_env_check(): they exited 0,
+# their --help saying exit 2); 0, 1 and empty are not refused
+b='bench --threads 1 --locks tas --duration-ms 10 --repeat 1'
+t='torture --lock tas --threads 2 --seconds 1'
+for c in \"$b\" \"$t\"; do
+  n=\"pvspin $(echo $c | cut -d ' ' -f 1)\"
+  e=$(PVSPIN_STATS=2 \"$1\" $c 2>&1 >/dev/null); r=$?
+  [ $r -eq 2 ] || { echo \"$n stats: exit $r: $e\"; exit 1; }
+  [ \"$e\" = \"$n: PVSPIN_STATS=2: expected 1 (on) or 0 (off)\" ] || { echo \"$n stats: got '$e'\"; exit 1; }
+done
+for v in 0 1 ''; do
+  PVSPIN_STATS=$v \"$1\" $b >/dev/null 2>&1 || { echo \"bench PVSPIN_STATS='$v': exit $?\"; exit 1; }
+done
+PVSPIN_STATS=1 \"$1\" $t >/dev/null 2>&1 || { echo \"torture PVSPIN_STATS=1: exit $?\"; exit 1; }
 # (stderr less the sanitizers' own notes: ASan's \"==PID==WARNING: ...
 # makecontext\" from the simulator)
 o=$(PVSPIN_PENDING_LOOPS=0x10 \"$1\" detect --interval-ms 0 2>/tmp/tunables_env_tools.$$); r=$?
