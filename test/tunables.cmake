@@ -89,6 +89,24 @@ pvspin sim: ignoring PVSPIN_MUTEX_SPIN_LIMIT=100: only the interposer's mutexes 
     { echo \"sim valid: got '$e'\"; exit 1; }
   o=$(PVSPIN_SPIN_THRESHOLD=64 \"$1\" sim --preset smoke --json - 2>/dev/null)
   [ \"$(echo \"$o\" | w)\" = \"$(\"$1\" sim --preset smoke --json - | w)\" ] || { echo 'sim valid: another result'; exit 1; }
+  # PVSPIN_LOCK and PVSPIN_POLICY likewise (they were ignored silently):
+  # once each (also with --seeds 2), bad or valid, naming the key
+  # `lock`; exit 0 and the same result, as for a tunable (sim takes no
+  # value from them)
+  k='pvspin sim takes the guest lock kind only as a configuration key'
+  p='pvspin sim picks no lock kind by policy; it takes the guest lock kind only as a configuration key (--set lock=KIND), never from the environment'
+  PVSPIN_LOCK=tas PVSPIN_POLICY=linux \"$1\" sim --preset smoke --seeds 2 --json - >/dev/null 2>/tmp/tunables_env_tools.$$; r=$?
+  e=$(grep -v '^==[0-9]*==' /tmp/tunables_env_tools.$$); rm -f /tmp/tunables_env_tools.$$
+  [ $r -eq 0 ] || { echo \"sim kind: exit $r: '$e'\"; exit 1; }
+  [ \"$e\" = \"pvspin sim: ignoring PVSPIN_LOCK=tas: $k (--set lock=tas), never from the environment
+pvspin sim: ignoring PVSPIN_POLICY=linux: $p\" ] || { echo \"sim kind: got '$e'\"; exit 1; }
+  o=$(PVSPIN_LOCK=tas PVSPIN_POLICY=linux \"$1\" sim --preset smoke --json - 2>/dev/null)
+  [ \"$(echo \"$o\" | w)\" = \"$(\"$1\" sim --preset smoke --json - | w)\" ] || { echo 'sim kind: another result'; exit 1; }
+  PVSPIN_LOCK=bogus PVSPIN_POLICY=bogus \"$1\" sim --preset smoke --json - >/dev/null 2>/tmp/tunables_env_tools.$$; r=$?
+  e=$(grep -v '^==[0-9]*==' /tmp/tunables_env_tools.$$); rm -f /tmp/tunables_env_tools.$$
+  [ $r -eq 0 ] || { echo \"sim bad kind: exit $r: '$e'\"; exit 1; }
+  case \"$e\" in \"pvspin sim: ignoring PVSPIN_LOCK=bogus: not a lock kind; $k (--set lock=KIND, KIND one of qspinlock, \"*\"), never from the environment
+pvspin sim: ignoring PVSPIN_POLICY=bogus: not a policy; $p\") ;; *) echo \"sim bad kind: got '$e'\"; exit 1;; esac
 fi
 echo tunables-env-tools-ok
 ")
