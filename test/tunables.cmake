@@ -5,11 +5,13 @@
 add_executable(test_tunables_env test_tunables_env.c)
 target_link_libraries(test_tunables_env PRIVATE pvspin_static)
 # Numbers are plain decimal, as on every command line: 0x10, +5 and " 7"
-# are refused (strtoul would take them, 010 as octal 8).
+# are refused (strtoul would take them, 010 as octal 8).  A boolean is 0
+# or 1, said so ("yes" was refused as "expected a decimal integer from 0
+# to 1", while pvspin sim's key takes it: docs/tuning.md, "Values").
 foreach(case "PVSPIN_SPIN_THRESHOLD|99999999999999|spin_threshold|pvqspinlock|a decimal integer from 1 to 4294967295|2048"
              "PVSPIN_TAS_BACKOFF_MAX|xyz|tas_backoff_max|tas|a decimal integer from 0 to 4294967295|0"
              "PVSPIN_PENDING_LOOPS|0x10|pending_loops|qspinlock|a decimal integer from 1 to 4294967295|512"
-             "PVSPIN_EARLY_HALT_PREEMPTED|2|early_halt_preempted|pvqspinlock|a decimal integer from 0 to 1|0"
+             "PVSPIN_EARLY_HALT_PREEMPTED|yes|early_halt_preempted|pvqspinlock|0 \\(off\\) or 1 \\(on\\)|0"
              "PVSPIN_MUTEX_SPIN_LIMIT|-1|mutex_spin_limit|tas|a decimal integer from 0 to 4294967295|0")
   string(REPLACE "|" ";" f "${case}")
   list(GET f 0 var)
@@ -45,6 +47,11 @@ for c in bench torture; do
   [ $r -eq 2 ] || { echo \"$c: exit $r: $e\"; exit 1; }
   [ \"$e\" = \"pvspin $c: bad $x)\" ] || { echo \"$c: got '$e'\"; exit 1; }
 done
+# a boolean tunable: 0 or 1 only, said so (the words are pvspin sim's
+# key spellings: `sim --set early_halt_preempted=yes` is taken)
+e=$(PVSPIN_EARLY_HALT_PREEMPTED=yes \"$1\" bench --threads 1 --locks tas --duration-ms 10 --repeat 1 2>&1); r=$?
+[ $r -eq 2 ] && [ \"$e\" = 'pvspin bench: bad PVSPIN_EARLY_HALT_PREEMPTED=yes: not a valid value for early_halt_preempted (expected 0 (off) or 1 (on))' ] ||
+  { echo \"bench boolean: exit $r: '$e'\"; exit 1; }
 # so is a bad PVSPIN_STATS, as by run (tool_env_check(): they exited 0,
 # their --help saying exit 2); 0, 1 and empty are not refused
 b='bench --threads 1 --locks tas --duration-ms 10 --repeat 1'
