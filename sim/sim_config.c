@@ -92,6 +92,14 @@ static const struct key keys[] = {
 };
 #define NKEYS ((int)(sizeof(keys) / sizeof(keys[0])))
 
+/* A K_DOUBLE key with a gap above its min 0: valid are 0 (off) and
+ * min_on to max.  slice_ext_us: the kernel's shortest extension is 5 us.
+ * 0 for every other key (its whole range). */
+static double key_min_on(const struct key *k)
+{
+	return k->off == OFF(slice_ext_us) ? 5 : 0;
+}
+
 void sim_config_defaults(struct sim_config *c)
 {
 	memset(c, 0, sizeof(*c));
@@ -306,10 +314,12 @@ static int config_set(struct sim_config *c, const char *key, const char *shown,
 		key_names(err);
 		return -1;
 	}
+	/* the whole valid set, the same in every refusal of the key */
+	double min_on = key_min_on(k);
 	snprintf(range, sizeof(range), "%s%s from %.15g to %.15g",
-		 k->type == K_DOUBLE_PROF ? "-1 (the profile's) or " : "",
+		 k->type == K_DOUBLE_PROF ? "-1 (the profile's) or " : min_on > 0 ? "0 (off) or " : "",
 		 k->type == K_DOUBLE || k->type == K_DOUBLE_PROF ? "a number" : "an integer",
-		 k->min, k->max);
+		 min_on > 0 ? min_on : k->min, k->max);
 	errno = 0;
 	switch (k->type) {
 	case K_INT:
@@ -337,7 +347,8 @@ static int config_set(struct sim_config *c, const char *key, const char *shown,
 		double v = strtod(value, &end);
 		/* ERANGE on underflow (1e-400) is a tiny number, still out of range */
 		bool in = !isnan(v) && ((v >= k->min && v <= k->max) ||
-					(k->type == K_DOUBLE_PROF && v == -1));
+					(k->type == K_DOUBLE_PROF && v == -1)) &&
+			  !(v > 0 && v < min_on);
 		if (!plain_decimal(value, true) || end == value || *end || !isfinite(v) || !in)
 			return bad(err, shown, value, range);
 		*(double *)(base + k->off) = v;
@@ -753,13 +764,9 @@ int sim_config_check(const struct sim_config *c, FILE *err)
 		return -1;
 	}
 	/* the extension is the guest kernel's, for its threads: only where a
-	 * vCPU stands for a thread (the machine twin) */
-	if (c->slice_ext_us > 0 && c->slice_ext_us < 5) {
-		fprintf(err, "pvspin sim: bad value '%g' for key 'slice_ext_us'; valid: 0 (off) "
-			     "or a number from 5 to 50 (the kernel's shortest extension is 5 us)\n",
-			c->slice_ext_us);
-		return -1;
-	}
+	 * vCPU stands for a thread (the machine twin).  Its values (0, or 5
+	 * to 50: the kernel's shortest extension is 5 us) are the key's
+	 * (key_min_on()), checked when it is set. */
 	if (c->slice_ext_us > 0 && !prof->vcpus_are_threads) {
 		fprintf(err, "pvspin sim: slice_ext_us needs a profile whose vCPUs stand for "
 			     "threads (linux-threads, the machine twin); profile %s models a "

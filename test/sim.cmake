@@ -371,9 +371,14 @@ if(TARGET pvspin_sim_core AND TARGET pvspin)
   # the rseq time-slice extension (slice_ext_us): 0 or 5-50, and only where
   # a vCPU stands for a thread (the machine twin); on, a spinpark holder
   # that waited gets preemptions deferred and gives them back
+  # (one valid set in both refusals: above 50 said "a number from 0 to 50",
+  # which 3 is, and 3 "... 5 to 50 (the kernel's shortest ...)")
   pvspin_sim_cli_expect(sim_cli_slice_ext_below_min 2
-    "bad value '3' for key 'slice_ext_us'; valid: 0 \\(off\\) or a number from 5 to 50"
+    "bad value '3' for key 'slice_ext_us'; valid: 0 \\(off\\) or a number from 5 to 50\n"
     ${P} sim --preset twin --set slice_ext_us=3)
+  pvspin_sim_cli_expect(sim_cli_slice_ext_above_max 2
+    "bad value '51' for key 'slice_ext_us'; valid: 0 \\(off\\) or a number from 5 to 50\n"
+    ${P} sim --preset twin --set slice_ext_us=51)
   pvspin_sim_cli_expect(sim_cli_slice_ext_not_twin 2
     "slice_ext_us needs a profile whose vCPUs stand for threads"
     ${P} sim --preset smoke --set slice_ext_us=5)

@@ -136,7 +136,7 @@ static inline uint32_t sp_with_budget(uint32_t v, uint32_t e)
 static inline bool sp_not_plain_locked(uint32_t v, uint32_t arg)
 { (void)arg; return sp_locked(v) != _SP_LOCKED; }
 
-/* A word no step writes: the reserved bit, or a locked byte other than
+/* A word no step writes: a reserved bit, or a locked byte other than
  * 0, 1 and 2.  Reported (once: every caller then returns from the slow
  * path without the lock, leaving the word as it read it, and with any
  * count it holds in it). */

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "env_check.h"
 #include "pvspin/tunables.h"
 #include "bench/config.h"
 #include "bench/hog.h"
@@ -70,10 +71,10 @@ static void usage(FILE *f, unsigned ncpus)
 "kind is compared with the best other lock at each thread count.  Exit status:\n"
 "0 success, 1 a lock broke mutual exclusion or a report could not be written,\n"
 "2 bad usage, a PVSPIN_* variable in the environment (PVSPIN_LOCK,\n"
-"PVSPIN_POLICY, PVSPIN_SPIN_THRESHOLD, ...) with a bad value included, also\n"
-"where an option would replace it.  SIGINT, SIGTERM or SIGHUP stops the run\n"
-"after the current cell: the thread counts that completed are reported, then\n"
-"the signal ends the process.\n"
+"PVSPIN_POLICY, PVSPIN_STATS, PVSPIN_SPIN_THRESHOLD, ...) with a bad value\n"
+"included, also where an option would replace it.  SIGINT, SIGTERM or SIGHUP\n"
+"stops the run after the current cell: the thread counts that completed are\n"
+"reported, then the signal ends the process.\n"
 "\nlocks:\n",
 		BENCH_MAX_THREADS, ncpus, 2 * ncpus, 4 * ncpus, BENCH_DEFAULT_CS_NS,
 		BENCH_DEFAULT_NCS_NS, BENCH_DEFAULT_CS_LINES, BENCH_DEFAULT_DURATION_MS,
@@ -322,14 +323,12 @@ static int parse_options(int argc, char **argv, struct bench_config *c)
 	}
 	if (optind < argc)
 		return usage_error("unexpected argument '%s'", argv[optind]);
-	/* The locks measured here read the PVSPIN_* tunables: a bad one
-	 * fails now (exit 2, named), as in `pvspin run`, instead of a run
-	 * on the default that the library would only say it ignored. */
-	if (pvspin_tunables_check_env(stderr, "pvspin bench"))
-		return USAGE_EXIT;
-	/* and PVSPIN_LOCK / PVSPIN_POLICY, which pick the footer's default
-	 * kind: named by this command, not by the library's "pvspin:" */
-	if (pvspin_default_kind_check_env(stderr, "pvspin bench"))
+	/* The locks measured here read the PVSPIN_* tunables, and
+	 * PVSPIN_LOCK / PVSPIN_POLICY pick the footer's default kind: a bad
+	 * one fails now (exit 2, named by this command), as in `pvspin run`,
+	 * instead of a run on the default that the library would only say it
+	 * ignored; so does a bad PVSPIN_STATS, as in run (env_check.h). */
+	if (tool_env_check("pvspin bench"))
 		return USAGE_EXIT;
 	if (c->json_path && c->csv_path && !strcmp(c->json_path, "-") && !strcmp(c->csv_path, "-"))
 		return usage_error("--json and --csv cannot both write to stdout");

@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "env_check.h"
 #include "pvspin/lock.h"
 #include "pvspin/platform.h"
 #include "pvspin/policy.h"
@@ -456,25 +457,15 @@ int pvspin_cmd_run(int argc, char **argv)
 		}
 	}
 
-	/* A bad PVSPIN_* tunable is a usage error, said here before the
+	/* A bad PVSPIN_* variable is a usage error, said here before the
 	 * program starts, as a bad option is: the interposer would only
-	 * ignore it ("pvspin: ignoring ...") and run on the default.  The
-	 * environment as given is checked, before --spin-limit replaces
-	 * PVSPIN_MUTEX_SPIN_LIMIT: a typo fails whatever the options. */
-	if (pvspin_tunables_check_env(stderr, "pvspin run"))
+	 * ignore it ("pvspin: ignoring ...") and run on the default, or
+	 * without the stats.  The environment as given is checked, before
+	 * --spin-limit replaces PVSPIN_MUTEX_SPIN_LIMIT, --lock / --policy
+	 * PVSPIN_LOCK / PVSPIN_POLICY and --stats PVSPIN_STATS: a typo fails
+	 * whatever the options (env_check.h, as bench and torture). */
+	if (tool_env_check("pvspin run"))
 		return 2;
-	/* PVSPIN_LOCK and PVSPIN_POLICY as inherited follow the same rule:
-	 * a typo fails also where --lock or --policy would override it. */
-	if (pvspin_default_kind_check_env(stderr, "pvspin run"))
-		return 2;
-	/* PVSPIN_STATS too (the interposer would say "ignoring" once per
-	 * process and run without the stats), also with --stats given */
-	const char *env_stats = getenv("PVSPIN_STATS");
-	if (env_stats && *env_stats && strcmp(env_stats, "0") && strcmp(env_stats, "1")) {
-		fprintf(stderr, "pvspin run: PVSPIN_STATS=%s: expected 1 (on) or 0 (off)\n",
-			env_stats);
-		return 2;
-	}
 
 	pvspin_kind_t kind;
 	if (lock) {

@@ -8,8 +8,9 @@
  * running `pvspin` (readlink /proc/self/exe: the build tree or the install
  * prefix), then `pvspin-sim` from PATH.  Its argv[0] is "pvspin sim", so
  * getopt's messages name the command the user typed.  A PVSPIN_*
- * tunable variable, which the simulator never reads, is said to be
- * ignored first, bad or valid.
+ * tunable variable, PVSPIN_LOCK or PVSPIN_POLICY, which the simulator
+ * never reads, is said to be ignored first, bad or valid (not refused:
+ * nothing here takes a value from it).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -20,8 +21,39 @@
 #include <unistd.h>
 
 #include "lock/tunables_report.h"
+#include "policy/policy_default.h"
+#include "pvspin/lock.h"
+#include "pvspin/policy.h"
 #include "pvspin/tunables.h"
 #include "cmd.h"
+
+/* PVSPIN_LOCK and PVSPIN_POLICY pick the default kind of this machine's
+ * programs; the simulated guests' lock is the key `lock` (default
+ * qspinlock, or vmN.lock), and the simulator has no policy.  Said as a
+ * tunable is (below): once each, bad or valid, naming the key to use
+ * instead, and the run goes on as without them (the rule of the
+ * commands that take no value from a variable, detect and sim; run,
+ * bench and torture, whose locks read them, refuse a bad one). */
+static void say_kind_env_ignored(void)
+{
+	static const char key[] = "pvspin sim takes the guest lock kind only as a configuration key";
+	pvspin_kind_t kind;
+	pvspin_policy_t policy;
+	int r = pvspin_default_lock_env(NULL, NULL, &kind);
+	if (r > 0)
+		fprintf(stderr, "pvspin sim: ignoring PVSPIN_LOCK=%s: %s (--set lock=%s), never from "
+			"the environment\n", getenv("PVSPIN_LOCK"), key, pvspin_kind_name(kind));
+	else if (r < 0)
+		fprintf(stderr, "pvspin sim: ignoring PVSPIN_LOCK=%s: not a lock kind; %s "
+			"(--set lock=KIND, KIND one of %s), never from the environment\n",
+			getenv("PVSPIN_LOCK"), key, pvspin_kind_names());
+	r = pvspin_default_policy_env(NULL, NULL, &policy);
+	if (r)
+		fprintf(stderr, "pvspin sim: ignoring PVSPIN_POLICY=%s: %spvspin sim picks no lock "
+			"kind by policy; it takes the guest lock kind only as a configuration key "
+			"(--set lock=KIND), never from the environment\n", getenv("PVSPIN_POLICY"),
+			r < 0 ? "not a policy; " : "");
+}
 
 /**
  * Exec pvspin-sim with argv[1..].  Returns only on failure: 1 with a
@@ -64,6 +96,7 @@ int pvspin_cmd_sim(int argc, char **argv)
 				"as configuration keys (--set %s=%s), never from the environment\n",
 				var, text, pvspin_tunable_name((pvspin_tunable_t)t), text);
 	}
+	say_kind_env_ignored();
 	args[0] = (char *)"pvspin sim";
 	for (int i = 1; i < argc; i++)
 		args[i] = argv[i];

@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "env_check.h"
 #include "pvspin/platform.h"
 #include "pvspin/stats.h"
 #include "pvspin/tunables.h"
@@ -255,8 +256,8 @@ static void usage(FILE *f)
 		"or, when SIGINT/SIGTERM/SIGHUP cut the run short without a failure,\n"
 		"INTERRUPTED (exit 130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP).\n"
 		"Bad usage exits 2, a PVSPIN_* variable in the environment (PVSPIN_LOCK,\n"
-		"PVSPIN_POLICY, PVSPIN_SPIN_THRESHOLD, ...) with a bad value included, also\n"
-		"where --lock or --spin-threshold would replace it.\n",
+		"PVSPIN_POLICY, PVSPIN_STATS, PVSPIN_SPIN_THRESHOLD, ...) with a bad value\n"
+		"included, also where --lock or --spin-threshold would replace it.\n",
 		LOST_KICK_SPIN_THRESHOLD);
 }
 
@@ -369,12 +370,11 @@ int pvspin_cmd_torture(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	/* a bad PVSPIN_* tunable fails here (exit 2, named), as in `pvspin
-	 * run`: the kinds tortured read them */
-	if (pvspin_tunables_check_env(stderr, "pvspin torture"))
-		return 2;
-	/* so do PVSPIN_LOCK and PVSPIN_POLICY, also with --lock given */
-	if (pvspin_default_kind_check_env(stderr, "pvspin torture"))
+	/* a bad PVSPIN_* variable fails here (exit 2, named), as in `pvspin
+	 * run` (env_check.h): the tunables, which the kinds tortured read,
+	 * PVSPIN_LOCK and PVSPIN_POLICY, also with --lock given, and
+	 * PVSPIN_STATS */
+	if (tool_env_check("pvspin torture"))
 		return 2;
 	if (!kind_name)
 		kind_name = pvspin_kind_name(pvspin_default_kind());

@@ -21,7 +21,7 @@
 
 /* The library linked into this tool must not say "pvspin: ignoring
  * PVSPIN_X=..." when it reads the environment at load: run, bench and
- * torture check it themselves (pvspin_tunables_check_env()) and refuse a
+ * torture check it themselves (tool_env_check(), env_check.h) and refuse a
  * bad value with exit 2, naming it; detect and sim, which take no value
  * from the tunables (sim's are keys), say "pvspin detect: ignoring ..."
  * themselves (pvspin_tunables_report_ignored()) and go on.  This

@@ -1,0 +1,26 @@
+/*
+ * env_check.h - the one environment check of the `pvspin` subcommands
+ * that refuse a bad PVSPIN_* variable before they start (run, bench,
+ * torture: exit 2, as for a bad option, also where an option would
+ * replace the variable).  detect and sim take no value from these
+ * variables and only say that they ignore one.
+ */
+#ifndef PVSPIN_TOOLS_ENV_CHECK_H
+#define PVSPIN_TOOLS_ENV_CHECK_H
+
+/**
+ * Check the PVSPIN_* variables as they are now (getenv()), in this
+ * order, and stop at the first group with a bad value:
+ *   - the tunables (PVSPIN_SPIN_THRESHOLD, ...): pvspin_tunables_check_env(),
+ *     one "WHO: bad VAR=VALUE: ..." line for each bad one;
+ *   - PVSPIN_LOCK, PVSPIN_POLICY: pvspin_default_kind_check_env(), one line;
+ *   - PVSPIN_STATS, which the interposer reads (1 on; 0, empty or unset
+ *     off): anything else is "WHO: PVSPIN_STATS=VALUE: expected 1 (on)
+ *     or 0 (off)".
+ * The lines go to stderr, `who` naming the subcommand ("pvspin bench").
+ * Returns 0 if every variable is unset, empty or valid, else nonzero
+ * (the caller exits 2).  Changes nothing.  Thread-safe as getenv() is.
+ */
+int tool_env_check(const char *who);
+
+#endif /* PVSPIN_TOOLS_ENV_CHECK_H */
