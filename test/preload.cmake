@@ -81,6 +81,10 @@ foreach(k ${PVSPIN_PRELOAD_KINDS})
   # fork with other threads holding and queued on locks
   preload_test(preload_fork_${k} 60 ${_check}
     -- ${_pvspin} run --lock ${k} -- ${_helper} fork)
+  # the pthread_atfork idiom with threads waiting on a pthread spinlock:
+  # the child takes it again (src/lock/fork_repair.c)
+  preload_test(preload_forkspin_${k} 60 ${_check}
+    -- ${_pvspin} run --lock ${k} -- ${_helper} forkspin)
   # Debian sysbench, 4x overcommit (issue 11: with the kinds' own lock
   # the fair kinds took 65 s for sysbench mutex and did not finish
   # sysbench threads; here a hang or a collapse is a timeout)

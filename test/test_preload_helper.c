@@ -11,6 +11,11 @@
  *                    constructor (which ran before the interposer's)
  *   fork             fork while other threads hold and wait for locks; the
  *                    child's threads use their own locks
+ *   forkspin         the pthread_atfork idiom on a pthread spinlock with
+ *                    waiters: main holds it while two threads wait on it
+ *                    (queued, pending, tickets out), forks; the child
+ *                    unlocks it and takes it 1000 times (a 10 s alarm
+ *                    turns a child that waits for ever into a failure)
  *   threads N        N threads one after another, each taking a lock
  *   prodcons P C N   P producers, C consumers, N items per producer through
  *                    a 4-slot buffer with a mutex and two condvars
@@ -170,6 +175,53 @@ static int cmd_fork(void)
 		pthread_join(w[i], NULL);
 	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
 		FAIL("child failed (status 0x%x)", st);
+	return 0;
+}
+
+/* ---- forkspin --------------------------------------------------------- */
+static pthread_spinlock_t forkspin_s;
+static int forkspin_started;
+
+static void *forkspin_waiter(void *arg)
+{
+	__atomic_fetch_add(&forkspin_started, 1, __ATOMIC_SEQ_CST);
+	pthread_spin_lock(&forkspin_s); /* waits while main forks */
+	pthread_spin_unlock(&forkspin_s);
+	return arg;
+}
+
+static int cmd_forkspin(void)
+{
+	pthread_t w[2];
+	pthread_spin_init(&forkspin_s, PTHREAD_PROCESS_PRIVATE);
+	pthread_spin_lock(&forkspin_s);
+	for (int i = 0; i < 2; i++)
+		pthread_create(&w[i], NULL, forkspin_waiter, NULL);
+	while (__atomic_load_n(&forkspin_started, __ATOMIC_SEQ_CST) < 2)
+		usleep(1000);
+	usleep(50000); /* let both reach the lock word */
+
+	pid_t pid = fork();
+	if (pid < 0)
+		FAIL("fork: %s", strerror(errno));
+	if (pid == 0) {
+		alarm(10);
+		pthread_spin_unlock(&forkspin_s);
+		for (int i = 0; i < 1000; i++) {
+			pthread_spin_lock(&forkspin_s);
+			pthread_spin_unlock(&forkspin_s);
+		}
+		_exit(0);
+	}
+	pthread_spin_unlock(&forkspin_s);
+	int st;
+	if (waitpid(pid, &st, 0) != pid)
+		FAIL("waitpid");
+	for (int i = 0; i < 2; i++)
+		pthread_join(w[i], NULL);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		FAIL("child %s %d", WIFSIGNALED(st) ? "killed by signal" : "exited with",
+		     WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
 	return 0;
 }
 
@@ -545,6 +597,8 @@ int main(int argc, char **argv)
 		return test_preload_ctor_result();
 	if (!strcmp(c, "fork"))
 		return cmd_fork();
+	if (!strcmp(c, "forkspin"))
+		return cmd_forkspin();
 	if (!strcmp(c, "threads"))
 		return cmd_threads(a);
 	if (!strcmp(c, "prodcons"))

@@ -21,6 +21,7 @@
  */
 #include "pvspin/pvqspinlock.h"
 #include "pvspin/tunables.h"
+#include "fork_repair.h"
 #include "lock_hash.h"
 #include "lock_steps.h"
 #include "qnode.h"
@@ -84,6 +85,38 @@ static struct pvspin_qnode *pv_unhash(pvspin_lock_t *lock)
 		}
 	}
 	return NULL;
+}
+
+/*
+ * Remove every entry whose lock is not in keep[0 .. nkeep-1], for a
+ * process in which the waiters of those locks no longer exist (a fork
+ * child: fork_repair.c, which calls this only when a gone thread's wait
+ * note names a pvqspinlock word, so an ordinary child does not read the
+ * table).  Every entry belongs to a waiter inside lock(): the head that
+ * hashed itself, or the halted successor the owner hashed, until the
+ * owner's unlock takes it out; in the child the only such waiter can be
+ * the forking thread, inside the lock() of a keep[] lock that a signal
+ * handler interrupted.  The lock of an entry that goes is held with
+ * _Q_SLOW_VAL (its unlocker would kick the hashed node's slot); with
+ * nobody left to kick, (*,*,3) -> (*,*,1), so its unlock is the plain
+ * one.  Not thread-safe: the caller is the only thread.
+ */
+void pvspin_pv_hash_drop(pvspin_lock_t *const *keep, uint32_t nkeep)
+{
+	for (uint32_t i = 0; i < PV_HASH_ENTRIES; i++) {
+		struct pv_hash_entry *he = &pv_lock_hash[i];
+		pvspin_lock_t *lock = pvspin_plat_loadptr((void *const *)&he->lock, PVSPIN_RELAXED);
+		bool kept = false;
+		if (!lock)
+			continue;
+		for (uint32_t k = 0; k < nkeep; k++)
+			kept |= keep[k] == lock;
+		if (kept)
+			continue;
+		if (pvspin_plat_load8(&lock->locked, PVSPIN_RELAXED) == _Q_SLOW_VAL)
+			pvspin_plat_store8(&lock->locked, _Q_LOCKED_VAL, PVSPIN_RELAXED);
+		pvspin_plat_storeptr((void **)&he->lock, NULL, PVSPIN_RELAXED);
+	}
 }
 
 /* ---- hybrid unfair trylock (kernel pv_hybrid_queued_unfair_trylock) -- */

@@ -15,6 +15,12 @@
  * Every transition is written as (tail, pending, locked); memory ordering
  * is stated at each atomic.  Shared memory is touched only through the
  * platform interface (pvspin/platform.h).
+ *
+ * Not Linux's: the wait notes (wait_note.h), one relaxed store before a
+ * queued waiter's tail can be in the word and one after it is out, so
+ * that a fork child can take out what the parent's other threads left
+ * there (fork_repair.c).  They touch no lock word and change no
+ * transition.
  */
 #ifndef QSPIN_SLOWPATH
 #error "define QSPIN_SLOWPATH and the PV hooks before including this file"
@@ -22,11 +28,15 @@
 
 #include "qnode.h"
 #include "lock_steps.h"
+#include "wait_note.h"
+
+/* The tag of this kind's wait notes. */
+#define QSPIN_NOTE_TAG (QSPIN_PV ? WAIT_NOTE_PV : WAIT_NOTE_QSPINLOCK)
 
 void QSPIN_SLOWPATH(pvspin_lock_t *lock, uint32_t val)
 {
 	struct pvspin_qnode *node, *prev, *next;
-	uint32_t old, tail, tmp;
+	uint32_t old, tail, tmp, note = WAIT_NOTE_NONE;
 	int cpu, idx;
 
 	/* A corrupted word (the program overwrote it): report it and return
@@ -107,6 +117,10 @@ queue:
 	if (queued_trylock(lock))
 		goto release;
 
+	/* Our tail (and as PV head the pending bit, a hash entry) may be in
+	 * the word from here on: note the lock. */
+	note = wait_note_begin(cpu, lock, QSPIN_NOTE_TAG);
+
 	/*
 	 * Publish our node: (p,*,*) -> (n,*,*).  Release makes the node's
 	 * initialisation visible to whoever follows the tail; acquire makes
@@ -183,6 +197,7 @@ locked:
 	pv_kick_node(lock, next);
 
 release:
+	wait_note_end(cpu, note);
 	pvspin_plat_barrier();
 	pvspin_qnodes[cpu][0].count--;
 }

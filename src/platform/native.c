@@ -32,6 +32,7 @@
 
 #include "pvspin/platform.h"
 #include "pvspin/stats.h"
+#include "lock/fork_repair.h"
 
 enum { SLOT_IDLE = 0, SLOT_KICKED = 1, SLOT_SLEEPING = 2 };
 
@@ -79,10 +80,18 @@ static void slot_release_at_exit(void *arg)
 		slot_free(s);
 }
 
-/* In the child of fork(), only the forking thread exists. */
+/* In the child of fork(), only the forking thread exists.  The halt words
+ * of the others' slots go back to IDLE too: a thread of the child that
+ * gets one of those slots would otherwise start with a stale KICKED (one
+ * spurious return from its first halt) or SLEEPING (its slot read as
+ * preempted by pvspin_plat_vcpu_is_preempted()).  Only those not IDLE
+ * are written (no page copy for the others). */
 static void slots_after_fork_child(void)
 {
 	memset(slot_bitmap, 0, sizeof(slot_bitmap));
+	for (uint32_t s = 0; s < slots_high; s++)
+		if (slots[s].futex != SLOT_IDLE)
+			slots[s].futex = SLOT_IDLE;
 	if (tls_slot_plus1) {
 		int s = (int)tls_slot_plus1 - 1;
 		slot_bitmap[s / 64] |= 1ull << (s % 64);
@@ -218,8 +227,17 @@ uint32_t pvspin_plat_unpark32(uint32_t *p, uint32_t n)
 }
 
 /*
- * A fork child starts the counters of pvspin/stats.h from zero.  It is a
- * new process, and what it inherited is its parent's history: under `pvspin run --stats`
+ * In a fork child: repair the lock words and restart the counters.
+ *
+ * Lock words: the child repairs those the parent's other threads were
+ * waiting on (their queue, pending bit, hashed node, tickets;
+ * pvspin_fork_repair_child(), src/lock/fork_repair.c), first, so before
+ * any child handler the program registered after the library was loaded
+ * (glibc runs child handlers in the order of registration; this one is
+ * registered by a constructor, before main).
+ *
+ * Counters: a fork child starts those of pvspin/stats.h from zero.  It is
+ * a new process, and what it inherited is its parent's history: under `pvspin run --stats`
  * every child's line repeated its parent's counts.  The forking thread
  * keeps its slot (slots_after_fork_child), so it counts as the one slot
  * allocated.  Only the slots ever allocated are written: clearing all
@@ -227,6 +245,7 @@ uint32_t pvspin_plat_unpark32(uint32_t *p, uint32_t n)
  */
 static void platform_after_fork_child(void)
 {
+	pvspin_fork_repair_child((int)tls_slot_plus1 - 1, slots_high);
 	memset(slotless_events, 0, sizeof(slotless_events));
 	for (uint32_t s = 0; s < slots_high; s++)
 		memset(slots[s].events, 0, sizeof(slots[s].events));
