@@ -24,6 +24,12 @@
  *   hammer      three threads take and release the lock in a loop while
  *               main takes it and forks, 10 times (the new user's
  *               reproducer).
+ *   pending     qspinlock only: main holds the lock and ONE thread waits,
+ *               as the pending waiter (the word is (0,1,1) = 0x101, no
+ *               queue); main forks; the child unlocks, leaving (0,1,0)
+ *               = 0x100 without the repair, and locks again 1000 times.
+ *               Then the same with another thread holding: the child
+ *               finds the word 0x1 (held, the pending bit gone).
  *   cheap       the repair runs in every fork child: a child of a process
  *               whose threads wait on nothing must not read the PV hash
  *               table (512 KiB, 128 pages: a version that always did,
@@ -238,8 +244,8 @@ static void test_fork_held_by_other(void **state)
 			assert_int_equal(pthread_create(&w[i], NULL, waiter, &s), 0);
 		/* two: the pending waiter (qspinlock) or the queue head
 		 * spinning with the pending bit (pvqspinlock), and one
-		 * queued behind it (a qspinlock pending waiter alone is
-		 * not noted) */
+		 * queued behind it (test_fork_pending has the pending
+		 * waiter alone) */
 		wait_for_waiters(&s, 2);
 		pid_t pid = fork();
 		assert_true(pid >= 0);
@@ -294,12 +300,63 @@ static void test_fork_hammer(void **state)
 	check_children();
 }
 
+/* Wait (at most 10 s) until the word is exactly `want`. */
+static void wait_for_word(struct shared *s, uint32_t want)
+{
+	for (int ms = 0; ms < 10000; ms++) {
+		if (__atomic_load_n(&s->lock.val, __ATOMIC_RELAXED) == want)
+			return;
+		usleep(1000);
+	}
+	fail_msg("%s: the word did not become 0x%08x (0x%08x)", pvspin_kind_name(s->kind), want,
+		 __atomic_load_n(&s->lock.val, __ATOMIC_RELAXED));
+}
+
+/* qspinlock's pending waiter: one thread waits on a held lock with the
+ * pending bit, (0,1,1), and no queue; the fork child must not keep that
+ * bit (its unlock would leave (0,1,0), which nobody ever clears) */
+static void test_fork_pending(void **state)
+{
+	(void)state;
+	/* main holds */
+	struct shared s = { .kind = PVSPIN_KIND_QSPINLOCK };
+	pthread_t t;
+	pvspin_kind_lock(s.kind, &s.lock);
+	assert_int_equal(pthread_create(&t, NULL, waiter, &s), 0);
+	wait_for_word(&s, _Q_PENDING_VAL | _Q_LOCKED_VAL);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		child_unlock_and_relock(&s);
+	pvspin_kind_unlock(s.kind, &s.lock);
+	pthread_join(t, NULL);
+	expect_child_ok(pid, "pending", s.kind);
+
+	/* another thread holds: the child sees it held, without the bit */
+	struct shared o = { .kind = PVSPIN_KIND_QSPINLOCK };
+	pthread_t h, w;
+	assert_int_equal(pthread_create(&h, NULL, holder, &o), 0);
+	while (!__atomic_load_n(&o.started, __ATOMIC_SEQ_CST))
+		usleep(1000);
+	assert_int_equal(pthread_create(&w, NULL, waiter, &o), 0);
+	wait_for_word(&o, _Q_PENDING_VAL | _Q_LOCKED_VAL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(__atomic_load_n(&o.lock.val, __ATOMIC_RELAXED) == _Q_LOCKED_VAL ? 0 : 4);
+	__atomic_store_n(&o.stop, 1, __ATOMIC_RELEASE);
+	pthread_join(h, NULL);
+	pthread_join(w, NULL);
+	expect_child_ok(pid, "pending, held by another", o.kind);
+	check_children();
+}
+
 static void test_fork_child_touches_little(void **state)
 {
 	(void)state;
-	/* this thread has a slot and has been through the slow paths (a
-	 * free word: the pending path takes it at once; a ticket already
-	 * served) */
+	/* this thread has a slot and has been through the slow paths that
+	 * note (a free word: the pending path takes it at once; a ticket
+	 * already served), so its notes line has been written */
 	pvspin_lock_t l = PVSPIN_LOCK_INIT;
 	pvspin_qspinlock_lock_slowpath(&l, 0);
 	pvspin_qspinlock_unlock(&l);
@@ -339,6 +396,7 @@ int main(void)
 		cmocka_unit_test(test_fork_halted),
 		cmocka_unit_test(test_fork_held_by_other),
 		cmocka_unit_test(test_fork_hammer),
+		cmocka_unit_test(test_fork_pending),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

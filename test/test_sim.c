@@ -103,10 +103,11 @@ static void test_determinism(void **state)
  * notes of the queued slow path (src/lock/wait_note.h, two line-local
  * stores per queued acquisition of the run's default kind, qspinlock)
  * moved them from 34066 events, ops 751/2295/2023, 1029 PLE exits, 637
- * directed yields (ops -2.1% in all).  The run is chaotic: three
- * overcommitted VMs whose PLE exits and directed yields move with any
- * shift of a few ns; the same run with seeds 2 and 3 moved by +0.15%
- * and 0 in ops.) */
+ * directed yields (ops -2.1% in all) to 32722, 751/2189/2022, 587, 207;
+ * the pending waiter's notes to these (ops +3.1%, +1.0% over the first
+ * figures).  The run is chaotic: three overcommitted VMs whose PLE exits
+ * and directed yields move with any shift of a few ns; the same run with
+ * seeds 2 and 3 moved by +0.15% and 0 in ops both times.) */
 static void test_engine_events_unchanged(void **state)
 {
 	(void)state;
@@ -116,12 +117,12 @@ static void test_engine_events_unchanged(void **state)
 	set_all(&c, "vms=3 vcpus=8 pcpus=8 workload=ebizzy seconds=0.05");
 	assert_int_equal(sim_run(&c, &r), 0);
 	json_t *vms = json_object_get(r.json, "vms"), *host = json_object_get(r.json, "host");
-	assert_int_equal(json_integer_value(json_object_get(r.json, "events")), 32722);
+	assert_int_equal(json_integer_value(json_object_get(r.json, "events")), 33662);
 	assert_int_equal(json_integer_value(json_object_get(json_array_get(vms, 0), "ops")), 751);
-	assert_int_equal(json_integer_value(json_object_get(json_array_get(vms, 1), "ops")), 2189);
-	assert_int_equal(json_integer_value(json_object_get(json_array_get(vms, 2), "ops")), 2022);
-	assert_int_equal(json_integer_value(json_object_get(host, "ple_exits")), 587);
-	assert_int_equal(json_integer_value(json_object_get(host, "directed_yields")), 207);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(vms, 1), "ops")), 2282);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(vms, 2), "ops")), 2085);
+	assert_int_equal(json_integer_value(json_object_get(host, "ple_exits")), 545);
+	assert_int_equal(json_integer_value(json_object_get(host, "directed_yields")), 205);
 	result_free(&r);
 }
 

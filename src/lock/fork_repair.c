@@ -10,9 +10,10 @@
  *   qspinlock, pvqspinlock  a tail naming their MCS nodes: the child's next
  *                           waiter links behind a node whose owner will
  *                           never pass the baton, and waits for ever;
- *                           the pending bit of a PV queue head: the
- *                           child's queue head waits for (*,0,0) for
- *                           ever;
+ *                           the pending bit of a pending waiter or of a
+ *                           PV queue head: the child's queue head waits
+ *                           for (*,0,0) for ever (Linux's unbounded head
+ *                           wait, kept);
  *                           _Q_SLOW_VAL with a node of theirs in the PV
  *                           hash: the unlock kicks a thread that is gone;
  *   ticket                  tickets handed out to them: the owner half
@@ -60,10 +61,10 @@
  * depth are read.  What the notes do not cover is not repaired (README,
  * "Known limits"): a ticket taken by the inline fetch_add of a thread
  * that had not yet reached its note; the waits of a thread without a slot
- * (beyond PVSPIN_MAX_CPUS: tickets; queued waiters without a node leave
- * nothing in the word) or nested deeper than PVSPIN_MAX_WAIT_NOTES;
- * qspinlock's pending waiter (not noted yet: its bit stays unless a
- * queued waiter's note names the word too).
+ * (beyond PVSPIN_MAX_CPUS: a pending bit, tickets; queued waiters without
+ * a node leave nothing in the word) or nested deeper than
+ * PVSPIN_MAX_WAIT_NOTES; a pending bit that no waiter set (a store of the
+ * program), as in Linux.
  */
 #include "pvspin/platform.h"
 #include "fork_repair.h"

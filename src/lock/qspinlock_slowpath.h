@@ -17,10 +17,10 @@
  * platform interface (pvspin/platform.h).
  *
  * Not Linux's: the wait notes (wait_note.h), one relaxed store before a
- * queued waiter's tail can be in the word and one after it is out, so
- * that a fork child can take out what the parent's other threads left
- * there (fork_repair.c).  They touch no lock word and change no
- * transition.
+ * waiter's own pending bit or tail can be in the word and one after it
+ * is out, so that a fork child can take out what the parent's other
+ * threads left there (fork_repair.c).  They touch no lock word and
+ * change no transition.
  */
 #ifndef QSPIN_SLOWPATH
 #error "define QSPIN_SLOWPATH and the PV hooks before including this file"
@@ -60,6 +60,10 @@ void QSPIN_SLOWPATH(pvspin_lock_t *lock, uint32_t val)
 	if (val & ~_Q_LOCKED_MASK)
 		goto queue;
 
+	/* Our pending bit may be in the word from here on: note the lock. */
+	cpu = pvspin_plat_cpu();
+	note = wait_note_begin(cpu, lock, QSPIN_NOTE_TAG);
+
 	/* trylock || pending: (0,0,*) -> (0,1,*), acquire. */
 	val = set_pending_fetch_acquire(lock);
 
@@ -71,6 +75,8 @@ void QSPIN_SLOWPATH(pvspin_lock_t *lock, uint32_t val)
 	if (val & ~_Q_LOCKED_MASK) {
 		if (!(val & _Q_PENDING_MASK))
 			clear_pending(lock);
+		wait_note_end(cpu, note);
+		note = WAIT_NOTE_NONE;
 		goto queue;
 	}
 
@@ -81,6 +87,7 @@ void QSPIN_SLOWPATH(pvspin_lock_t *lock, uint32_t val)
 
 	/* Take it: (*,1,0) -> (*,0,1). */
 	clear_pending_set_locked(lock);
+	wait_note_end(cpu, note);
 	pvspin_plat_event(PVSPIN_EV_LOCK_PENDING);
 	return;
 

@@ -6,8 +6,8 @@
  * A waiter of the kernel kinds writes state of its own into the lock word
  * and takes it out again before lock() returns:
  *
- *   qspinlock     the tail naming its MCS node (a queued waiter); the
- *                 pending bit (the pending waiter: not noted yet);
+ *   qspinlock     the pending bit (the pending waiter), or the tail
+ *                 naming its MCS node (a queued waiter);
  *   pvqspinlock   the tail; as queue head the pending bit, and a hash
  *                 entry with _Q_SLOW_VAL;
  *   ticket        a ticket handed out beyond the one being served.
