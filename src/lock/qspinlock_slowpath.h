@@ -46,6 +46,9 @@ void QSPIN_SLOWPATH(pvspin_lock_t *lock, uint32_t val)
 		pvspin_report_misuse(QSPIN_NAME ": corrupted lock word", lock, val);
 		return;
 	}
+	/* This thread's slot (-1: none), for the wait note and the node:
+	 * looked up once, whichever path follows. */
+	cpu = pvspin_plat_cpu();
 
 #if !QSPIN_PV
 	/*
@@ -61,7 +64,6 @@ void QSPIN_SLOWPATH(pvspin_lock_t *lock, uint32_t val)
 		goto queue;
 
 	/* Our pending bit may be in the word from here on: note the lock. */
-	cpu = pvspin_plat_cpu();
 	note = wait_note_begin(cpu, lock, QSPIN_NOTE_TAG);
 
 	/* trylock || pending: (0,0,*) -> (0,1,*), acquire. */
@@ -95,7 +97,6 @@ queue:
 #endif
 	pvspin_plat_event(PVSPIN_EV_LOCK_SLOWPATH);
 
-	cpu = pvspin_plat_cpu();
 	if (cpu < 0) {
 		/* No slot left (more threads than PVSPIN_MAX_CPUS): no node. */
 		pvspin_plat_event(PVSPIN_EV_LOCK_NO_NODE);
