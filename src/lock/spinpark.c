@@ -164,9 +164,9 @@ struct sp_waiter {
 	bool spin_longer;      /* the last sleep showed that a longer spin
 				* would have paid (sp_spin_longer) */
 	bool took;             /* we hold the lock (sp_take succeeded) */
-	bool handoff_slept;    /* our last sleep began on a handed-off word,
-				* handoff_word, and ran to its timeout */
-	uint32_t handoff_word; /* that word */
+	uint32_t handoff_word; /* the handed-off word our last sleep began on
+				* and timed out on (0: none; a handed-off
+				* word is never 0) */
 	uint64_t t0;           /* ns of the first park (0: none yet) */
 	uint64_t timeout_ns;   /* of the next sleep */
 };
@@ -420,7 +420,7 @@ static bool sp_park(pvspin_lock_t *lock, struct sp_waiter *w)
 			return true;
 	}
 	/* the same hand-off as before our last sleep, which timed out */
-	if (w->handoff_slept && v == w->handoff_word && sp_revoke_handoff(lock, w, &v))
+	if (v == w->handoff_word && sp_revoke_handoff(lock, w, &v))
 		return true;
 	if (sp_word_corrupt(lock, v))
 		return true;
@@ -444,8 +444,7 @@ static bool sp_park(pvspin_lock_t *lock, struct sp_waiter *w)
 			   : w->timeout_ns < cap ? w->timeout_ns : cap;
 	uint32_t slept_us = sp_now_us();
 	int r = pvspin_plat_park32(&lock->val, v, timeout);
-	w->handoff_slept = handoff && r == PVSPIN_PARK_TIMEDOUT;
-	w->handoff_word = v;
+	w->handoff_word = handoff && r == PVSPIN_PARK_TIMEDOUT ? v : 0;
 	if (r == PVSPIN_PARK_TIMEDOUT && !handoff && w->timeout_ns < cap)
 		w->timeout_ns *= 2;
 	/* only a spin cut short by its budget says anything of the budget */
