@@ -27,6 +27,9 @@
 #include "pvspin/tunables.h"
 #include "cmd.h"
 
+/* What every "ignoring PVSPIN_..." line of this command ends with. */
+#define SIM_NOT_ENV "never from the environment"
+
 /* PVSPIN_LOCK and PVSPIN_POLICY pick the default kind of this machine's
  * programs; the simulated guests' lock is the key `lock` (default
  * qspinlock, or vmN.lock), and the simulator has no policy.  Said as a
@@ -41,17 +44,17 @@ static void say_kind_env_ignored(void)
 	pvspin_policy_t policy;
 	int r = pvspin_default_lock_env(NULL, NULL, &kind);
 	if (r > 0)
-		fprintf(stderr, "pvspin sim: ignoring PVSPIN_LOCK=%s: %s (--set lock=%s), never from "
-			"the environment\n", getenv("PVSPIN_LOCK"), key, pvspin_kind_name(kind));
+		fprintf(stderr, "pvspin sim: ignoring PVSPIN_LOCK=%s: %s (--set lock=%s), "
+			SIM_NOT_ENV "\n", getenv("PVSPIN_LOCK"), key, pvspin_kind_name(kind));
 	else if (r < 0)
 		fprintf(stderr, "pvspin sim: ignoring PVSPIN_LOCK=%s: not a lock kind; %s "
-			"(--set lock=KIND, KIND one of %s), never from the environment\n",
+			"(--set lock=KIND, KIND one of %s), " SIM_NOT_ENV "\n",
 			getenv("PVSPIN_LOCK"), key, pvspin_kind_names());
 	r = pvspin_default_policy_env(NULL, NULL, &policy);
 	if (r)
 		fprintf(stderr, "pvspin sim: ignoring PVSPIN_POLICY=%s: %spvspin sim picks no lock "
 			"kind by policy; it takes the guest lock kind only as a configuration key "
-			"(--set lock=KIND), never from the environment\n", getenv("PVSPIN_POLICY"),
+			"(--set lock=KIND), " SIM_NOT_ENV "\n", getenv("PVSPIN_POLICY"),
 			r < 0 ? "not a policy; " : "");
 }
 
@@ -83,7 +86,7 @@ int pvspin_cmd_sim(int argc, char **argv)
 	 * simulator's --seeds children say nothing more. */
 	pvspin_tunables_report_ignored(stderr, "pvspin sim",
 				       "; pvspin sim takes tunables only as configuration keys, "
-				       "never from the environment");
+				       SIM_NOT_ENV);
 	for (int t = 0; t < PVSPIN_TUNE_COUNT; t++) {
 		const char *var, *text;
 		if (pvspin_tunable_env((pvspin_tunable_t)t, &var, &text) <= 0)
@@ -93,7 +96,7 @@ int pvspin_cmd_sim(int argc, char **argv)
 				"read it (pvspin run); the simulator runs none\n", var, text);
 		else
 			fprintf(stderr, "pvspin sim: ignoring %s=%s: pvspin sim takes tunables only "
-				"as configuration keys (--set %s=%s), never from the environment\n",
+				"as configuration keys (--set %s=%s), " SIM_NOT_ENV "\n",
 				var, text, pvspin_tunable_name((pvspin_tunable_t)t), text);
 	}
 	say_kind_env_ignored();
