@@ -137,10 +137,7 @@ void pvspin_fork_repair_child(int own, uint32_t nslots)
 				continue;
 			pvspin_plat_storeptr(&n->on[i], NULL, PVSPIN_RELAXED);
 			pvspin_lock_t *lock = note_lock(w);
-			bool kept = false;
-			for (uint32_t k = 0; k < nkeep; k++)
-				kept |= keep[k] == lock;
-			if (kept)
+			if (fork_repair_kept(keep, nkeep, lock))
 				continue;
 			switch ((uintptr_t)w & WAIT_NOTE_TAGS) {
 			case WAIT_NOTE_TICKET:

@@ -6,11 +6,23 @@
 #ifndef PVSPIN_SRC_LOCK_FORK_REPAIR_H
 #define PVSPIN_SRC_LOCK_FORK_REPAIR_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "pvspin/lock.h"
 
 #pragma GCC visibility push(hidden)
+
+/** Is `lock` one of the `nkeep` locks in `keep` (the forking thread's own
+ *  waits, which the repair leaves alone)?  Linear: nkeep <= 7. */
+static inline bool fork_repair_kept(pvspin_lock_t *const *keep, uint32_t nkeep,
+				    const pvspin_lock_t *lock)
+{
+	for (uint32_t k = 0; k < nkeep; k++)
+		if (keep[k] == lock)
+			return true;
+	return false;
+}
 
 /**
  * Repair every lock word that a wait note (wait_note.h) of slots

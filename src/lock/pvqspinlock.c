@@ -106,12 +106,7 @@ void pvspin_pv_hash_drop(pvspin_lock_t *const *keep, uint32_t nkeep)
 	for (uint32_t i = 0; i < PV_HASH_ENTRIES; i++) {
 		struct pv_hash_entry *he = &pv_lock_hash[i];
 		pvspin_lock_t *lock = pvspin_plat_loadptr((void *const *)&he->lock, PVSPIN_RELAXED);
-		bool kept = false;
-		if (!lock)
-			continue;
-		for (uint32_t k = 0; k < nkeep; k++)
-			kept |= keep[k] == lock;
-		if (kept)
+		if (!lock || fork_repair_kept(keep, nkeep, lock))
 			continue;
 		if (pvspin_plat_load8(&lock->locked, PVSPIN_RELAXED) == _Q_SLOW_VAL)
 			pvspin_plat_store8(&lock->locked, _Q_LOCKED_VAL, PVSPIN_RELAXED);
