@@ -55,20 +55,17 @@ static const uint32_t tunable_default[PVSPIN_TUNE_COUNT] = TUNABLE_DEFAULTS;
 static int env_state; /* 0 unread, 1 reading, 2 read */
 
 /* The values each tunable accepts: what pvspin_tunable_set() checks and
- * what the message refusing an environment value says.  A boolean is
- * 0 (off) or 1 (on), in the environment exactly "0" or "1", as
+ * what the message refusing an environment value says.  A boolean is a
+ * range of 0 (off) to 1 (on), in the environment exactly "0" or "1", as
  * PVSPIN_STATS; the words off/on, no/yes, false/true are spellings of
  * `pvspin sim`'s keys (its configuration language), not of the
  * environment (docs/tuning.md, "Values"). */
-static const struct {
-	uint32_t min, max;
-	bool boolean;
-} tunable_range[PVSPIN_TUNE_COUNT] = {
-	[PVSPIN_TUNE_SPIN_THRESHOLD] = { 1, UINT32_MAX, false },
-	[PVSPIN_TUNE_PENDING_LOOPS] = { 1, UINT32_MAX, false },
-	[PVSPIN_TUNE_TAS_BACKOFF_MAX] = { 0, UINT32_MAX, false },
-	[PVSPIN_TUNE_EARLY_HALT_PREEMPTED] = { 0, 1, true },
-	[PVSPIN_TUNE_MUTEX_SPIN_LIMIT] = { 0, UINT32_MAX, false },
+static const struct { uint32_t min, max; } tunable_range[PVSPIN_TUNE_COUNT] = {
+	[PVSPIN_TUNE_SPIN_THRESHOLD] = { 1, UINT32_MAX },
+	[PVSPIN_TUNE_PENDING_LOOPS] = { 1, UINT32_MAX },
+	[PVSPIN_TUNE_TAS_BACKOFF_MAX] = { 0, UINT32_MAX },
+	[PVSPIN_TUNE_EARLY_HALT_PREEMPTED] = { 0, 1 },
+	[PVSPIN_TUNE_MUTEX_SPIN_LIMIT] = { 0, UINT32_MAX },
 };
 
 static bool valid(pvspin_tunable_t t, uint32_t v)
@@ -112,7 +109,8 @@ static int env_value(int t, const char **text, uint32_t *v)
 static void say_bad(FILE *f, const char *who, const char *what, int t, const char *s,
 		    const char *tail)
 {
-	if (tunable_range[t].boolean) {
+	/* a boolean: the range 0 .. 1 */
+	if (tunable_range[t].min == 0 && tunable_range[t].max == 1) {
 		fprintf(f, "%s: %s %s=%s: not a valid value for %s (expected 0 (off) or 1 (on)%s)\n",
 			who, what, tunable_env[t], s, tunable_names[t], tail);
 		return;
