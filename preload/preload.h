@@ -173,7 +173,10 @@ static inline bool preload_mutex_is_passthrough(const pthread_mutex_t *m)
  * (error-checking or recursive mutex not owned by the caller).
  */
 int preload_mutex_release_for_wait(pthread_mutex_t *m);
-/** Take `m` again after a wait and restore the recursion count. */
+/** Take `m` again after a condvar wait and restore the recursion count
+ *  `count` (from preload_mutex_release_for_wait()).  Does not spin: a
+ *  held mutex is slept on at once (preload_mutex.c).  Blocks until taken;
+ *  no error. */
 void preload_mutex_reacquire(pthread_mutex_t *m, int count);
 
 /* ---- futex helpers ------------------------------------------------------ */

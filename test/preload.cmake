@@ -161,6 +161,13 @@ preload_test(preload_stats_mutex_wait 60 ${_check} --stats-lines 1
 # 20 000 items, not 5 000: a 5 000-item run takes 0.03 s, short enough
 # that under load its threads may never run at the same time and nobody
 # spins (1 failure in a make check at load 7, 2026-12-03; 0 of 30 reruns)
+# a waiter woken from a condvar retakes a held mutex without spinning
+# (preload_mutex_reacquire), even with a spin limit that would spin for
+# seconds: 20 rounds of a retake behind a 20 ms hold; the code before
+# took it spinning (mutex_spin_acquire >= 1)
+preload_test(preload_cond_retake_sleeps 60 ${_check} --stats-lines 1
+  --min-field mutex_sleeps=1 --max-field mutex_spin_acquire=0
+  -- ${_pvspin} run --stats --spin-limit 1000000000 -- ${_helper} condretake 20 20)
 preload_test(preload_stats_mutex_spin 60 ${_check} --stats-lines 1
   --min-field mutex_spin_acquire=1
   -- ${_pvspin} run --stats --spin-limit 1000000000 -- ${_helper} prodcons 2 2 20000)

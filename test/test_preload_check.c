@@ -5,7 +5,8 @@
  *   test_preload_check [--min-acquisitions N] [--max-slots-in-use N]
  *                      [--min-slots-allocated N] [--no-exhaustion]
  *                      [--stats-lines N] [--expect TEXT]... [--exit N]
- *                      [--min-field NAME=N]... -- COMMAND ARGS...
+ *                      [--min-field NAME=N]... [--max-field NAME=N]...
+ *                      -- COMMAND ARGS...
  *
  * Exit 0 when the command exited N (--exit, default 0) and every check
  * holds, 1 otherwise
@@ -15,6 +16,7 @@
  */
 #define _GNU_SOURCE
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,12 +46,13 @@ int main(int argc, char **argv)
 		{ "expect", required_argument, NULL, 'e' },
 		{ "exit", required_argument, NULL, 'E' },
 		{ "min-field", required_argument, NULL, 'f' },
+		{ "max-field", required_argument, NULL, 'F' },
 		{ NULL, 0, NULL, 0 },
 	};
 	long min_acq = -1, max_inuse = -1, min_alloc = -1, stats_lines = -1;
 	int no_exh = 0, nexp = 0, want_exit = 0, c;
-	const char *expect[16], *minf[16];
-	int nminf = 0;
+	const char *expect[16], *minf[16], *maxf[16];
+	int nminf = 0, nmaxf = 0;
 	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
 		switch (c) {
 		case 'a': min_acq = atol(optarg); break;
@@ -60,6 +63,7 @@ int main(int argc, char **argv)
 		case 'e': if (nexp < 16) expect[nexp++] = optarg; break;
 		case 'E': want_exit = atoi(optarg); break;
 		case 'f': if (nminf < 16 && strchr(optarg, '=')) minf[nminf++] = optarg; else return 2; break;
+		case 'F': if (nmaxf < 16 && strchr(optarg, '=')) maxf[nmaxf++] = optarg; else return 2; break;
 		default: return 2;
 		}
 	}
@@ -113,7 +117,7 @@ int main(int argc, char **argv)
 		printf("CHECK FAILED: %ld stats lines, expected %ld\n", lines, stats_lines);
 		ok = 0;
 	}
-	if (min_acq >= 0 || max_inuse >= 0 || min_alloc >= 0 || no_exh || nminf) {
+	if (min_acq >= 0 || max_inuse >= 0 || min_alloc >= 0 || no_exh || nminf || nmaxf) {
 		if (!first) {
 			printf("CHECK FAILED: no \"pvspin: stats\" line\n");
 			return 1;
@@ -146,15 +150,17 @@ int main(int argc, char **argv)
 			printf("CHECK FAILED: slots_exhausted %llu\n", exh);
 			ok = 0;
 		}
-		for (int i = 0; i < nminf; i++) {
+		for (int i = 0; i < nminf + nmaxf; i++) {
+			bool is_min = i < nminf;
+			const char *spec = is_min ? minf[i] : maxf[i - nminf];
 			char name[64];
-			const char *eq = strchr(minf[i], '=');
-			snprintf(name, sizeof(name), "%.*s", (int)(eq - minf[i]), minf[i]);
+			const char *eq = strchr(spec, '=');
+			snprintf(name, sizeof(name), "%.*s", (int)(eq - spec), spec);
 			int found = 1;
 			unsigned long long v = field(first, name, &found), want = strtoull(eq + 1, NULL, 10);
-			if (!found || v < want) {
-				printf("CHECK FAILED: %s %s%llu < %llu\n", name, found ? "" : "missing, ",
-				       v, want);
+			if (!found || (is_min ? v < want : v > want)) {
+				printf("CHECK FAILED: %s %s%llu %s %llu\n", name, found ? "" : "missing, ",
+				       v, is_min ? "<" : ">", want);
 				ok = 0;
 			}
 		}

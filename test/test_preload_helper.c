@@ -26,6 +26,10 @@
  *                    and a condvar (the last one broadcasts)
  *   pingpong R       2 threads hand a turn back and forth R times through
  *                    one mutex and one condvar (signal)
+ *   condretake R MS  R times a waiter waits on a condvar; main takes the
+ *                    mutex (by trylock only: it never spins), broadcasts
+ *                    and keeps the mutex MS ms more, so the woken waiter
+ *                    retakes a held mutex
  *   spinsleep T MS   50 times a holder keeps a pthread spinlock for MS ms
  *                    (nanosleep) while T threads wait for it; prints the
  *                    waiters' CPU time per wall second ("waiter_cpu=X");
@@ -402,6 +406,58 @@ static int cmd_barrier(int t, long r)
 	return 0;
 }
 
+static pthread_mutex_t cr_m = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cr_c = PTHREAD_COND_INITIALIZER;
+static int cr_ready, cr_go;   /* written under cr_m; cr_ready also read without */
+static long cr_rounds, cr_done;
+
+static void *cr_waiter(void *arg)
+{
+	(void)arg;
+	for (long r = 0; r < cr_rounds; r++) {
+		pthread_mutex_lock(&cr_m);
+		__atomic_store_n(&cr_ready, 1, __ATOMIC_RELAXED);
+		while (!cr_go)
+			pthread_cond_wait(&cr_c, &cr_m);
+		cr_go = 0;
+		__atomic_store_n(&cr_ready, 0, __ATOMIC_RELAXED);
+		pthread_mutex_unlock(&cr_m);
+		/* release: main's next round starts after this round's unlock */
+		__atomic_store_n(&cr_done, r + 1, __ATOMIC_RELEASE);
+	}
+	return NULL;
+}
+
+/* Each round: take the mutex by trylock once the waiter is inside its
+ * wait (cr_ready, set under the mutex just before it, cleared under it
+ * after), wake it, keep the
+ * mutex `ms` ms (asleep), release it, wait for the round's end. */
+static int cmd_condretake(long rounds, long ms)
+{
+	pthread_t w;
+	if (rounds < 1 || ms < 0)
+		FAIL("condretake: ROUNDS >= 1, MS >= 0");
+	cr_rounds = rounds;
+	if (pthread_create(&w, NULL, cr_waiter, NULL))
+		FAIL("condretake: pthread_create");
+	for (long r = 0; r < rounds; r++) {
+		/* trylock only once the waiter has set cr_ready, so that the
+		 * waiter's own lock() never finds main holding the mutex: its
+		 * retake is the only contended acquisition */
+		while (!__atomic_load_n(&cr_ready, __ATOMIC_RELAXED) || pthread_mutex_trylock(&cr_m))
+			sched_yield();
+		cr_go = 1;
+		pthread_cond_broadcast(&cr_c);
+		usleep((useconds_t)(ms * 1000));
+		pthread_mutex_unlock(&cr_m);
+		/* acquire: pairs with the waiter's store after its unlock */
+		while (__atomic_load_n(&cr_done, __ATOMIC_ACQUIRE) != r + 1)
+			sched_yield();
+	}
+	pthread_join(w, NULL);
+	return 0;
+}
+
 static long pp_rounds, pp_turn;
 
 static void *pp_thread(void *arg)
@@ -611,6 +667,8 @@ int main(int argc, char **argv)
 		return cmd_barrier((int)a, b);
 	if (!strcmp(c, "pingpong"))
 		return cmd_pingpong(a);
+	if (!strcmp(c, "condretake"))
+		return cmd_condretake(a, b);
 	if (!strcmp(c, "spinsleep"))
 		return cmd_spinsleep((int)a, b, d);
 	if (!strcmp(c, "forkstats"))
