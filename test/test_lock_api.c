@@ -240,8 +240,10 @@ static void test_misuse_is_reported(void **state)
 		assert_string_equal(misuse_what, "tas: corrupted lock word");
 		assert_int_equal(c.val, tas_corrupt[i]);
 	}
-	/* spinpark: a reserved bit (14, 15) set, or a locked byte other than 0,
-	 * 1 and 2 (handed off): lock()'s slow path reports it at its first
+	/* spinpark: a reserved bit (14, 15) set, a locked byte other than 0,
+	 * 1 and 2 (handed off), a budget exponent of 6 or 7, 6-15 spinners
+	 * (at most the cap, 4, and a starving owner), or bit 31 (parked
+	 * above 2047): lock()'s slow path reports it at its first
 	 * read and returns without the lock, the word unchanged (it counted
 	 * itself as a spinner or parker first, then reported in sp_park, or
 	 * took a free word with a reserved bit).  The inline fast path, one cmpxchg
@@ -249,7 +251,8 @@ static void test_misuse_is_reported(void **state)
 	 * (0x8000); its unlock then reports it. */
 	static const uint32_t sp_corrupt[] = { 0x00008001u, 0x00004001u, 0x00008002u, 0x00000003u,
 					       0x000000ffu, 0x000880ffu, 0x00088001u,
-					       0xffffffffu };
+					       0xffffffffu, 0x00060001u, 0x00070101u, 0x00000601u,
+					       0x00000f01u, 0x80000001u, 0x80100001u };
 	for (size_t i = 0; i < sizeof(sp_corrupt) / sizeof(sp_corrupt[0]); i++) {
 		struct child_lock r;
 		assert_true(lock_in_child(PVSPIN_KIND_SPINPARK, sp_corrupt[i], &r));
@@ -258,7 +261,7 @@ static void test_misuse_is_reported(void **state)
 		assert_int_equal(r.after, sp_corrupt[i]);
 	}
 	static const uint32_t sp_corrupt_free[] = { 0x00008000u, 0x00004000u, 0x00088000u,
-						    0x7ff8f000u };
+						    0x7ff8f000u, 0x80000000u };
 	for (size_t i = 0; i < sizeof(sp_corrupt_free) / sizeof(sp_corrupt_free[0]); i++) {
 		pvspin_lock_t c = { .val = sp_corrupt_free[i] };
 		misuse_count = 0;
@@ -273,6 +276,21 @@ static void test_misuse_is_reported(void **state)
 		assert_int_equal(misuse_count, 2);
 		assert_string_equal(misuse_what, "spinpark: corrupted lock word");
 		assert_int_equal(c.val, sp_corrupt_free[i] | 1u);
+	}
+	/* a budget exponent of 7 or 7 spinners on a free word: the slow path
+	 * reports it; the fast paths take and release it, since neither
+	 * field sends an unlock out of line (the header's mask) */
+	static const uint32_t sp_corrupt_fields[] = { 0x00070000u, 0x00000700u };
+	for (size_t i = 0; i < sizeof(sp_corrupt_fields) / sizeof(sp_corrupt_fields[0]); i++) {
+		pvspin_lock_t c = { .val = sp_corrupt_fields[i] };
+		misuse_count = 0;
+		pvspin_spinpark_lock_slowpath(&c);
+		assert_int_equal(misuse_count, 1);
+		assert_int_equal(c.val, sp_corrupt_fields[i]);
+		pvspin_spinpark_lock(&c);
+		pvspin_spinpark_unlock(&c);
+		assert_int_equal(misuse_count, 1);
+		assert_int_equal(c.val, sp_corrupt_fields[i]);
 	}
 	/* _Q_SLOW_VAL is a held pvqspinlock, not a corrupted one; for
 	 * qspinlock it is corrupted */

@@ -44,14 +44,16 @@
  * Transitions are written (parked, spinners, locked) in src/lock/spinpark.c.
  *
  * Uncontended lock: cmpxchg of the locked byte 0 -> 1 (acquire).
- * Corrupted words (the reserved bits set, or a locked byte other than 0,
- * 1 and 2): the slow path of lock() reports "spinpark: corrupted lock
+ * Corrupted words (the reserved bits set, a locked byte other than 0, 1
+ * and 2, a budget exponent above 5, more than 5 spinners, or bit 31):
+ * the slow path of lock() reports "spinpark: corrupted lock
  * word" (pvspin_report_misuse) wherever it reads one, before it acts on
  * it, and returns without the lock (a word corrupted on entry is left as
  * it was).  The inline fast path and trylock look at the locked byte
  * only, so they take a word whose locked byte is 0 whatever its other
  * bits (0x00008000 becomes 0x00008001); its unlock then reports it and
- * leaves it held.
+ * leaves it held, if the corrupted field sends it out of line (reserved
+ * bits, bit 31; not a budget or spinner count).
  * Unlock: one load (misuse, STARVING, parked waiters, EXTENDED), then the
  * release as one atomic subtraction from the locked byte (`lock xadd`,
  * release), which returns the word it replaced; where a parked waiter is

@@ -136,13 +136,17 @@ static inline uint32_t sp_with_budget(uint32_t v, uint32_t e)
 static inline bool sp_not_plain_locked(uint32_t v, uint32_t arg)
 { (void)arg; return sp_locked(v) != _SP_LOCKED; }
 
-/* A word no step writes: a reserved bit, or a locked byte other than
- * 0, 1 and 2.  Reported (once: every caller then returns from the slow
- * path without the lock, leaving the word as it read it, and with any
- * count it holds in it). */
+/* A word no step writes: a reserved bit, a locked byte other than 0, 1
+ * and 2, a budget exponent above SP_BUDGET_MAX, more spinners than the
+ * cap and one starving owner (sp_spin), or a parked count with bit 31
+ * (above SP_PARKED_MAX).  Reported (once: every caller then returns from
+ * the slow path without the lock, leaving the word as it read it, and
+ * with any count it holds in it). */
 static inline bool sp_word_ok(uint32_t v)
 {
-	return !(v & _SP_RESERVED_MASK) && sp_locked(v) <= _SP_HANDOFF;
+	return !(v & _SP_RESERVED_MASK) && sp_locked(v) <= _SP_HANDOFF &&
+	       sp_budget(v) <= SP_BUDGET_MAX && sp_spinners(v) <= SP_SPINNERS_CAP + 1 &&
+	       sp_parked(v) <= SP_PARKED_MAX;
 }
 
 static bool sp_word_corrupt(pvspin_lock_t *lock, uint32_t v)
@@ -552,7 +556,7 @@ void pvspin_spinpark_unlock_slowpath(pvspin_lock_t *lock, uint32_t v)
 	bool wake;
 
 	for (;;) {
-		if (sp_locked(v) != _SP_LOCKED || (v & _SP_RESERVED_MASK)) {
+		if (sp_locked(v) != _SP_LOCKED || !sp_word_ok(v)) {
 			pvspin_report_misuse(sp_locked(v) == 0
 					     ? "spinpark: unlock of a lock that is not locked"
 					     : sp_locked(v) == _SP_HANDOFF
