@@ -71,8 +71,8 @@ if(PVSPIN_SPIN)
     # before it, while held; a parker that came after the unlock's decision
     # is woken from the word the xadd returns) passes safety and liveness
     # for 3 threads x 1 round (spinner caps 0, 1, 2) and 2 threads x 2 and
-    # x 3 rounds, with sleep timeouts, and with the slow path's loop step
-    # by step; the controls pass; mutants (a), (c), (d), (g), (n) lose a
+    # x 3 rounds, with sleep timeouts (and spurious returns), and with the
+    # slow path's loop step by step; the controls pass; mutants (a), (c), (d), (g), (n) lose a
     # wake-up and are rejected, (l) (the unlock before 61e9ec6) and (m)
     # touch the word after the release and are rejected by the ghost
     # properties
@@ -87,7 +87,34 @@ if(PVSPIN_SPIN)
     "spinpark_2thr_3rounds_safety|spinpark.pml|safety|pass|-DNTHR=2,-DROUNDS=3"
     "spinpark_2thr_3rounds_liveness|spinpark.pml|liveness|pass|-DNTHR=2,-DROUNDS=3"
     "spinpark_2thr_3rounds_cap0_liveness|spinpark.pml|liveness|pass|-DNTHR=2,-DROUNDS=3,-DCAP=0"
-    "spinpark_timeout_safety|spinpark.pml|safety|pass|-DSLEEP_TIMEOUT"
+    "spinpark_timeout_safety|spinpark.pml|safety|pass|-DSLEEP_TIMEOUT,-DSPURIOUS"
+    "spinpark_timeout_liveness|spinpark.pml|liveness|pass|-DSLEEP_TIMEOUT"
+    # the revocation of a stale hand-off (081bc16, sp_revoke_handoff): a
+    # sleep on a handed-off word may time out (HANDOFF_TIMEOUT), or any
+    # sleep (SLEEP_TIMEOUT); GONE_OWNER starts from a word handed off to
+    # an owner that never runs (a fork child's copy).  Each hand-off is
+    # taken once, by its owner or a revoker; a revocation is decided only
+    # on the hand-off its timed-out sleep began on; a gone owner's lock is
+    # taken and ends free.  Mutants (o) (the revoker keeps STARVING: the
+    # lock ends handed off to nobody), (p) (revokes any 2 after a timed-out
+    # sleep on one) and (r) (no revocation, the code before 081bc16: the
+    # waiters sleep and time out for ever) are rejected; (q) (the owner
+    # keeps its role) is a control: nothing checked depends on its drop
+    "spinpark_revoke_safety|spinpark.pml|safety|pass|-DHANDOFF_TIMEOUT"
+    "spinpark_revoke_liveness|spinpark.pml|liveness|pass|-DHANDOFF_TIMEOUT"
+    "spinpark_revoke_cap0_safety|spinpark.pml|safety|pass|-DHANDOFF_TIMEOUT,-DCAP=0"
+    "spinpark_revoke_cap2_safety|spinpark.pml|safety|pass|-DHANDOFF_TIMEOUT,-DCAP=2"
+    "spinpark_revoke_2thr_3rounds_safety|spinpark.pml|safety|pass|-DHANDOFF_TIMEOUT,-DNTHR=2,-DROUNDS=3"
+    "spinpark_revoke_2thr_3rounds_liveness|spinpark.pml|liveness|pass|-DHANDOFF_TIMEOUT,-DNTHR=2,-DROUNDS=3"
+    "spinpark_gone_owner_safety|spinpark.pml|safety|pass|-DGONE_OWNER,-DSLEEP_TIMEOUT"
+    "spinpark_gone_owner_cap0_safety|spinpark.pml|safety|pass|-DGONE_OWNER,-DSLEEP_TIMEOUT,-DCAP=0"
+    "spinpark_gone_owner_2thr_3rounds_safety|spinpark.pml|safety|pass|-DGONE_OWNER,-DSLEEP_TIMEOUT,-DNTHR=2,-DROUNDS=3"
+    "spinpark_gone_owner_2thr_3rounds_liveness|spinpark.pml|liveness|pass|-DGONE_OWNER,-DSLEEP_TIMEOUT,-DNTHR=2,-DROUNDS=3"
+    "spinpark_owner_keeps_role_safety|spinpark_owner_keeps_role.pml|safety|pass|-DHANDOFF_TIMEOUT"
+    "spinpark_owner_keeps_role_liveness|spinpark_owner_keeps_role.pml|liveness|pass|-DHANDOFF_TIMEOUT"
+    "spinpark_revoke_keeps_starving_mutant_safety|spinpark_revoke_keeps_starving_mutant.pml|safety|fail|-DGONE_OWNER,-DSLEEP_TIMEOUT,-DNTHR=2,-DROUNDS=3"
+    "spinpark_revoke_any_handoff_mutant_safety|spinpark_revoke_any_handoff_mutant.pml|safety|fail|-DGONE_OWNER,-DSLEEP_TIMEOUT"
+    "spinpark_no_revoke_mutant_liveness|spinpark_no_revoke_mutant.pml|liveness|fail|-DGONE_OWNER,-DSLEEP_TIMEOUT,-DNTHR=2,-DROUNDS=3"
     "spinpark_unfair_cas_safety|spinpark.pml|safety|pass|-DUNFAIR_CAS"
     "spinpark_wake_on_woken_safety|spinpark_wake_on_woken.pml|safety|pass|"
     "spinpark_wake_on_woken_liveness|spinpark_wake_on_woken.pml|liveness|pass|"

@@ -10,7 +10,12 @@
  * still holds the lock, and an unlock whose subtraction returns a word
  * that counts a parker that came after its decision wakes one without
  * WOKEN.  After the subtraction it touches no byte of the lock (only
- * FUTEX_WAKE names its address).
+ * FUTEX_WAKE names its address).  With the revocation of a stale
+ * hand-off (081bc16, 18985ac: sp_revoke_handoff): a parked waiter whose
+ * sleep began on a handed-off word and timed out, and that finds the
+ * same word at its next re-check, takes the lock as the starving owner
+ * would, (p, s, 2) -> (p - 1, s, 1) clearing STARVING; the owner, when it
+ * reads a word without STARVING, spins on as any waiter.
  *
  * NTHR threads (2 or 3, default 3) each take and release the one lock
  * ROUNDS times (default 1).  Every statement is one atomic step of the
@@ -19,7 +24,7 @@
  *
  * The word (a scaled-down copy of the real layout, _SP_* in spinpark.h):
  *   bits 0-1 locked (0 free, 1 locked, 2 handed off), bits 2-4 spinners,
- *   bit 5 STARVING, bit 6 WOKEN, bit 7 EXTENDED, bits 8-9 parked.  Left
+ *   bit 5 STARVING, bit 6 WOKEN, bit 7 EXTENDED, bits 8-10 parked.  Left
  *   out: the spin budget (bits 16-18: it only sets how long a spin lasts,
  *   and every spin of the model may give up at any read) and the reserved
  *   bits (a corrupted word is asserted never to happen).  EXTENDED is set
@@ -42,8 +47,12 @@
  * sleeper runs again only when a FUTEX_WAKE picks it.  FUTEX_WAKE(1) is
  * one step that wakes one sleeper of the word, any one, if there is one;
  * it names the address but reads nothing of the word.  The real sleep's
- * timeout (1 ms, a backstop) is NOT modelled unless SLEEP_TIMEOUT is
- * defined (a variant for the safety checks only).
+ * timeout (1 ms doubling to 16 ms, a backstop) is NOT modelled unless
+ * SLEEP_TIMEOUT is defined; HANDOFF_TIMEOUT lets only a sleep that began
+ * on a handed-off word time out (the code's 1 ms sleep there, after
+ * which it may revoke the hand-off).  Without either no sleep times out,
+ * handoff_word stays 0 and the revocation is unreachable: the model
+ * is then the code before 081bc16, with the same states.
  *
  * Properties:
  *   mutual exclusion    assert(incs == 1) in the critical section, and the
@@ -65,6 +74,15 @@
  *                       critical section of the run frees the lock (as a
  *                       program may, pthread_spin_destroy / munmap), and
  *                       every access asserts it is not freed.
+ *   the hand-off        each hand-off (1 -> 2) is taken by exactly one
+ *                       thread, its owner or a revoker, never both (ghost
+ *                       hpend: set by the hand-off, asserted and cleared
+ *                       by the take of the 2, asserted clear by the next
+ *                       hand-off); sp_park decides to revoke only on the
+ *                       hand-off that its timed-out sleep began on and
+ *                       that nobody has taken since (ghost hsl[], asserted
+ *                       at the load the decision is taken on: the owner
+ *                       had at least that sleep to take it).
  *
  * Without switches this is the code as it is, and it PASSES.  Switches
  * (each file test/model/spinpark_*.pml sets some, README.md):
@@ -101,11 +119,41 @@
  *                   mutant (d), which leaves WOKEN set: README.md)
  *   NO_REL_GHOST    check only the ghost `freed`, not rel[] (with
  *                   OLD_UNLOCK: the use after free itself, README.md)
- *   SLEEP_TIMEOUT   a sleeper may also wake by itself (timeout, EINTR)
  *   UNFAIR_CAS      the unlock slow path's loop step by step, with its
  *                   hand-off and WOKEN cmpxchgs (default: its last round
  *                   as one step; pan's weak fairness cannot say that a
  *                   retried cmpxchg eventually wins, README.md)
+ *   HANDOFF_TIMEOUT a sleep that began on a handed-off word may time
+ *                   out (ETIMEDOUT): the revocation becomes reachable;
+ *                   every other sleep still lasts until a FUTEX_WAKE, so
+ *                   a lost wake-up still shows (safety and liveness)
+ *   SLEEP_TIMEOUT   any sleep may time out (ETIMEDOUT)
+ *   SPURIOUS        a sleep may also return 0 by itself (EINTR, a stray
+ *                   FUTEX_WAKE): handoff_word = 0 (safety only: endless
+ *                   spurious returns are a livelock no kernel makes)
+ *   GONE_OWNER      the word starts handed off, (1, 1, 2) | STARVING, to
+ *                   an owner that never runs (a fork child's copy of the
+ *                   word, test_spinpark_handoff's stuck word scaled
+ *                   down); its counts stay, the run must end with
+ *                   (1, 1, 0) (WOKEN allowed: set for its parked count).
+ *                   With CAP <= 2 its spinner count stops every wake-up
+ *                   (sp_spinners_low), so it needs SLEEP_TIMEOUT
+ *   REVOKE_KEEPS_STARVING MUTATION (o): the revoker's take keeps STARVING
+ *   REVOKE_ANY_HANDOFF MUTATION (p): sp_park revokes any handed-off word
+ *                   after a sleep that timed out on a hand-off, without
+ *                   comparing it with handoff_word
+ *   NO_REVOKE       MUTATION (r): no sp_revoke_handoff (the code before
+ *                   081bc16)
+ *   OWNER_KEEPS_ROLE control (q): the owner keeps starving_owner when it
+ *                   finds STARVING cleared
+ *   STRICT_OWNER    also assert that STARVING is cleared only by the
+ *                   thread whose join set it or by a revoker (ghost sown;
+ *                   the code does not have this property: README.md)
+ *   REVOKE_TAKE_CHECK also assert hsl[] at every revoking take, the
+ *                   retries of sp_revoke_handoff's loop included (the
+ *                   code does not have this property: README.md)
+ *   FREE_SLEEP_CHECK also assert that no sleep begins on a free word (the
+ *                   code does not have this property: README.md)
  *   CAP             registered spinners allowed besides the holder,
  *                   sp_spinner_cap() = min(spin_cpus - 1, 4) (default 1:
  *                   a 2-CPU machine)
@@ -128,7 +176,7 @@
 #define WOKEN     64
 #define EXT       128
 #define PARK_ONE  256
-#define PARK_MASK 768
+#define PARK_MASK 1792
 
 /* _SP_UNLOCK_SLOW_MASK: a locked byte other than 1, STARVING, EXTENDED,
  * parked waiters (the reserved bits are not modelled) */
@@ -138,9 +186,22 @@
 #define SPINNERS(x) (((x) & SPIN_MASK) / SPIN_ONE)
 #define PARKED(x)   (((x) & PARK_MASK) / PARK_ONE)
 
+/* GONE_OWNER: the word starts handed off, (1, 1, 2) | STARVING, to a
+ * starving owner that never runs (a thread of the parent in a fork
+ * child's copy of the word): counted as parked and as a spinner, as every
+ * starving owner is; those counts stay (GONE_END at the end). */
+#ifdef GONE_OWNER
+#define GONE       1
+#define GONE_WORD  (PARK_ONE | SPIN_ONE | STARV | HANDOFF)
+#define GONE_END   (PARK_ONE | SPIN_ONE)
+#else
+#define GONE       0
+#define GONE_END   0
+#endif
+
 /* Every field in range (no borrow or carry out of a count). */
-#define WORD_OK(x)  ((x) >= 0 && (x) < 4 * PARK_ONE && LK(x) <= HANDOFF && \
-		     SPINNERS(x) <= NTHR && PARKED(x) <= NTHR)
+#define WORD_OK(x)  ((x) >= 0 && (x) < 8 * PARK_ONE && LK(x) <= HANDOFF && \
+		     SPINNERS(x) <= NTHR + GONE && PARKED(x) <= NTHR + GONE)
 
 /* sp_spinners_low(v): no spinner, or fewer than half
  * the allowed ones (with CAP <= 2: no spinner). */
@@ -159,7 +220,11 @@
 #endif
 #define SHOULD_WAKE(x) (PARKED(x) != 0 && WAKE_OK(x))
 
+#ifndef GONE_OWNER
 short w;             /* the lock word */
+#else
+short w = GONE_WORD; /* a fork child's copy: handed off to a thread of the parent */
+#endif
 bit asleep[3];       /* thread i sleeps in FUTEX_WAIT on the word */
 byte incs;           /* threads in the critical section */
 byte ndone;          /* threads that finished all rounds */
@@ -167,6 +232,22 @@ byte ndone;          /* threads that finished all rounds */
 bit rel[3];          /* thread i has released the lock in the unlock it runs */
 bit freed;           /* the lock is freed: its last unlock has returned */
 byte ncs;            /* critical sections entered */
+#ifndef GONE_OWNER
+bit hpend;           /* a hand-off is pending: set by the hand-off RMW (1 -> 2),
+		      * cleared by the one take of that 2 */
+#else
+bit hpend = 1;
+#endif
+bit hsl[3];          /* thread i's last sleep began on the pending hand-off,
+		      * and nobody has taken that hand-off since (a wake-up
+		      * or an EAGAIN clears it) */
+#ifdef STRICT_OWNER
+#ifndef GONE_OWNER
+byte sown;           /* 1 + the thread whose join set STARVING (0: none) */
+#else
+byte sown = 4;       /* the parent's thread, which never runs here */
+#endif
+#endif
 
 /* Asserted at every access of the word by the code. */
 #ifdef NO_REL_GHOST
@@ -176,13 +257,37 @@ byte ncs;            /* critical sections entered */
 #endif
 
 /* pvspin_plat_cmpxchg32(&lock->val, &v, nv): ok, or v = the word seen;
- * r: this cmpxchg releases the lock (sets the ghost rel[me]). */
+ * r: this cmpxchg releases the lock (sets the ghost rel[me]).  The ghosts
+ * of the hand-off: a cmpxchg that writes a 2 hands off (hpend); one that
+ * replaces a 2 takes that hand-off, once (hpend), as its owner or as a
+ * revoker (revk), and ends every thread's claim to have slept through it
+ * (hsl[]). */
 inline cas(r)
 {
 	d_step {
 		ACC;
 		if
-		:: w == v -> assert(WORD_OK(nv)); w = nv; ok = 1; rel[me] = r
+		:: w == v -> assert(WORD_OK(nv));
+			if
+			:: LK(v) != HANDOFF && LK(nv) == HANDOFF -> assert(!hpend); hpend = 1
+			:: LK(v) == HANDOFF && LK(nv) != HANDOFF ->
+				assert(hpend && LK(nv) == 1); hpend = 0;
+#ifdef REVOKE_TAKE_CHECK
+				assert(!revk || hsl[me]);
+#endif
+				hsl[0] = 0; hsl[1] = 0; hsl[2] = 0
+			:: else -> skip
+			fi;
+#ifdef STRICT_OWNER
+			/* STARVING is set by its owner's join and cleared only by
+			 * that owner or by a revoker */
+			if
+			:: (nv & STARV) && !(v & STARV) -> sown = me + 1
+			:: (v & STARV) && !(nv & STARV) -> assert(revk || sown == me + 1); sown = 0
+			:: else -> skip
+			fi;
+#endif
+			w = nv; ok = 1; rel[me] = r
 		:: else -> v = w; ok = 0
 		fi
 	}
@@ -200,7 +305,11 @@ inline sp_take(spinning)
 		nv = v - (counted -> PARK_ONE : 0) - (spinning -> SPIN_ONE : 0);
 		nv = (nv & ~LK_MASK) | 1;
 		if
+#ifndef REVOKE_KEEPS_STARVING
 		:: sowner -> nv = nv & ~STARV
+#else
+		:: sowner && !revk -> nv = nv & ~STARV  /* MUTATION (o): the revoker keeps STARVING */
+#endif
 		:: else -> skip
 		fi;
 #ifndef TAKE_KEEPS_WOKEN
@@ -214,7 +323,7 @@ inline sp_take(spinning)
 	}
 	cas(0);
 	if
-	:: ok -> d_step { counted = 0; sowner = 0; late = 0; t0 = 0; ok = 0; nv = 0 };
+	:: ok -> d_step { counted = 0; sowner = 0; revk = 0; late = 0; t0 = 0; hw = 0; ok = 0; nv = 0 };
 		if
 		:: d_step { ACC; w = w | EXT }          /* sp_hold_begin: fetch_or32(EXTENDED) */
 		:: skip                                 /* the extension is not offered */
@@ -224,6 +333,15 @@ inline sp_take(spinning)
 	:: else -> skip
 	fi
 }
+
+/* sp_park's test for sp_revoke_handoff: v is the handed-off word that
+ * our last sleep began on and timed out on (v == handoff_word: 0 or a
+ * 2) */
+#ifndef REVOKE_ANY_HANDOFF
+#define REVOKES(x)  (LK(x) == HANDOFF && (x) == hw)
+#else
+#define REVOKES(x)  (LK(x) == HANDOFF && hw != 0)       /* MUTATION (p): any 2 */
+#endif
 
 /* FUTEX_WAKE(word, 1): wake one sleeper, any one, if there is one.  Not an
  * access of the word (no ACC): the kernel only hashes the address. */
@@ -250,6 +368,11 @@ active [NTHR] proctype thr()
 	bit t0;        /* .t0 != 0: parked once in this lock call */
 	bit late;      /* now_ns() - t0 > SP_STARVE_NS (stays true) */
 	bit owner, left;
+	short hw;      /* .handoff_word: the handed-off word our last sleep began
+			* on and timed out on (0: none; a handed-off word is
+			* never 0); set where the sleep begins (it is read only
+			* after the sleep), cleared if the sleep ends otherwise */
+	bit revk;      /* in sp_revoke_handoff (ghost for the asserts of cas) */
 	bit wake;      /* the release sets WOKEN: FUTEX_WAKE after it */
 	bit last;      /* ghost: our critical section is the run's last */
 
@@ -299,10 +422,25 @@ join:		/* join the spinners, or take a free lock on the way */
 		:: else -> goto join
 		fi;
 spinloop:	/* the registered spin */
+		/* STARVING cleared while we own it: a parked waiter took our
+		 * hand-off (sp_revoke_handoff); spin on as any waiter.  In the
+		 * step of sp_ours' test: a 2 always has STARVING, so sp_ours
+		 * does not depend on it (sp_take clears no STARVING that is not
+		 * there); it matters from the next word on. */
 		if
 		:: LK(v) == 0 || (LK(v) == HANDOFF && sowner) ->     /* sp_ours */
 			sp_take(1); goto spinloop
-		:: else -> skip
+		:: else ->
+#ifndef OWNER_KEEPS_ROLE
+			d_step {
+				if
+				:: sowner && !(v & STARV) -> sowner = 0
+				:: else -> skip
+				fi
+			}
+#else
+			skip                                    /* MUTATION (q): keeps the role */
+#endif
 		fi;
 		if
 		:: LK(v) == 1 && left ->
@@ -356,10 +494,30 @@ park:		/* ---- sp_park ---- */
 		t0 = 1;
 		assert(counted && !sowner);
 		nv = 0;
-		d_step { ACC; v = w };                          /* load32 acquire */
+		d_step {                                        /* load32 acquire */
+			ACC; v = w;
+			/* ghost: a revocation decided on this word takes the
+			 * hand-off that our timed-out sleep began on */
+			if :: REVOKES(v) -> assert(hsl[me]) :: else -> skip fi
+		};
 recheck:
 		if
 		:: LK(v) == 0 -> sp_take(0); goto recheck
+#ifndef NO_REVOKE
+		/* the same hand-off as before our last sleep, which timed out
+		 * (v == handoff_word, which is 0 or a 2) */
+		/* sp_revoke_handoff: (p, s, 2) -> (p - 1, s, 1) clearing
+		 * STARVING, as the owner would (sp_take with starving_owner
+		 * set); a failed cmpxchg re-reads v, and it goes round while v
+		 * is a 2 (any 2: the loop does not compare with handoff_word
+		 * again); then on to the sleep with that v, whatever it is */
+		:: d_step { REVOKES(v) -> sowner = 1; revk = 1 } ->
+revoke:			sp_take(0);
+			if
+			:: LK(v) == HANDOFF -> goto revoke
+			:: d_step { LK(v) != HANDOFF -> sowner = 0; revk = 0 }
+			fi
+#endif
 		:: else -> skip
 		fi;
 		assert(LK(v) <= HANDOFF && PARKED(v) > 0);      /* sp_word_corrupt */
@@ -370,19 +528,39 @@ recheck:
 		:: else -> skip
 		fi;
 #endif
-		/* park32: FUTEX_WAIT(word, v), no timeout */
+#ifdef FREE_SLEEP_CHECK
+		assert(LK(v) != 0);     /* a sleep never begins on a free word */
+#endif
+		/* park32: FUTEX_WAIT(word, v), no timeout but on a handed-off
+		 * word (HANDOFF_TIMEOUT) or on any (SLEEP_TIMEOUT); handoff_word
+		 * = v if the sleep began on a 2 and times out, else 0 */
 		atomic {
 			ACC;
 			if
-			:: w == v -> asleep[me] = 1
-			:: else -> skip                         /* word changed: EAGAIN */
+			:: w == v -> asleep[me] = 1;
+#if defined(HANDOFF_TIMEOUT) || defined(SLEEP_TIMEOUT)
+				if
+				:: LK(v) == HANDOFF -> hw = v; hsl[me] = 1
+				:: else -> hw = 0; hsl[me] = 0
+				fi
+#endif
+			:: else ->                              /* word changed: EAGAIN */
+				hw = 0; hsl[me] = 0
 			fi;
 			v = 0
 		}
-#ifdef SLEEP_TIMEOUT
+#if defined(HANDOFF_TIMEOUT) || defined(SLEEP_TIMEOUT) || defined(SPURIOUS)
 		if
-		:: (asleep[me] == 0)                            /* woken */
-		:: atomic { asleep[me] -> asleep[me] = 0 }      /* timed out, EINTR */
+		:: atomic { asleep[me] == 0 -> hw = 0; hsl[me] = 0 }    /* woken (or EAGAIN): 0 */
+#if defined(SLEEP_TIMEOUT)
+		:: atomic { asleep[me] -> asleep[me] = 0 }      /* ETIMEDOUT (hw kept) */
+#elif defined(HANDOFF_TIMEOUT)
+		:: atomic { asleep[me] && hw != 0 -> asleep[me] = 0 }   /* on a 2: ETIMEDOUT */
+#endif
+#ifdef SPURIOUS
+		/* EINTR, or a stray FUTEX_WAKE: 0, handoff_word = 0 */
+		:: atomic { asleep[me] -> asleep[me] = 0; hw = 0; hsl[me] = 0 }
+#endif
 		fi;
 #else
 		(asleep[me] == 0);                              /* until FUTEX_WAKE picks us */
@@ -492,6 +670,7 @@ uslow:		/* pvspin_spinpark_unlock_slowpath(lock, v) */
 			nv = (v & ~(LK_MASK | EXT)) | HANDOFF;
 			assert(WORD_OK(nv));
 			w = nv;
+			assert(!hpend); hpend = 1;
 			rel[me] = 1
 		   } -> goto unlocked
 		/* ... else, still holding, (p, s, 1) -> (p, s, 1) | WOKEN if
@@ -544,7 +723,7 @@ released:	/* After the release: only FUTEX_WAKE on the address (in the
 			v = w;
 			assert(LK(v) == 1);
 			if
-			:: v & STARV -> w = (v & ~(LK_MASK | EXT)) | HANDOFF; rel[me] = 1; ok = 1
+			:: v & STARV -> w = (v & ~(LK_MASK | EXT)) | HANDOFF; hpend = 1; rel[me] = 1; ok = 1
 			:: else -> ok = 0                       /* STARVING dropped: release */
 			fi
 		}
@@ -591,7 +770,7 @@ unlocked:
 		 * left behind (a ghost read: the lock is freed) */
 #ifndef NO_END_CHECK
 		if
-		:: ndone == NTHR -> assert(w == 0)
+		:: ndone == NTHR -> assert(w == GONE_END || (GONE && w == (GONE_END | WOKEN)))
 		:: else -> skip
 		fi
 #else
