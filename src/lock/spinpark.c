@@ -394,15 +394,16 @@ static bool sp_spin_longer(pvspin_lock_t *lock, uint32_t slept_us, bool timed_ou
  */
 static bool sp_revoke_handoff(pvspin_lock_t *lock, struct sp_waiter *w, uint32_t *v)
 {
-	while (sp_locked(*v) == _SP_HANDOFF && sp_word_ok(*v)) {
-		w->starving_owner = true;   /* sp_take: as the owner, clearing STARVING */
-		if (sp_take(lock, w, v, false, false)) {
-			pvspin_plat_event(PVSPIN_EV_HANDOFF_REVOKE);
-			return true;
-		}
-		w->starving_owner = false;
-	}
-	return false;
+	/* One cmpxchg: if it fails, *v is the word now, and the caller
+	 * decides again (it revokes only the very word its sleep began on;
+	 * a retry here on any 2 took hand-offs made microseconds ago to a
+	 * new starving owner: the Promela model's finding 1) */
+	w->starving_owner = true;   /* sp_take: as the owner, clearing STARVING */
+	bool took = sp_take(lock, w, v, false, false);
+	w->starving_owner = false;
+	if (took)
+		pvspin_plat_event(PVSPIN_EV_HANDOFF_REVOKE);
+	return took;
 }
 
 /*
@@ -418,16 +419,22 @@ static bool sp_park(pvspin_lock_t *lock, struct sp_waiter *w)
 	for (;;) {
 		if (sp_word_corrupt(lock, v))
 			return true; /* reported; the caller returns without the lock */
-		if (sp_locked(v) != 0)
-			break;
-		if (sp_take(lock, w, &v, false, false))
-			return true;
+		if (sp_locked(v) == 0) {
+			if (sp_take(lock, w, &v, false, false))
+				return true;
+			continue;
+		}
+		/* the same hand-off as before our last sleep, which timed
+		 * out: revoke it; if the cmpxchg fails, decide again on the
+		 * word it read (it may be free: sleeping on it waited for a
+		 * timeout, the model's finding 2) */
+		if (v == w->handoff_word) {
+			if (sp_revoke_handoff(lock, w, &v))
+				return true;
+			continue;
+		}
+		break;
 	}
-	/* the same hand-off as before our last sleep, which timed out */
-	if (v == w->handoff_word && sp_revoke_handoff(lock, w, &v))
-		return true;
-	if (sp_word_corrupt(lock, v))
-		return true;
 	/* WOKEN set: an unlock may have skipped its wake-up because of it,
 	 * even one that woke nobody (the sleeper it meant was not asleep
 	 * yet).  Sleeping on it could be for ever: go round again, clear it

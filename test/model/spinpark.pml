@@ -508,15 +508,14 @@ recheck:
 		 * (v == handoff_word, which is 0 or a 2) */
 		/* sp_revoke_handoff: (p, s, 2) -> (p - 1, s, 1) clearing
 		 * STARVING, as the owner would (sp_take with starving_owner
-		 * set); a failed cmpxchg re-reads v, and it goes round while v
-		 * is a 2 (any 2: the loop does not compare with handoff_word
-		 * again); then on to the sleep with that v, whatever it is */
+		 * set), one cmpxchg; a failed one re-reads v and sp_park
+		 * decides again from the top: take a free word, revoke only
+		 * the same hand-off again, else sleep on v (findings 1 and 2
+		 * below, fixed in the code) */
 		:: d_step { REVOKES(v) -> sowner = 1; revk = 1 } ->
-revoke:			sp_take(0);
-			if
-			:: LK(v) == HANDOFF -> goto revoke
-			:: d_step { LK(v) != HANDOFF -> sowner = 0; revk = 0 }
-			fi
+			sp_take(0);
+			d_step { sowner = 0; revk = 0 };
+			goto recheck
 #endif
 		:: else -> skip
 		fi;
