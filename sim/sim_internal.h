@@ -215,6 +215,10 @@ struct vm {
 	struct sim_mm *mm;           /* ebizzy-mm only, else NULL */
 	uint32_t *cs_data;           /* the workload's cs_lines lines per lock
 					(64-byte lines), else NULL */
+	/* the guest's park sequence (pvspin_plat_park_seq; 0: the fence
+	 * works; only the lock code's accesses to it are charged, so the
+	 * fields around it are not its line's other users) */
+	uint32_t park_seq;
 };
 
 /** Coherence state of one 64-byte cache line (sim_memory.c). */
@@ -323,7 +327,7 @@ struct sim {
 	 * queued vCPUs in the order they parked, and its counters (in the
 	 * JSON's "host" only when something parked) */
 	struct vcpu *park_head, *park_tail;
-	uint64_t parks, park_sleeps, park_timeouts, unpark_wakes;
+	uint64_t parks, park_sleeps, park_timeouts, unpark_wakes, fences_heavy;
 	/* rseq time-slice extension (key slice_ext_us; 0: off): its length,
 	 * the preemptions it deferred and the grants given back early by
 	 * rseq_slice_yield (in the JSON's "host" only when on) */

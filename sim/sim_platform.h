@@ -121,6 +121,25 @@ uint32_t pvspin_plat_unpark32(uint32_t *p, uint32_t n);
 static inline void pvspin_plat_fence_full(void)
 { __atomic_signal_fence(__ATOMIC_SEQ_CST); }
 
+/** The cheap side of the asymmetric fence: a compiler barrier, no
+ *  simulated cost (memory is sequentially consistent in the simulator). */
+static inline void pvspin_plat_fence_light(void)
+{ __atomic_signal_fence(__ATOMIC_SEQ_CST); }
+
+/** membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED): charges the caller the
+ *  system call and an IPI round to every other non-idle vCPU of its VM (a
+ *  few us; the figure and its sources are in sim_kvm.c); returns true. */
+bool pvspin_plat_fence_heavy(void);
+
+/** The simulated guest always has membarrier: true, no cost. */
+static inline bool pvspin_plat_fence_heavy_available(void)
+{ return true; }
+
+/** The park sequence of the caller's VM (each VM is its own guest
+ *  process; outside a vCPU, one word of the host's).  Starts at 0: the
+ *  simulated guest has the fence. */
+uint32_t *pvspin_plat_park_seq(void);
+
 /** The vCPUs of the caller's VM: the CPUs a guest thread may run on (the
  *  configured vcpus outside a vCPU). */
 uint32_t pvspin_plat_spin_cpus(void);

@@ -270,6 +270,7 @@ json_t *results_json(double wall)
 		json_object_set_new(host, "park_sleeps", json_integer((json_int_t)S.park_sleeps));
 		json_object_set_new(host, "park_timeouts", json_integer((json_int_t)S.park_timeouts));
 		json_object_set_new(host, "unpark_wakes", json_integer((json_int_t)S.unpark_wakes));
+		json_object_set_new(host, "fences_heavy", json_integer((json_int_t)S.fences_heavy));
 	}
 	if (S.slice_ext) {
 		json_object_set_new(host, "slice_ext_grants",

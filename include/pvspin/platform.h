@@ -44,6 +44,16 @@
  *         (0: no timeout); may return spuriously
  *     pvspin_plat_unpark32(p, n)             -> threads woken (<= n)
  *     pvspin_plat_fence_full()               a full (StoreLoad) fence
+ *     pvspin_plat_fence_light()              the cheap side of an
+ *     pvspin_plat_fence_heavy()  -> bool     asymmetric StoreLoad fence
+ *         (compiler barrier / membarrier(2)); false: no heavy side here,
+ *         the caller must not rely on the pairing
+ *     pvspin_plat_fence_heavy_available() -> bool  does it work here (a
+ *         fixed answer while the process has more than one thread)
+ *     pvspin_plat_park_seq() -> uint32_t *   the park sequence: bit 0
+ *         (PVSPIN_PARK_SEQ_NO_FENCE) set where fence_heavy does not work;
+ *         sleepers add PVSPIN_PARK_SEQ_ONE (one word per process, one per
+ *         VM in the simulator)
  *     pvspin_plat_spin_cpus()                CPUs this process may run
  *         on now (>= 1): the bound on useful spinners
  *   the holder's time slice (Linux 7.0 rseq time-slice extension):
@@ -84,6 +94,15 @@ typedef bool (*pvspin_plat_pred_t)(uint32_t val, uint32_t arg);
 #ifndef PVSPIN_MAX_CPUS
 #define PVSPIN_MAX_CPUS 4096
 #endif
+
+/** pvspin_plat_park_seq()'s bit 0: pvspin_plat_fence_heavy() does not work
+ *  in this process (fixed while the process has more than one thread), so
+ *  a lock that pairs a plain-store release with a sleeper's fence must
+ *  release by an atomic RMW instead (spinpark). */
+#define PVSPIN_PARK_SEQ_NO_FENCE 0x1u
+/** What a thread about to sleep on a lock word adds to
+ *  *pvspin_plat_park_seq() before its pvspin_plat_fence_heavy(). */
+#define PVSPIN_PARK_SEQ_ONE 0x2u
 
 /** Loop bound of pvspin_plat_wait32() meaning "no bound". */
 #define PVSPIN_WAIT_FOREVER 0u

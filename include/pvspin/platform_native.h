@@ -207,6 +207,68 @@ PVSPIN_PLAT_INLINE void pvspin_plat_fence_full(void)
 #endif
 }
 
+/** The cheap side of an asymmetric StoreLoad fence: a compiler barrier
+ *  only, no instruction.  Correct only against a pvspin_plat_fence_heavy()
+ *  on the other side that returned true (see there). */
+PVSPIN_PLAT_INLINE void pvspin_plat_fence_light(void)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+/**
+ * The expensive side of an asymmetric StoreLoad fence, after userspace
+ * RCU's use of membarrier(2) (liburcu; Desnoyers et al., "User-Level
+ * Implementations of Read-Copy Update", IEEE TPDS 2012):
+ * MEMBARRIER_CMD_PRIVATE_EXPEDITED runs a full memory barrier on every
+ * CPU that runs a thread of this process (0.4 us alone, 4.6 us with a
+ * second thread running, measured on the 2-vCPU development guest: an
+ * IPI).  After it returns, every other thread's program is split at one
+ * point: its accesses before that point are visible to the caller's
+ * accesses after the call, and its accesses after it see the caller's
+ * before the call, as if each pvspin_plat_fence_light() of that thread
+ * had been a full fence.  Returns false, doing nothing, where
+ * pvspin_plat_fence_heavy_available() is false (or the call failed): the
+ * caller must then not rely on the pairing.  Async-signal-safe (one
+ * system call); thread-safe.
+ */
+bool pvspin_plat_fence_heavy(void);
+
+/**
+ * Does pvspin_plat_fence_heavy() work in this process?  Decided once,
+ * while the process has one thread: when the library is loaded (a
+ * constructor, before main for a library linked or preloaded) and again in
+ * every fork child, the process registers for membarrier's private
+ * expedited command (cheap while single-threaded: a few us here).  A
+ * library loaded with dlopen() into a process already running threads
+ * does not register (registering then waits for an RCU grace period,
+ * 12-15 ms here) and answers false for the life of the process, so the
+ * answer never changes while other threads run and may act on it; so do
+ * a kernel without membarrier (before 4.14), a seccomp filter that
+ * refuses it, and PVSPIN_NO_MEMBARRIER=1 in the environment at load (for
+ * tests and comparisons).  Thread-safe; async-signal-safe (a load).
+ */
+bool pvspin_plat_fence_heavy_available(void);
+
+/** The park sequence word (pvspin_plat_park_seq()); 64-byte aligned,
+ *  defined in src/platform/native.c.  Not for use by programs. */
+extern uint32_t pvspin_plat_park_seq_word;
+
+/** The park sequence of this process: bit 0 (PVSPIN_PARK_SEQ_NO_FENCE) is
+ *  set for the life of the process where pvspin_plat_fence_heavy_available()
+ *  is false (set by the library's constructor); the other bits count,
+ *  modulo 2^31, the sleeps of waiters that pair with a plain-store
+ *  release (each adds PVSPIN_PARK_SEQ_ONE, then calls
+ *  pvspin_plat_fence_heavy(), then sleeps).  An unlock reads it before
+ *  its read of the lock word and again after its release: if it moved, a
+ *  sleeper may have missed the release (spinpark).  Written only by
+ *  sleepers, so the line stays in every CPU's cache while nobody sleeps.
+ *  Thread-safe (atomics); never write it but by adding
+ *  PVSPIN_PARK_SEQ_ONE. */
+PVSPIN_PLAT_INLINE uint32_t *pvspin_plat_park_seq(void)
+{
+	return &pvspin_plat_park_seq_word;
+}
+
 /** CPUs this process's threads may run on now (>= 1): the count of the
  *  calling thread's affinity mask united with the thread group leader's
  *  (so a thread pinned to one CPU still sees the CPUs a holder may run

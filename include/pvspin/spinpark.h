@@ -54,24 +54,38 @@
  * bits (0x00008000 becomes 0x00008001); its unlock then reports it and
  * leaves it held, if the corrupted field sends it out of line (reserved
  * bits, bit 31; not a budget or spinner count).
- * Unlock: one load (misuse, STARVING, parked waiters, EXTENDED), then the
- * release as one atomic subtraction from the locked byte (`lock xadd`,
- * release), which returns the word it replaced; where a parked waiter is
- * to be woken, WOKEN is set before the release, while the lock is still
- * held.  After the release the unlock touches no byte of the lock, and
- * only a wake-up's FUTEX_WAKE names its address.  So a thread that takes the
- * lock next may destroy and free it as soon as it has unlocked it, as
- * POSIX allows for pthread_spin_destroy and pthread_mutex_destroy (an
- * unlock that read the word after its release wrote WOKEN into memory
- * freed and reused by then: a new user's finding).  The same RMW orders
- * the release against parkers: a parker counts itself by an RMW on the
- * word and then re-reads it, so either the unlock's RMW returns the word
- * with the parker counted, or the parker's re-read sees the release
- * (coherence of one word, no fence and no membarrier).
+ * Unlock: a load of the process's park sequence (pvspin_plat_park_seq())
+ * and of the word (misuse, STARVING, parked waiters, EXTENDED), then the
+ * release as a plain store of 0 to the locked byte (as Linux's
+ * queued_spin_unlock), then a second load of the park sequence: if a
+ * waiter went to sleep meanwhile (the sequence moved), one sleeper is
+ * woken.  This is an asymmetric Dekker: a waiter about to sleep adds to
+ * the sequence and calls membarrier(2) (pvspin_plat_fence_heavy()), which
+ * orders every running thread as if its unlock had a full fence between
+ * the store and the second load, so either the unlock sees the sequence
+ * move or the sleeper's futex wait sees the release.  The store does not
+ * stall the releasing CPU as an atomic RMW does (a `lock xadd` waits for
+ * the line that a spinning waiter holds: one line transfer per contended
+ * release, ~165 ns when this guest's vCPUs sit apart).  Where the fence
+ * is not available (a library loaded by dlopen() into a running
+ * multi-threaded process, a kernel before 4.14, a seccomp filter,
+ * PVSPIN_NO_MEMBARRIER=1), the sequence's bit 0 says so and the release
+ * is one atomic subtraction from the locked byte (`lock xadd`) that
+ * returns the word it replaced, ordered against parkers by the coherence
+ * of the one word (the parker counts itself by an RMW and re-reads).
+ * Where a parked waiter is to be woken, WOKEN is set before the release,
+ * while the lock is still held.  After the release the unlock touches no
+ * byte of the lock (it reads only the park sequence), and only a wake-up's
+ * FUTEX_WAKE names its address.  So a thread that takes the lock next may
+ * destroy and free it as soon as it has unlocked it, as POSIX allows for
+ * pthread_spin_destroy and pthread_mutex_destroy (an unlock that read
+ * the word after its release wrote WOKEN into memory freed and reused by
+ * then: a new user's finding).
  *
  * Functions: pvspin_spinpark_{lock,trylock,unlock,is_locked,is_contended}.
  * Fast paths inline, slow paths in src/lock/spinpark.c.  Thread-safe and
- * async-signal-safe (the slow path uses only futex and clock_gettime);
+ * async-signal-safe (the slow path uses only futex, membarrier and
+ * clock_gettime);
  * no thread slot is needed.  Never spins without bound: a
  * waiter of any scheduling class spins at most 2048 PAUSE loops before it
  * sleeps.
@@ -116,23 +130,35 @@ extern "C" {
 void pvspin_spinpark_lock_slowpath(pvspin_lock_t *lock);
 
 /** Out-of-line unlock: `val` is the word the fast path read, which shows
- *  something for the slow side (_SP_UNLOCK_SLOW_MASK).  Reports misuse
- *  (unlock of a free lock, of one handed off, a corrupted word) and
- *  returns; hands the lock to a STARVING waiter; sets WOKEN, still
- *  holding, if it is to wake a parked waiter (none while enough spinners
- *  will take the lock or a woken one has not run yet); releases (clearing
- *  EXTENDED with the locked byte); then only FUTEX_WAKEs the address.
- *  Last, if EXTENDED was set, withdraws the time-slice extension request
+ *  something for the slow side (_SP_UNLOCK_SLOW_MASK) or the process
+ *  has no asymmetric fence; the word is read again after the park
+ *  sequence.  Reports misuse (unlock of a free lock, of one handed off, a
+ *  corrupted word) and returns; hands the lock to a STARVING waiter; sets
+ *  WOKEN, still holding, if it is to wake a parked waiter (none while
+ *  enough spinners will take the lock or a woken one has not run yet);
+ *  releases, by a plain store with the fence and nothing EXTENDED, else by
+ *  one `lock xadd` that also clears EXTENDED; then only FUTEX_WAKEs the
+ *  address (also when the park sequence moved across the store, or the
+ *  RMW returned a word with a new parker).  Last, if EXTENDED was set,
+ *  withdraws the time-slice extension request
  *  (pvspin_plat_slice_ext_end()).  Never touches the lock after the
  *  release. */
 void pvspin_spinpark_unlock_slowpath(pvspin_lock_t *lock, uint32_t val);
 
-/** After a release whose load saw nobody parked but whose subtraction
- *  returned `old` with a parked waiter (it counted itself in between):
- *  wake one if it should be woken, without WOKEN (the lock is no longer
- *  ours to write: an extra wake-up is harmless, a missed one is not).
- *  Touches only the address (FUTEX_WAKE). */
+/** After an RMW release whose load saw nobody parked but whose
+ *  subtraction returned `old` with a parked waiter (it counted itself in
+ *  between): wake one if it should be woken, without WOKEN (the lock is no
+ *  longer ours to write: an extra wake-up is harmless, a missed one is
+ *  not).  Touches only the address (FUTEX_WAKE).  Called by the unlock of
+ *  pvspin 0.2.0's header; kept for programs built with it. */
 void pvspin_spinpark_unlock_released(pvspin_lock_t *lock, uint32_t old);
+
+/** After a plain-store release during which the park sequence moved (a
+ *  waiter, of this lock or another, went to sleep meanwhile and may have
+ *  missed the release): wake one sleeper on `lock`, without WOKEN.
+ *  Touches only the address (FUTEX_WAKE) and the wake stamps' side
+ *  table; an extra wake-up is harmless, a missed one is not. */
+void pvspin_spinpark_unlock_raced(pvspin_lock_t *lock);
 
 /** Try once: locked byte 0 -> 1 (acquire).  True if taken.  A relaxed
  *  read first, so a busy lock costs no exclusive line transfer. */
@@ -156,20 +182,27 @@ static inline void pvspin_spinpark_lock(pvspin_lock_t *lock)
 }
 
 /** Release the lock: when the word read shows nothing for the slow side
- *  (nobody parked, not EXTENDED, no STARVING, not corrupted),
- *  (0, s, 1) -> (p, s, 0) by one atomic subtraction (release; it cannot
- *  fail, as a cmpxchg can while spinners come and go), and if the word
- *  it returns counts a parker that came meanwhile,
- *  pvspin_spinpark_unlock_released(); else
+ *  (nobody parked, not EXTENDED, no STARVING, not corrupted) and the
+ *  process has the asymmetric fence, (0, s, 1) -> (p, s, 0) by a plain
+ *  store of the locked byte (release), after Linux's queued_spin_unlock;
+ *  then, if the park sequence moved since before the word was read (a
+ *  waiter went to sleep meanwhile), pvspin_spinpark_unlock_raced().  Else
  *  pvspin_spinpark_unlock_slowpath().  Nothing of the lock is read or
- *  written after the release (see the header comment). */
+ *  written after the release (see the header comment).  The acquire load
+ *  of the sequence orders it before the word's (a sleeper counts itself
+ *  in the word before it adds to the sequence); the compiler barrier
+ *  (pvspin_plat_fence_light) is this side of the sleeper's membarrier. */
 static inline void pvspin_spinpark_unlock(pvspin_lock_t *lock)
 {
+	uint32_t seq = pvspin_plat_load32(pvspin_plat_park_seq(), PVSPIN_ACQUIRE);
 	uint32_t v = pvspin_plat_load32(&lock->val, PVSPIN_RELAXED);
-	if (__builtin_expect((v & _SP_UNLOCK_SLOW_MASK) == _SP_LOCKED, 1)) {
-		uint32_t old = pvspin_plat_fetch_add32(&lock->val, -_SP_LOCKED, PVSPIN_RELEASE);
-		if (__builtin_expect((old & _SP_PARKED_MASK) != 0, 0))
-			pvspin_spinpark_unlock_released(lock, old);
+	if (__builtin_expect((v & _SP_UNLOCK_SLOW_MASK) == _SP_LOCKED &&
+			     !(seq & PVSPIN_PARK_SEQ_NO_FENCE), 1)) {
+		pvspin_plat_store8(&lock->locked, 0, PVSPIN_RELEASE);
+		pvspin_plat_fence_light();
+		if (__builtin_expect(pvspin_plat_load32(pvspin_plat_park_seq(), PVSPIN_RELAXED) != seq,
+				     0))
+			pvspin_spinpark_unlock_raced(lock);
 		return;
 	}
 	pvspin_spinpark_unlock_slowpath(lock, v);

@@ -23,12 +23,33 @@
  *     reads the word; if it counts a parked waiter, nobody spins (a
  *     spinner will take the lock) and no woken waiter is still on its
  *     way (WOKEN, after Go's mutexWoken), it sets WOKEN while still
- *     holding the lock; it releases by one atomic subtraction that
- *     returns the word (pvspin_spinpark_unlock), and then FUTEX_WAKEs
- *     one, also when that returned word counts a parker that came after
- *     its read.
+ *     holding the lock; it releases (below) and then FUTEX_WAKEs one,
+ *     also when a sleeper may have come after its read.
  *
- * Lost wake-ups: the parker's count and the unlocker's release are both
+ * Lost wake-ups, with the plain-store release (an asymmetric Dekker,
+ * after userspace RCU's membarrier pairing): the unlock reads the park
+ * sequence (s1, pvspin_plat_park_seq()) and then the word, stores 0 to
+ * the locked byte, and reads the sequence again (s2; a compiler barrier
+ * between, pvspin_plat_fence_light()).  A sleeper counts itself in the
+ * word (an RMW), adds PVSPIN_PARK_SEQ_ONE to the sequence (release),
+ * calls membarrier (pvspin_plat_fence_heavy()) and sleeps by FUTEX_WAIT,
+ * which compares the word in the kernel after that.  The membarrier
+ * splits the unlocker's program at one point: if the store comes before
+ * it, the futex's compare sees the release (or a later value) and does
+ * not sleep on the old word; if after, so is the s2 read, which then
+ * sees the sequence move, and the unlocker wakes one.  If s1 already saw
+ * the sleeper's add, the word read after it counts the sleeper (its
+ * count came first) and the unlocker decides on it (sp_should_wake): it
+ * wakes one, or leaves the lock to spinners or to a WOKEN waiter on its
+ * way, each of which either takes the lock (and its unlock decides in
+ * turn) or gives up and sleeps, adding to the sequence after s1.
+ * On x86 the store does not wait for the line, which a spinning waiter
+ * holds: the releasing CPU goes on at once, where a `lock xadd` stalls
+ * for a line transfer (~165 ns when this guest's vCPUs sit apart).
+ *
+ * Lost wake-ups, with the RMW release (a process without the fence: the
+ * sequence's bit 0, PVSPIN_PARK_SEQ_NO_FENCE; and an unlock that clears
+ * EXTENDED): the parker's count and the unlocker's release are both
  * RMWs on the one word, so one of them comes first in the word's
  * modification order.  If the release does, the parker's re-check, a
  * load after its own RMW, reads the release or a later value (coherence)
@@ -38,13 +59,12 @@
  * is on its way, and it re-parks only after clearing WOKEN by an RMW and
  * re-checking in turn).  A futex wait on a changed word returns at once,
  * so a wake-up between the re-check and the sleep is not lost either.
- * No fence is needed on either side; the Promela model
- * test/model/spinpark.pml checks the protocol.
+ * The Promela model test/model/spinpark.pml checks the protocol.
  *
  * Nothing after the release: the unlock sets WOKEN before it, while it
- * still holds the lock; after the release it only calls FUTEX_WAKE on
- * the address and touches side-table and per-thread state (the wake
- * stamp, the time-slice extension), so a lock may be freed by
+ * still holds the lock; after the release it only reads the park
+ * sequence, calls FUTEX_WAKE on the address and touches side-table and
+ * per-thread state (the wake stamp, the time-slice extension), so a lock may be freed by
  * the next thread as soon as that thread has unlocked it.  Until
  * 2026-12 the unlock stored 0 and then read the word (and perhaps set
  * WOKEN) to detect parkers, paired with a membarrier by the first
@@ -443,15 +463,29 @@ static bool sp_park(pvspin_lock_t *lock, struct sp_waiter *w)
 	if (v & _SP_WOKEN)
 		return false;
 	pvspin_plat_event(PVSPIN_EV_PARK);
+	/* The sleeper's side of the asymmetric Dekker with the plain-store
+	 * release (file comment, "Lost wake-ups"): count this sleep in the
+	 * park sequence (release: after our count in the word), then
+	 * membarrier; the futex wait's own read of the word comes after it.
+	 * An uncounted waiter is never woken (it polls): it skips both.  A
+	 * process without the fence releases by RMW (the sequence says so)
+	 * and needs neither. */
+	bool fenced = true;
+	if (w->counted) {
+		uint32_t seq = pvspin_plat_fetch_add32(pvspin_plat_park_seq(), PVSPIN_PARK_SEQ_ONE,
+						       PVSPIN_RELEASE);
+		fenced = (seq & PVSPIN_PARK_SEQ_NO_FENCE) || pvspin_plat_fence_heavy();
+	}
 	/* The sleep's timeout doubles per timed-out sleep, up to `cap`: an
 	 * uncounted poll's to 64 ms, a counted sleep's to 16 ms (and one that
 	 * backed off while uncounted is cut back to that once counted).  A
 	 * sleep on a handed-off word lasts the shortest timeout, not
 	 * doubled: its owner takes it within microseconds, or it is stale
-	 * (sp_revoke_handoff). */
+	 * (sp_revoke_handoff).  So does one whose membarrier failed (it
+	 * should not, once registered): an unlock may miss it. */
 	uint64_t cap = w->counted ? SP_PARK_TIMEOUT_MAX_NS : SP_UNCOUNTED_POLL_MAX_NS;
 	bool handoff = sp_locked(v) == _SP_HANDOFF;
-	uint64_t timeout = handoff ? SP_PARK_TIMEOUT_MIN_NS
+	uint64_t timeout = handoff || !fenced ? SP_PARK_TIMEOUT_MIN_NS
 			   : w->timeout_ns < cap ? w->timeout_ns : cap;
 	uint32_t slept_us = sp_now_us();
 	int r = pvspin_plat_park32(&lock->val, v, timeout);
@@ -558,9 +592,19 @@ void pvspin_spinpark_unlock_released(pvspin_lock_t *lock, uint32_t old)
 		sp_wake_one(lock);
 }
 
+void pvspin_spinpark_unlock_raced(pvspin_lock_t *lock)
+{
+	sp_wake_one(lock);
+}
+
 void pvspin_spinpark_unlock_slowpath(pvspin_lock_t *lock, uint32_t v)
 {
 	bool wake;
+	/* The park sequence before the word, as the inline unlock reads them
+	 * (pvspin_spinpark_unlock): `v`, read after the caller's own read of
+	 * the sequence, is read again after ours. */
+	uint32_t seq = pvspin_plat_load32(pvspin_plat_park_seq(), PVSPIN_ACQUIRE);
+	v = pvspin_plat_load32(&lock->val, PVSPIN_RELAXED);
 
 	for (;;) {
 		if (sp_locked(v) != _SP_LOCKED || !sp_word_ok(v)) {
@@ -588,12 +632,25 @@ void pvspin_spinpark_unlock_slowpath(pvspin_lock_t *lock, uint32_t v)
 		wake = sp_should_wake(v);
 		if (wake && !pvspin_plat_cmpxchg32(&lock->val, &v, v | _SP_WOKEN, PVSPIN_RELAXED))
 			continue;   /* the word changed: decide again */
-		/* The release: (p, s, 1) -> (p, s, 0), EXTENDED cleared, one
-		 * atomic subtraction (release) that returns the word it
-		 * replaced; also the RMW that parkers' counts are ordered
-		 * against (file comment).  Only we set or clear EXTENDED, so
-		 * v's bit is the word's.  After it the lock is not ours to
-		 * touch. */
+		/* The release: (p, s, 1) -> (p, s, 0).  With the asymmetric
+		 * fence and no EXTENDED to clear, a plain store of the locked
+		 * byte, then the park sequence read again: a sleeper that
+		 * came after our read of it may have missed the release (its
+		 * membarrier makes sure we see it move), so wake one.  After
+		 * the store the lock is not ours to touch. */
+		if (!(seq & PVSPIN_PARK_SEQ_NO_FENCE) && !(v & _SP_EXTENDED)) {
+			pvspin_plat_store8(&lock->locked, 0, PVSPIN_RELEASE);
+			pvspin_plat_fence_light();
+			if (wake || pvspin_plat_load32(pvspin_plat_park_seq(),
+						       PVSPIN_RELAXED) != seq)
+				sp_wake_one(lock);
+			break;
+		}
+		/* Else one atomic subtraction (release) that returns the word
+		 * it replaced, EXTENDED cleared with the locked byte: the RMW
+		 * that parkers' counts are ordered against (file comment).
+		 * Only we set or clear EXTENDED, so v's bit is the word's.
+		 * After it the lock is not ours to touch. */
 		uint32_t old = pvspin_plat_fetch_add32(&lock->val,
 						       -(_SP_LOCKED + (v & _SP_EXTENDED)),
 						       PVSPIN_RELEASE);

@@ -22,11 +22,14 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/futex.h>
+#include <linux/membarrier.h>
 #include <pthread.h>
 #include <sched.h>
 #include <time.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -226,6 +229,71 @@ uint32_t pvspin_plat_unpark32(uint32_t *p, uint32_t n)
 	return r > 0 ? (uint32_t)r : 0;
 }
 
+/* ---- the asymmetric fence: membarrier(2) ---------------------------- */
+
+/* 0: not decided yet; 1: registered for MEMBARRIER_CMD_PRIVATE_EXPEDITED;
+ * 2: not available in this process (pvspin_plat_fence_heavy_available). */
+static int membarrier_state;
+
+/* pvspin_plat_park_seq(): no fence until membarrier_decide() finds one. */
+uint32_t pvspin_plat_park_seq_word __attribute__((aligned(64))) = PVSPIN_PARK_SEQ_NO_FENCE;
+
+/* One thread in this process: /proc/self/task has a link per thread
+ * besides "." and ".." (Linux's proc_task_getattr).  False where /proc
+ * cannot tell. */
+static bool process_single_threaded(void)
+{
+	struct stat st;
+	return stat("/proc/self/task", &st) == 0 && st.st_nlink == 3;
+}
+
+/*
+ * Decide, once, whether the asymmetric fence works here, registering
+ * the address space for it if so.  Only while the process has one thread:
+ * then registering is cheap (the kernel marks the address space: 3 us
+ * here), and nobody can be acting on the answer (spinpark's unlock reads
+ * it as the park sequence's bit 0).  With threads running,
+ * registering waits for an RCU grace period (12-15 ms measured here) and
+ * a thread may be in the middle of an unlock that assumed "not
+ * available": the answer is no, for good.
+ */
+static void membarrier_decide(void)
+{
+	const char *off = getenv("PVSPIN_NO_MEMBARRIER");
+	bool want = !(off && *off && strcmp(off, "0") != 0) && process_single_threaded();
+	long q = want ? syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0) : -1;
+	int st = q > 0 && (q & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
+		 syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0
+			 ? 1 : 2;
+	if (st == 1)
+		__atomic_fetch_and(&pvspin_plat_park_seq_word, ~PVSPIN_PARK_SEQ_NO_FENCE,
+				   __ATOMIC_RELAXED);
+	__atomic_store_n(&membarrier_state, st, __ATOMIC_RELEASE);
+}
+
+bool pvspin_plat_fence_heavy_available(void)
+{
+	int st = __atomic_load_n(&membarrier_state, __ATOMIC_ACQUIRE);
+	if (__builtin_expect(st == 0, 0)) {
+		/* first called from platform_at_load, while the loader
+		 * runs: single-threaded unless dlopen() loads us into a
+		 * running process */
+		membarrier_decide();
+		st = __atomic_load_n(&membarrier_state, __ATOMIC_ACQUIRE);
+	}
+	return st == 1;
+}
+
+bool pvspin_plat_fence_heavy(void)
+{
+	if (!pvspin_plat_fence_heavy_available())
+		return false;
+	int saved = errno;   /* async-signal-safe: a handler's caller keeps errno */
+	long r = syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+	errno = saved;
+	return r == 0;
+}
+
 /*
  * In a fork child: repair the lock words and restart the counters.
  *
@@ -235,6 +303,11 @@ uint32_t pvspin_plat_unpark32(uint32_t *p, uint32_t n)
  * any child handler the program registered after the library was loaded
  * (glibc runs child handlers in the order of registration; this one is
  * registered by a constructor, before main).
+ *
+ * The asymmetric fence: the child keeps the parent's answer and its
+ * registration, which belongs to the address space and is copied with it
+ * (a fork child's MEMBARRIER_CMD_PRIVATE_EXPEDITED succeeds unregistered:
+ * checked on this guest's 6.18), and so the park sequence's mode.
  *
  * Counters: a fork child starts those of pvspin/stats.h from zero.  It is
  * a new process, and what it inherited is its parent's history: under `pvspin run --stats`
@@ -255,6 +328,7 @@ static void platform_after_fork_child(void)
 
 __attribute__((constructor)) static void platform_at_load(void)
 {
+	(void)pvspin_plat_fence_heavy_available();
 	pthread_atfork(NULL, NULL, platform_after_fork_child);
 }
 
