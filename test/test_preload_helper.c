@@ -16,6 +16,10 @@
  *                    (queued, pending, tickets out), forks; the child
  *                    unlocks it and takes it 1000 times (a 10 s alarm
  *                    turns a child that waits for ever into a failure)
+ *   forkspin spinpark  the same, and the child checks the word first: a
+ *                    spinpark word with the waiters' counts taken out,
+ *                    (0,0,1) plus the learned budget, then (0,0,0) plus
+ *                    budget after its unlock (src/lock/fork_repair.c)
  *   threads N        N threads one after another, each taking a lock
  *   prodcons P C N   P producers, C consumers, N items per producer through
  *                    a 4-slot buffer with a mutex and two condvars
@@ -47,6 +51,8 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -186,6 +192,16 @@ static int cmd_fork(void)
 static pthread_spinlock_t forkspin_s;
 static int forkspin_started;
 
+/* spinpark's budget bits (pvspin/spinpark.h, _SP_BUDGET_MASK): the only
+ * field a repaired word keeps besides the locked byte */
+#define FORKSPIN_SP_BUDGET_MASK 0x00070000u
+
+/* The spinlock's word, relaxed. */
+static uint32_t forkspin_word(void)
+{
+	return __atomic_load_n((uint32_t *)(void *)&forkspin_s, __ATOMIC_RELAXED);
+}
+
 static void *forkspin_waiter(void *arg)
 {
 	__atomic_fetch_add(&forkspin_started, 1, __ATOMIC_SEQ_CST);
@@ -194,7 +210,9 @@ static void *forkspin_waiter(void *arg)
 	return arg;
 }
 
-static int cmd_forkspin(void)
+/* forkspin: the pthread_atfork idiom with two waiters (file comment);
+ * `spinpark_word`: the child first checks its spinpark word. */
+static int cmd_forkspin(bool spinpark_word)
 {
 	pthread_t w[2];
 	pthread_spin_init(&forkspin_s, PTHREAD_PROCESS_PRIVATE);
@@ -210,7 +228,18 @@ static int cmd_forkspin(void)
 		FAIL("fork: %s", strerror(errno));
 	if (pid == 0) {
 		alarm(10);
+		uint32_t v = forkspin_word();
+		if (spinpark_word && (v & ~FORKSPIN_SP_BUDGET_MASK) != 1) {
+			fprintf(stderr, "forkspin: child's word 0x%08x, not (0,0,1) + budget\n", v);
+			_exit(2);
+		}
 		pthread_spin_unlock(&forkspin_s);
+		v = forkspin_word();
+		if (spinpark_word && (v & ~FORKSPIN_SP_BUDGET_MASK) != 0) {
+			fprintf(stderr, "forkspin: child's word 0x%08x after unlock, not budget only\n",
+				v);
+			_exit(2);
+		}
 		for (int i = 0; i < 1000; i++) {
 			pthread_spin_lock(&forkspin_s);
 			pthread_spin_unlock(&forkspin_s);
@@ -654,7 +683,7 @@ int main(int argc, char **argv)
 	if (!strcmp(c, "fork"))
 		return cmd_fork();
 	if (!strcmp(c, "forkspin"))
-		return cmd_forkspin();
+		return cmd_forkspin(argc > 2 && !strcmp(argv[2], "spinpark"));
 	if (!strcmp(c, "threads"))
 		return cmd_threads(a);
 	if (!strcmp(c, "prodcons"))

@@ -84,9 +84,20 @@
  *
  * Functions: pvspin_spinpark_{lock,trylock,unlock,is_locked,is_contended}.
  * Fast paths inline, slow paths in src/lock/spinpark.c.  Thread-safe and
- * async-signal-safe (the slow path uses only futex, membarrier and
- * clock_gettime);
- * no thread slot is needed.  Never spins without bound: a
+ * async-signal-safe once the calling thread has its thread slot (the
+ * slow path uses only futex, membarrier and clock_gettime; a thread's
+ * first slow path of any kind takes its slot with pthread_once and
+ * pthread_setspecific, which are not: a handler whose lock() is its
+ * thread's first slow path, interrupting that thread's own first one,
+ * is the unsafe case).
+ * The lock itself needs no thread slot: a thread without one (every slot
+ * taken) waits as any other.  The slot only holds the wait note that a
+ * fork child reads (src/lock/fork_repair.c): the child takes the counts,
+ * STARVING, WOKEN and hand-offs of the parent's other waiters out of the
+ * word.  A waiter without a slot notes nothing, so a fork child keeps its
+ * counts in the word (the child's waiters on that lock spin less and
+ * wake by their timeouts) and a hand-off to it, which the child's waiters
+ * revoke after a 1 ms sleep.  Never spins without bound: a
  * waiter of any scheduling class spins at most 2048 PAUSE loops before it
  * sleeps.
  */

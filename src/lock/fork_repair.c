@@ -17,7 +17,16 @@
  *                           _Q_SLOW_VAL with a node of theirs in the PV
  *                           hash: the unlock kicks a thread that is gone;
  *   ticket                  tickets handed out to them: the owner half
- *                           reaches the first and stops there.
+ *                           reaches the first and stops there;
+ *   spinpark                their spinner and parked counts (the child's
+ *                           waiters spin less, and a stale spinner count
+ *                           stops every wake-up on up to 3 CPUs: they
+ *                           wake by their 1-16 ms timeouts), STARVING
+ *                           and WOKEN (no hand-off and no wake-up would
+ *                           be made for the child's own waiters), and a
+ *                           locked byte 2 handed off to a starving owner
+ *                           that is not in the child (free only once a
+ *                           waiter's 1 ms sleep revokes it).
  *
  * A pthread_atfork() "prepare: lock; parent, child: unlock" handler with
  * threads waiting on the lock was enough to leave the child stuck at its
@@ -42,6 +51,13 @@
  *                 child.
  *   ticket word   next = owner + 1 when tickets are out: the one being
  *                 served (the holder, as above) stays, the others go.
+ *   spinpark word (p,s,0) -> (0,0,0); (p,s,1) -> (0,0,1), keeping
+ *                 EXTENDED (its holder's time-slice request, as above);
+ *                 (p,s,2) -> (0,0,0): the starving owner it was handed
+ *                 to is gone, so the lock is free.  STARVING and WOKEN
+ *                 go, the learned budget stays; a corrupted word
+ *                 (sp_word_ok) is left as it is, for the slow path to
+ *                 report.
  *
  * If one of them was a pvqspinlock note, every PV hash entry goes but
  * those of the locks the forking thread's own notes name
@@ -56,24 +72,41 @@
  * waiter other than the forking thread is gone, and the forking thread is
  * inside fork(), waiting on nothing; unless fork() was called from a
  * signal handler that interrupted its lock(), and then the words its own
- * notes name are left as they are.  A lock in use has valid memory (its
+ * notes name are left as they are.  For a spinpark word that is the only
+ * consistent choice: the forking thread's own parked or spinner count,
+ * STARVING if it is the starving owner, and a hand-off to it are in the
+ * word and in its struct sp_waiter (on its stack, which the repair cannot
+ * read), and its slow path, resumed when the handler returns, takes them
+ * out again (sp_take subtracts its counts: a repaired word would
+ * underflow into the neighbouring fields).  The other threads' counts in
+ * that word stay too: the child's waiters on it spin less and wake by
+ * their timeouts, as before the repair existed.  A forking thread without
+ * a slot has no notes to keep by: if it forked from a handler that
+ * interrupted its own spinpark wait on a word another thread noted, the
+ * repair takes its counts out too, and its resumed slow path reports
+ * the word corrupted (a parked count below zero) or miscounts spinners
+ * (more than PVSPIN_MAX_CPUS threads and a fork from a signal handler:
+ * not handled).  A lock in use has valid memory (its
  * waiter was inside lock()), and only the entries below a slot's note
  * depth are read.  What the notes do not cover is not repaired (README,
  * "Known limits"): a ticket taken by the inline fetch_add of a thread
  * that had not yet reached its note; the waits of a thread without a slot
- * (beyond PVSPIN_MAX_CPUS: a pending bit, tickets; queued waiters without
- * a node leave nothing in the word) or nested deeper than
+ * (beyond PVSPIN_MAX_CPUS: a pending bit, tickets, spinpark counts and
+ * hand-offs, the last revoked by the child's waiters after 1 ms; queued
+ * waiters without a node leave nothing in the word) or nested deeper than
  * PVSPIN_MAX_WAIT_NOTES; a pending bit that no waiter set (a store of the
  * program), as in Linux.
  */
 #include "pvspin/platform.h"
 #include "fork_repair.h"
 #include "qnode.h"
+#include "spinpark_word.h"
 #include "wait_note.h"
 
+/* The lock a note names (its tag masked off). */
 static pvspin_lock_t *note_lock(const void *w)
 {
-	return (pvspin_lock_t *)((uintptr_t)w & ~(uintptr_t)WAIT_NOTE_TAGS);
+	return (pvspin_lock_t *)((uintptr_t)w & ~WAIT_NOTE_TAG_MASK);
 }
 
 /* (n,p,l) -> (0,0,l); with `pv`, a locked byte _Q_SLOW_VAL -> _Q_LOCKED_VAL */
@@ -96,6 +129,21 @@ static void repair_ticket(pvspin_lock_t *lock)
 		pvspin_plat_store32(&lock->val,
 				    ((uint32_t)(uint16_t)(owner + 1) << 16) | owner,
 				    PVSPIN_RELAXED);
+}
+
+/* (p,s,0) -> (0,0,0); (p,s,1) -> (0,0,1) keeping EXTENDED; (p,s,2) ->
+ * (0,0,0); STARVING and WOKEN cleared, the budget kept; a corrupted word
+ * left as it is. */
+static void repair_spinpark(pvspin_lock_t *lock)
+{
+	uint32_t v = pvspin_plat_load32(&lock->val, PVSPIN_RELAXED);
+	if (!sp_word_ok(v))
+		return;
+	uint32_t nv = v & _SP_BUDGET_MASK;
+	if (sp_locked(v) == _SP_LOCKED)
+		nv |= v & (_SP_LOCKED_MASK | _SP_EXTENDED);
+	if (nv != v)
+		pvspin_plat_store32(&lock->val, nv, PVSPIN_RELAXED);
 }
 
 /* The entries of a slot's notes in use. */
@@ -139,9 +187,12 @@ void pvspin_fork_repair_child(int own, uint32_t nslots)
 			pvspin_lock_t *lock = note_lock(w);
 			if (fork_repair_kept(keep, nkeep, lock))
 				continue;
-			switch ((uintptr_t)w & WAIT_NOTE_TAGS) {
+			switch ((uintptr_t)w & WAIT_NOTE_TAG_MASK) {
 			case WAIT_NOTE_TICKET:
 				repair_ticket(lock);
+				break;
+			case WAIT_NOTE_SPINPARK:
+				repair_spinpark(lock);
 				break;
 			case WAIT_NOTE_PV:
 				pv = true;

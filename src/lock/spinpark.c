@@ -104,13 +104,11 @@
  */
 #include "pvspin/spinpark.h"
 #include "spinpark_stamp.h"
+#include "spinpark_word.h"
+#include "wait_note.h"
 
 /* PAUSE loops of the budget at e = 0. */
 #define SP_SPIN_MIN_LOOPS 16u
-/* Largest budget exponent: 16 << 5 = 512 PAUSE loops, about 11 us at the
- * 22 ns PAUSE measured here: about a futex sleep and wake round trip,
- * the bound of competitive (2-competitive) spinning. */
-#define SP_BUDGET_MAX 5u
 /* A starving owner's spin, PAUSE loops. */
 #define SP_STARVE_SPIN_LOOPS 2048u
 /* Without the lock's wake stamp (none, or no wake-up since we
@@ -129,24 +127,10 @@
  * test) fill both CPUs with wake-ups and starve the holder: 20-25 s
  * against 0.5 s for 2 200 threads. */
 #define SP_UNCOUNTED_POLL_MAX_NS 64000000u
-/* Most registered spinners on one lock, whatever the CPUs: a few
- * spinners keep a lock busy, more only add to the storm of reads and
- * cmpxchgs at each release (concurrency restriction).  In `pvspin sim`,
- * spawn-dedicated (120 vCPUs, one hot lock): 1.24 M ops/s with 14
- * spinners, 1.38 M with 2 to 4. */
-#define SP_SPINNERS_CAP 4u
-/* Bit 31 stays clear (parked <= 2047): the interposer's process-shared
- * spinlocks use 0x8000000x, which no private word may hold
- * (preload/preload_spin.c). */
-#define SP_PARKED_MAX ((_SP_PARKED_MASK >> _SP_PARKED_OFFSET) >> 1)
 
-/* ---- fields ---------------------------------------------------------- */
+/* ---- fields (sp_locked, sp_spinners, sp_budget, sp_parked, sp_word_ok:
+ * spinpark_word.h) ------------------------------------------------------ */
 
-static inline uint32_t sp_locked(uint32_t v) { return v & _SP_LOCKED_MASK; }
-static inline uint32_t sp_spinners(uint32_t v)
-{ return (v & _SP_SPINNERS_MASK) >> _SP_SPINNER_OFFSET; }
-static inline uint32_t sp_budget(uint32_t v) { return (v & _SP_BUDGET_MASK) >> _SP_BUDGET_OFFSET; }
-static inline uint32_t sp_parked(uint32_t v) { return v >> _SP_PARKED_OFFSET; }
 static inline uint32_t sp_with_locked(uint32_t v, uint32_t locked)
 { return (v & ~_SP_LOCKED_MASK) | locked; }
 static inline uint32_t sp_with_budget(uint32_t v, uint32_t e)
@@ -156,19 +140,9 @@ static inline uint32_t sp_with_budget(uint32_t v, uint32_t e)
 static inline bool sp_not_plain_locked(uint32_t v, uint32_t arg)
 { (void)arg; return sp_locked(v) != _SP_LOCKED; }
 
-/* A word no step writes: a reserved bit, a locked byte other than 0, 1
- * and 2, a budget exponent above SP_BUDGET_MAX, more spinners than the
- * cap and one starving owner (sp_spin), or a parked count with bit 31
- * (above SP_PARKED_MAX).  Reported (once: every caller then returns from
- * the slow path without the lock, leaving the word as it read it, and
- * with any count it holds in it). */
-static inline bool sp_word_ok(uint32_t v)
-{
-	return !(v & _SP_RESERVED_MASK) && sp_locked(v) <= _SP_HANDOFF &&
-	       sp_budget(v) <= SP_BUDGET_MAX && sp_spinners(v) <= SP_SPINNERS_CAP + 1 &&
-	       sp_parked(v) <= SP_PARKED_MAX;
-}
-
+/* Is v corrupted (!sp_word_ok)?  Then report it (once: every caller then
+ * returns from the slow path without the lock, leaving the word as it
+ * read it, and with any count it holds in it). */
 static bool sp_word_corrupt(pvspin_lock_t *lock, uint32_t v)
 {
 	if (sp_word_ok(v))
@@ -520,25 +494,34 @@ static void sp_hold_begin(pvspin_lock_t *lock, const struct sp_waiter *w)
 void pvspin_spinpark_lock_slowpath(pvspin_lock_t *lock)
 {
 	struct sp_waiter w = { .counted = false };
+	/* Note the lock for a fork child (wait_note.h, fork_repair.c) before
+	 * our first write to the word (sp_spin joins the spinners or counts
+	 * us parked): the slot is looked up once per call.  Without a slot
+	 * nothing is noted, and a fork child keeps our counts (and a
+	 * hand-off to us, which its waiters revoke after a 1 ms sleep,
+	 * sp_revoke_handoff). */
+	int cpu = pvspin_plat_cpu();
+	uint32_t note = wait_note_begin(cpu, lock, WAIT_NOTE_SPINPARK);
 
 	/* A corrupted word is reported where it is read (sp_spin,
 	 * sp_take_or_count, sp_park), before anything is done to it. */
 	for (;;) {
-		if (sp_spin(lock, &w)) {
-			sp_hold_begin(lock, &w);
-			return;
-		}
+		if (sp_spin(lock, &w))
+			break;
 		if (!w.t0) {
 			w.t0 = pvspin_plat_now_ns();
 			w.timeout_ns = SP_PARK_TIMEOUT_MIN_NS;
 		}
-		if (sp_park(lock, &w)) {
-			sp_hold_begin(lock, &w);
-			return;
-		}
+		if (sp_park(lock, &w))
+			break;
 		/* Awake (woken, timed out, or the word changed): spin again,
 		 * clearing WOKEN on the way (sp_spin / sp_take_or_count). */
 	}
+	/* Our counts are out of the word (sp_take took them out with the
+	 * lock, which a fork child keeps held), or a corrupted word was
+	 * reported and is left as it is: the note goes. */
+	wait_note_end(cpu, note);
+	sp_hold_begin(lock, &w);
 }
 
 /* ---- unlock ------------------------------------------------------------ */

@@ -10,14 +10,18 @@
  *                 naming its MCS node (a queued waiter);
  *   pvqspinlock   the tail; as queue head the pending bit, and a hash
  *                 entry with _Q_SLOW_VAL;
- *   ticket        a ticket handed out beyond the one being served.
+ *   ticket        a ticket handed out beyond the one being served;
+ *   spinpark      its spinner or parked count, STARVING (it spins as the
+ *                 starving owner), WOKEN (it was woken), and a locked
+ *                 byte 2 that an unlock handed off to it.
  *
  * In a fork child only the forking thread exists, so that state is dead
  * and nobody takes it out.  Linux has no such case (its CPUs do not fork),
  * so the algorithms stay Linux's and each such waiter only notes the lock
  * here, in its slot's own cache line, before it writes that state, and
  * clears the note before lock() returns: one relaxed store each way, on
- * the slow path only (the inline fast paths are unchanged).
+ * the slow path only (the inline fast paths are unchanged).  A thread
+ * without a slot notes nothing (wait_note_begin with cpu -1).
  *
  * The notes are a stack, one entry per nested wait (a lock taken in a
  * signal handler that interrupted a waiter), with its own depth:
@@ -48,13 +52,16 @@ _Static_assert(_Alignof(pvspin_lock_t) >= 4, "wait notes tag the low 2 bits of a
 #define PVSPIN_MAX_WAIT_NOTES 7
 
 /** Tags of a note (the low 2 bits of the lock's address): how the fork
- *  child repairs the word. */
+ *  child repairs the word.  All four values are taken. */
 enum {
 	WAIT_NOTE_QSPINLOCK = 0,   /* pending bit or tail of a qspinlock word */
 	WAIT_NOTE_TICKET = 1,      /* a ticket of a ticket lock */
 	WAIT_NOTE_PV = 2,          /* tail, pending, hash entry of a pvqspinlock word */
-	WAIT_NOTE_TAGS = 3,
+	WAIT_NOTE_SPINPARK = 3,    /* counts, STARVING, WOKEN, a hand-off of a spinpark word */
 };
+
+/** The bits of a note that hold its tag (a mask, not a count of tags). */
+#define WAIT_NOTE_TAG_MASK ((uintptr_t)3)
 
 /** No note taken (no slot). */
 #define WAIT_NOTE_NONE UINT32_MAX
@@ -85,6 +92,10 @@ static inline uint32_t wait_note_begin(int cpu, const pvspin_lock_t *lock, uintp
 	pvspin_plat_barrier();            /* depth before the entry, for nested handlers */
 	if (d < PVSPIN_MAX_WAIT_NOTES)
 		pvspin_plat_storeptr(&n->on[d], (void *)((uintptr_t)lock | tag), PVSPIN_RELAXED);
+	/* the entry before the caller's first write to the word: a relaxed
+	 * RMW that follows need not stay behind a relaxed store otherwise
+	 * (compiler only: the fork child sees a prefix of program order) */
+	pvspin_plat_barrier();
 	return d;
 }
 
