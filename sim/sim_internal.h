@@ -215,9 +215,9 @@ struct vm {
 	struct sim_mm *mm;           /* ebizzy-mm only, else NULL */
 	uint32_t *cs_data;           /* the workload's cs_lines lines per lock
 					(64-byte lines), else NULL */
-	/* the guest's park sequence (pvspin_plat_park_seq; 0: the fence
-	 * works; only the lock code's accesses to it are charged, so the
-	 * fields around it are not its line's other users) */
+	/* the guest's park sequence (pvspin_plat_park_seq; its release
+	 * mode set from the vCPUs; only the lock code's accesses to it are
+	 * charged, so the fields around it are not its line's other users) */
 	uint32_t park_seq;
 };
 

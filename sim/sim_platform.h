@@ -136,8 +136,10 @@ static inline bool pvspin_plat_fence_heavy_available(void)
 { return true; }
 
 /** The park sequence of the caller's VM (each VM is its own guest
- *  process; outside a vCPU, one word of the host's).  Starts at 0: the
- *  simulated guest has the fence. */
+ *  process; outside a vCPU, one word of the host's).  Starts with
+ *  PVSPIN_PARK_SEQ_RMW_RELEASE in a VM of more than
+ *  PVSPIN_PARK_SEQ_STORE_MAX_CPUS vCPUs, else at 0 (the simulated guest
+ *  has the fence). */
 uint32_t *pvspin_plat_park_seq(void);
 
 /** The vCPUs of the caller's VM: the CPUs a guest thread may run on (the

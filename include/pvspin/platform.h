@@ -51,9 +51,11 @@
  *     pvspin_plat_fence_heavy_available() -> bool  does it work here (a
  *         fixed answer while the process has more than one thread)
  *     pvspin_plat_park_seq() -> uint32_t *   the park sequence: bit 0
- *         (PVSPIN_PARK_SEQ_NO_FENCE) set where fence_heavy does not work;
- *         sleepers add PVSPIN_PARK_SEQ_ONE (one word per process, one per
- *         VM in the simulator)
+ *         (PVSPIN_PARK_SEQ_RMW_RELEASE) set where releases are to be
+ *         RMWs (no fence_heavy, or more than
+ *         PVSPIN_PARK_SEQ_STORE_MAX_CPUS CPUs); else sleepers add
+ *         PVSPIN_PARK_SEQ_ONE (one word per process, one per VM in the
+ *         simulator)
  *     pvspin_plat_spin_cpus()                CPUs this process may run
  *         on now (>= 1): the bound on useful spinners
  *   the holder's time slice (Linux 7.0 rseq time-slice extension):
@@ -95,14 +97,31 @@ typedef bool (*pvspin_plat_pred_t)(uint32_t val, uint32_t arg);
 #define PVSPIN_MAX_CPUS 4096
 #endif
 
-/** pvspin_plat_park_seq()'s bit 0: pvspin_plat_fence_heavy() does not work
- *  in this process (fixed while the process has more than one thread), so
- *  a lock that pairs a plain-store release with a sleeper's fence must
- *  release by an atomic RMW instead (spinpark). */
-#define PVSPIN_PARK_SEQ_NO_FENCE 0x1u
+/** pvspin_plat_park_seq()'s bit 0, fixed for the life of the process
+ *  (decided at load, while it has one thread; a fork child inherits it):
+ *  a lock that can pair a plain-store release with its sleepers'
+ *  pvspin_plat_fence_heavy() (spinpark) releases by an atomic RMW
+ *  instead, and its sleepers neither fence nor add to the sequence.  Set
+ *  where the fence does not work, and where the process may run on more
+ *  than PVSPIN_PARK_SEQ_STORE_MAX_CPUS CPUs. */
+#define PVSPIN_PARK_SEQ_RMW_RELEASE 0x1u
 /** What a thread about to sleep on a lock word adds to
  *  *pvspin_plat_park_seq() before its pvspin_plat_fence_heavy(). */
 #define PVSPIN_PARK_SEQ_ONE 0x2u
+/** Most CPUs (the process's affinity at load; a VM's vCPUs in the
+ *  simulator) for plain-store releases.  The pairing's costs grow with
+ *  the CPUs: a membarrier sends an IPI to each CPU that runs a thread of
+ *  the process (4.6 us here for one), and every unlock reads the park
+ *  sequence, whose line each sleep takes away from every CPU.  In
+ *  `pvspin sim` (spawn-dedicated, one hot lock, seeds 1-3, both modes
+ *  forced) they cost 9 % at 120 vCPUs on the Intel profile (1.30 against
+ *  1.43 M ops/s) and 16 % on AMD (0.97 against 1.16 M); at 8 and 32
+ *  vCPUs, where that lock is not contended, nothing.  What the store
+ *  gains, a release that does not wait for the lock's line, is a line
+ *  transfer per contended release, which the simulator, charging a store
+ *  as it charges an RMW, cannot weigh.  So the store is kept to the small
+ *  machines where it was measured (2 CPUs, docs/spinpark.md). */
+#define PVSPIN_PARK_SEQ_STORE_MAX_CPUS 8u
 
 /** Loop bound of pvspin_plat_wait32() meaning "no bound". */
 #define PVSPIN_WAIT_FOREVER 0u

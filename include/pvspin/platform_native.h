@@ -253,17 +253,18 @@ bool pvspin_plat_fence_heavy_available(void);
  *  defined in src/platform/native.c.  Not for use by programs. */
 extern uint32_t pvspin_plat_park_seq_word;
 
-/** The park sequence of this process: bit 0 (PVSPIN_PARK_SEQ_NO_FENCE) is
- *  set for the life of the process where pvspin_plat_fence_heavy_available()
- *  is false (set by the library's constructor); the other bits count,
- *  modulo 2^31, the sleeps of waiters that pair with a plain-store
+/** The park sequence of this process: bit 0 (PVSPIN_PARK_SEQ_RMW_RELEASE)
+ *  is set for the life of the process where releases are to be RMWs
+ *  (fixed by the library's constructor: no pvspin_plat_fence_heavy(), or
+ *  more than PVSPIN_PARK_SEQ_STORE_MAX_CPUS CPUs); else the other bits
+ *  count, modulo 2^31, the sleeps of waiters that pair with a plain-store
  *  release (each adds PVSPIN_PARK_SEQ_ONE, then calls
  *  pvspin_plat_fence_heavy(), then sleeps).  An unlock reads it before
- *  its read of the lock word and again after its release: if it moved, a
- *  sleeper may have missed the release (spinpark).  Written only by
- *  sleepers, so the line stays in every CPU's cache while nobody sleeps.
- *  Thread-safe (atomics); never write it but by adding
- *  PVSPIN_PARK_SEQ_ONE. */
+ *  its read of the lock word and, in store mode, again after its release:
+ *  if it moved, a sleeper may have missed the release (spinpark).
+ *  Written only by sleepers in store mode, so the line stays in every
+ *  CPU's cache while nobody sleeps, and always in RMW mode.  Thread-safe
+ *  (atomics); never write it but by adding PVSPIN_PARK_SEQ_ONE. */
 PVSPIN_PLAT_INLINE uint32_t *pvspin_plat_park_seq(void)
 {
 	return &pvspin_plat_park_seq_word;

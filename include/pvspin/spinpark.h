@@ -141,9 +141,8 @@ extern "C" {
 void pvspin_spinpark_lock_slowpath(pvspin_lock_t *lock);
 
 /** Out-of-line unlock: `val` is the word the fast path read, which shows
- *  something for the slow side (_SP_UNLOCK_SLOW_MASK) or the process
- *  has no asymmetric fence; the word is read again after the park
- *  sequence.  Reports misuse (unlock of a free lock, of one handed off, a
+ *  something for the slow side (_SP_UNLOCK_SLOW_MASK); the word is read
+ *  again after the park sequence.  Reports misuse (unlock of a free lock, of one handed off, a
  *  corrupted word) and returns; hands the lock to a STARVING waiter; sets
  *  WOKEN, still holding, if it is to wake a parked waiter (none while
  *  enough spinners will take the lock or a woken one has not run yet);
@@ -160,8 +159,7 @@ void pvspin_spinpark_unlock_slowpath(pvspin_lock_t *lock, uint32_t val);
  *  subtraction returned `old` with a parked waiter (it counted itself in
  *  between): wake one if it should be woken, without WOKEN (the lock is no
  *  longer ours to write: an extra wake-up is harmless, a missed one is
- *  not).  Touches only the address (FUTEX_WAKE).  Called by the unlock of
- *  pvspin 0.2.0's header; kept for programs built with it. */
+ *  not).  Touches only the address (FUTEX_WAKE). */
 void pvspin_spinpark_unlock_released(pvspin_lock_t *lock, uint32_t old);
 
 /** After a plain-store release during which the park sequence moved (a
@@ -192,12 +190,16 @@ static inline void pvspin_spinpark_lock(pvspin_lock_t *lock)
 	pvspin_spinpark_lock_slowpath(lock);
 }
 
-/** Release the lock: when the word read shows nothing for the slow side
- *  (nobody parked, not EXTENDED, no STARVING, not corrupted) and the
- *  process has the asymmetric fence, (0, s, 1) -> (p, s, 0) by a plain
- *  store of the locked byte (release), after Linux's queued_spin_unlock;
- *  then, if the park sequence moved since before the word was read (a
- *  waiter went to sleep meanwhile), pvspin_spinpark_unlock_raced().  Else
+/** Release the lock.  When the word read shows nothing for the slow side
+ *  (nobody parked, not EXTENDED, no STARVING, not corrupted):
+ *  (0, s, 1) -> (p, s, 0), in store mode (the park sequence's bit 0
+ *  clear: the asymmetric fence, a small machine) by a plain store of the
+ *  locked byte (release), after Linux's queued_spin_unlock, then, if the
+ *  park sequence moved since before the word was read (a waiter went to
+ *  sleep meanwhile), pvspin_spinpark_unlock_raced(); in RMW mode by one
+ *  atomic subtraction (release) that returns the word it replaced, and
+ *  if that counts a parker that came meanwhile,
+ *  pvspin_spinpark_unlock_released().  Else
  *  pvspin_spinpark_unlock_slowpath().  Nothing of the lock is read or
  *  written after the release (see the header comment).  The acquire load
  *  of the sequence orders it before the word's (a sleeper counts itself
@@ -207,13 +209,18 @@ static inline void pvspin_spinpark_unlock(pvspin_lock_t *lock)
 {
 	uint32_t seq = pvspin_plat_load32(pvspin_plat_park_seq(), PVSPIN_ACQUIRE);
 	uint32_t v = pvspin_plat_load32(&lock->val, PVSPIN_RELAXED);
-	if (__builtin_expect((v & _SP_UNLOCK_SLOW_MASK) == _SP_LOCKED &&
-			     !(seq & PVSPIN_PARK_SEQ_NO_FENCE), 1)) {
-		pvspin_plat_store8(&lock->locked, 0, PVSPIN_RELEASE);
-		pvspin_plat_fence_light();
-		if (__builtin_expect(pvspin_plat_load32(pvspin_plat_park_seq(), PVSPIN_RELAXED) != seq,
-				     0))
-			pvspin_spinpark_unlock_raced(lock);
+	if (__builtin_expect((v & _SP_UNLOCK_SLOW_MASK) == _SP_LOCKED, 1)) {
+		if (__builtin_expect(!(seq & PVSPIN_PARK_SEQ_RMW_RELEASE), 1)) {
+			pvspin_plat_store8(&lock->locked, 0, PVSPIN_RELEASE);
+			pvspin_plat_fence_light();
+			if (__builtin_expect(pvspin_plat_load32(pvspin_plat_park_seq(),
+								PVSPIN_RELAXED) != seq, 0))
+				pvspin_spinpark_unlock_raced(lock);
+			return;
+		}
+		uint32_t old = pvspin_plat_fetch_add32(&lock->val, -_SP_LOCKED, PVSPIN_RELEASE);
+		if (__builtin_expect((old & _SP_PARKED_MASK) != 0, 0))
+			pvspin_spinpark_unlock_released(lock, old);
 		return;
 	}
 	pvspin_spinpark_unlock_slowpath(lock, v);

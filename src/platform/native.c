@@ -235,8 +235,9 @@ uint32_t pvspin_plat_unpark32(uint32_t *p, uint32_t n)
  * 2: not available in this process (pvspin_plat_fence_heavy_available). */
 static int membarrier_state;
 
-/* pvspin_plat_park_seq(): no fence until membarrier_decide() finds one. */
-uint32_t pvspin_plat_park_seq_word __attribute__((aligned(64))) = PVSPIN_PARK_SEQ_NO_FENCE;
+/* pvspin_plat_park_seq(): RMW releases until membarrier_decide() finds
+ * the fence on a small machine. */
+uint32_t pvspin_plat_park_seq_word __attribute__((aligned(64))) = PVSPIN_PARK_SEQ_RMW_RELEASE;
 
 /* One thread in this process: /proc/self/task has a link per thread
  * besides "." and ".." (Linux's proc_task_getattr).  False where /proc
@@ -265,8 +266,10 @@ static void membarrier_decide(void)
 	int st = q > 0 && (q & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
 		 syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0
 			 ? 1 : 2;
-	if (st == 1)
-		__atomic_fetch_and(&pvspin_plat_park_seq_word, ~PVSPIN_PARK_SEQ_NO_FENCE,
+	/* plain-store releases with the fence, on a small machine
+	 * (PVSPIN_PARK_SEQ_STORE_MAX_CPUS) */
+	if (st == 1 && pvspin_plat_spin_cpus() <= PVSPIN_PARK_SEQ_STORE_MAX_CPUS)
+		__atomic_fetch_and(&pvspin_plat_park_seq_word, ~PVSPIN_PARK_SEQ_RMW_RELEASE,
 				   __ATOMIC_RELAXED);
 	__atomic_store_n(&membarrier_state, st, __ATOMIC_RELEASE);
 }
