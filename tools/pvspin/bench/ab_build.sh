@@ -44,6 +44,9 @@ copy() { # PATH_IN_REV NAME_IN_DIR
 	    -e 's|"pvspin/spinpark.h"|"spinpark_base.h"|' \
 	    -e 's|"spinpark_slice.h"|"spinpark_base_side.h"|' \
 	    -e 's|"spinpark_stamp.h"|"spinpark_base_side.h"|' \
+	    -e 's|"spinpark_word.h"|"spinpark_base_word.h"|' \
+	    -e "s|\"wait_note.h\"|\"$top/src/lock/wait_note.h\"|" \
+	    -e 's/PVSPIN_SRC_LOCK_SPINPARK_WORD_H/PVSPIN_SPINPARK_BASE_WORD_H/g' \
 	    "$dir/$2.tmp" > "$dir/$2"
 	rm -f "$dir/$2.tmp"
 }
@@ -57,6 +60,10 @@ fi
 copy src/lock/$side.c spinpark_base_side.c
 copy src/lock/$side.h spinpark_base_side.h
 copy src/lock/lock_hash.h lock_hash.h
+# the word's fields and checks, in their own header since 2026-12-05
+if git -C "$top" cat-file -e "$rev:src/lock/spinpark_word.h" 2>/dev/null; then
+	copy src/lock/spinpark_word.h spinpark_base_word.h
+fi
 cmake -S "$top" -B "$build" -DCMAKE_BUILD_TYPE=Release -DPVSPIN_BENCH_AB_DIR="$dir" >/dev/null
 cmake --build "$build" -j "$(nproc 2>/dev/null || echo 2)" --target pvspin >/dev/null
 echo "ab_build: $build/tools/pvspin bench --locks spinpark,spinpark_base  (spinpark_base = $rev's)"
