@@ -66,7 +66,10 @@ if(PVSPIN_SPIN)
     "drop_kick_mutant_liveness|pvqspinlock_drop_kick_mutant.pml|liveness|fail|"
     "drop_kick_mutant_safety|pvqspinlock_drop_kick_mutant.pml|safety|fail|"
     "forgetful_kick_mutant_liveness|pvqspinlock_forgetful_kick_mutant.pml|liveness|fail|"
-    # spinpark (test/model/README.md): the code as it is (9865607,
+    # spinpark (test/model/README.md).  The rows without "store" in their
+    # name run -DRMW_RELEASE: the release is always one lock xadd, as in
+    # a process without the asymmetric fence (park_seq bit 0; the code of
+    # 3c1c80f everywhere).  That protocol, the code as it was (9865607,
     # 6006693: the release is one lock xadd; WOKEN is set by a cmpxchg
     # before it, while held; a parker that came after the unlock's decision
     # is woken from the word the xadd returns) passes safety and liveness
@@ -76,19 +79,19 @@ if(PVSPIN_SPIN)
     # wake-up and are rejected, (l) (the unlock before 61e9ec6) and (m)
     # touch the word after the release and are rejected by the ghost
     # properties
-    "spinpark_safety|spinpark.pml|safety|pass|"
-    "spinpark_liveness|spinpark.pml|liveness|pass|"
-    "spinpark_cap0_safety|spinpark.pml|safety|pass|-DCAP=0"
-    "spinpark_cap0_liveness|spinpark.pml|liveness|pass|-DCAP=0"
-    "spinpark_cap2_safety|spinpark.pml|safety|pass|-DCAP=2"
-    "spinpark_cap2_liveness|spinpark.pml|liveness|pass|-DCAP=2"
-    "spinpark_2thr_2rounds_safety|spinpark.pml|safety|pass|-DNTHR=2,-DROUNDS=2"
-    "spinpark_2thr_2rounds_liveness|spinpark.pml|liveness|pass|-DNTHR=2,-DROUNDS=2"
-    "spinpark_2thr_3rounds_safety|spinpark.pml|safety|pass|-DNTHR=2,-DROUNDS=3"
-    "spinpark_2thr_3rounds_liveness|spinpark.pml|liveness|pass|-DNTHR=2,-DROUNDS=3"
-    "spinpark_2thr_3rounds_cap0_liveness|spinpark.pml|liveness|pass|-DNTHR=2,-DROUNDS=3,-DCAP=0"
-    "spinpark_timeout_safety|spinpark.pml|safety|pass|-DSLEEP_TIMEOUT,-DSPURIOUS"
-    "spinpark_timeout_liveness|spinpark.pml|liveness|pass|-DSLEEP_TIMEOUT"
+    "spinpark_safety|spinpark.pml|safety|pass|-DRMW_RELEASE"
+    "spinpark_liveness|spinpark.pml|liveness|pass|-DRMW_RELEASE"
+    "spinpark_cap0_safety|spinpark.pml|safety|pass|-DRMW_RELEASE,-DCAP=0"
+    "spinpark_cap0_liveness|spinpark.pml|liveness|pass|-DRMW_RELEASE,-DCAP=0"
+    "spinpark_cap2_safety|spinpark.pml|safety|pass|-DRMW_RELEASE,-DCAP=2"
+    "spinpark_cap2_liveness|spinpark.pml|liveness|pass|-DRMW_RELEASE,-DCAP=2"
+    "spinpark_2thr_2rounds_safety|spinpark.pml|safety|pass|-DRMW_RELEASE,-DNTHR=2,-DROUNDS=2"
+    "spinpark_2thr_2rounds_liveness|spinpark.pml|liveness|pass|-DRMW_RELEASE,-DNTHR=2,-DROUNDS=2"
+    "spinpark_2thr_3rounds_safety|spinpark.pml|safety|pass|-DRMW_RELEASE,-DNTHR=2,-DROUNDS=3"
+    "spinpark_2thr_3rounds_liveness|spinpark.pml|liveness|pass|-DRMW_RELEASE,-DNTHR=2,-DROUNDS=3"
+    "spinpark_2thr_3rounds_cap0_liveness|spinpark.pml|liveness|pass|-DRMW_RELEASE,-DNTHR=2,-DROUNDS=3,-DCAP=0"
+    "spinpark_timeout_safety|spinpark.pml|safety|pass|-DRMW_RELEASE,-DSLEEP_TIMEOUT,-DSPURIOUS"
+    "spinpark_timeout_liveness|spinpark.pml|liveness|pass|-DRMW_RELEASE,-DSLEEP_TIMEOUT"
     # the revocation of a stale hand-off (081bc16, sp_revoke_handoff): a
     # sleep on a handed-off word may time out (HANDOFF_TIMEOUT), or any
     # sleep (SLEEP_TIMEOUT); GONE_OWNER starts from a word handed off to
@@ -100,42 +103,73 @@ if(PVSPIN_SPIN)
     # sleep on one) and (r) (no revocation, the code before 081bc16: the
     # waiters sleep and time out for ever) are rejected; (q) (the owner
     # keeps its role) is a control: nothing checked depends on its drop
-    "spinpark_revoke_safety|spinpark.pml|safety|pass|-DHANDOFF_TIMEOUT"
-    "spinpark_revoke_liveness|spinpark.pml|liveness|pass|-DHANDOFF_TIMEOUT"
-    "spinpark_revoke_cap0_safety|spinpark.pml|safety|pass|-DHANDOFF_TIMEOUT,-DCAP=0"
-    "spinpark_revoke_cap2_safety|spinpark.pml|safety|pass|-DHANDOFF_TIMEOUT,-DCAP=2"
-    "spinpark_revoke_2thr_3rounds_safety|spinpark.pml|safety|pass|-DHANDOFF_TIMEOUT,-DNTHR=2,-DROUNDS=3"
-    "spinpark_revoke_2thr_3rounds_liveness|spinpark.pml|liveness|pass|-DHANDOFF_TIMEOUT,-DNTHR=2,-DROUNDS=3"
-    "spinpark_gone_owner_safety|spinpark.pml|safety|pass|-DGONE_OWNER,-DSLEEP_TIMEOUT"
-    "spinpark_gone_owner_cap0_safety|spinpark.pml|safety|pass|-DGONE_OWNER,-DSLEEP_TIMEOUT,-DCAP=0"
-    "spinpark_gone_owner_2thr_3rounds_safety|spinpark.pml|safety|pass|-DGONE_OWNER,-DSLEEP_TIMEOUT,-DNTHR=2,-DROUNDS=3"
-    "spinpark_gone_owner_2thr_3rounds_liveness|spinpark.pml|liveness|pass|-DGONE_OWNER,-DSLEEP_TIMEOUT,-DNTHR=2,-DROUNDS=3"
+    "spinpark_revoke_safety|spinpark.pml|safety|pass|-DRMW_RELEASE,-DHANDOFF_TIMEOUT"
+    "spinpark_revoke_liveness|spinpark.pml|liveness|pass|-DRMW_RELEASE,-DHANDOFF_TIMEOUT"
+    "spinpark_revoke_cap0_safety|spinpark.pml|safety|pass|-DRMW_RELEASE,-DHANDOFF_TIMEOUT,-DCAP=0"
+    "spinpark_revoke_cap2_safety|spinpark.pml|safety|pass|-DRMW_RELEASE,-DHANDOFF_TIMEOUT,-DCAP=2"
+    "spinpark_revoke_2thr_3rounds_safety|spinpark.pml|safety|pass|-DRMW_RELEASE,-DHANDOFF_TIMEOUT,-DNTHR=2,-DROUNDS=3"
+    "spinpark_revoke_2thr_3rounds_liveness|spinpark.pml|liveness|pass|-DRMW_RELEASE,-DHANDOFF_TIMEOUT,-DNTHR=2,-DROUNDS=3"
+    "spinpark_gone_owner_safety|spinpark.pml|safety|pass|-DRMW_RELEASE,-DGONE_OWNER,-DSLEEP_TIMEOUT"
+    "spinpark_gone_owner_cap0_safety|spinpark.pml|safety|pass|-DRMW_RELEASE,-DGONE_OWNER,-DSLEEP_TIMEOUT,-DCAP=0"
+    "spinpark_gone_owner_2thr_3rounds_safety|spinpark.pml|safety|pass|-DRMW_RELEASE,-DGONE_OWNER,-DSLEEP_TIMEOUT,-DNTHR=2,-DROUNDS=3"
+    "spinpark_gone_owner_2thr_3rounds_liveness|spinpark.pml|liveness|pass|-DRMW_RELEASE,-DGONE_OWNER,-DSLEEP_TIMEOUT,-DNTHR=2,-DROUNDS=3"
     # findings 1 and 2 of the model (README), fixed in the code: a
     # revocation takes only the hand-off its sleep began on, and no
     # sleep begins on a free word after a failed one (both rejected
     # before the fix)
-    "spinpark_gone_owner_revoke_take_check_safety|spinpark.pml|safety|pass|-DGONE_OWNER,-DSLEEP_TIMEOUT,-DREVOKE_TAKE_CHECK"
-    "spinpark_gone_owner_free_sleep_check_safety|spinpark.pml|safety|pass|-DGONE_OWNER,-DSLEEP_TIMEOUT,-DCAP=0,-DFREE_SLEEP_CHECK"
-    "spinpark_gone_owner_2thr_3rounds_free_sleep_check_safety|spinpark.pml|safety|pass|-DGONE_OWNER,-DSLEEP_TIMEOUT,-DNTHR=2,-DROUNDS=3,-DFREE_SLEEP_CHECK"
-    "spinpark_owner_keeps_role_safety|spinpark_owner_keeps_role.pml|safety|pass|-DHANDOFF_TIMEOUT"
-    "spinpark_owner_keeps_role_liveness|spinpark_owner_keeps_role.pml|liveness|pass|-DHANDOFF_TIMEOUT"
-    "spinpark_revoke_keeps_starving_mutant_safety|spinpark_revoke_keeps_starving_mutant.pml|safety|fail|-DGONE_OWNER,-DSLEEP_TIMEOUT,-DNTHR=2,-DROUNDS=3"
-    "spinpark_revoke_any_handoff_mutant_safety|spinpark_revoke_any_handoff_mutant.pml|safety|fail|-DGONE_OWNER,-DSLEEP_TIMEOUT"
-    "spinpark_no_revoke_mutant_liveness|spinpark_no_revoke_mutant.pml|liveness|fail|-DGONE_OWNER,-DSLEEP_TIMEOUT,-DNTHR=2,-DROUNDS=3"
-    "spinpark_unfair_cas_safety|spinpark.pml|safety|pass|-DUNFAIR_CAS"
-    "spinpark_wake_on_woken_safety|spinpark_wake_on_woken.pml|safety|pass|"
-    "spinpark_wake_on_woken_liveness|spinpark_wake_on_woken.pml|liveness|pass|"
-    "spinpark_wake_with_spinners_safety|spinpark_wake_with_spinners.pml|safety|pass|"
-    "spinpark_drop_wake_mutant_safety|spinpark_drop_wake_mutant.pml|safety|fail|"
-    "spinpark_drop_wake_mutant_liveness|spinpark_drop_wake_mutant.pml|liveness|fail|"
-    "spinpark_sleep_on_woken_mutant_safety|spinpark_sleep_on_woken_mutant.pml|safety|fail|"
-    "spinpark_sleep_on_woken_mutant_2thr_safety|spinpark_sleep_on_woken_mutant.pml|safety|fail|-DNTHR=2,-DROUNDS=2"
-    "spinpark_take_keeps_woken_mutant_safety|spinpark_take_keeps_woken_mutant.pml|safety|fail|"
-    "spinpark_stale_wake_mutant_safety|spinpark_stale_wake_mutant.pml|safety|fail|"
-    "spinpark_fast_ignores_old_mutant_safety|spinpark_fast_ignores_old_mutant.pml|safety|fail|"
-    "spinpark_fast_ignores_old_mutant_liveness|spinpark_fast_ignores_old_mutant.pml|liveness|fail|"
-    "spinpark_old_unlock_mutant_safety|spinpark_old_unlock_mutant.pml|safety|fail|"
-    "spinpark_old_unlock_mutant_freed_safety|spinpark_old_unlock_mutant.pml|safety|fail|-DNO_REL_GHOST"
+    "spinpark_gone_owner_revoke_take_check_safety|spinpark.pml|safety|pass|-DRMW_RELEASE,-DGONE_OWNER,-DSLEEP_TIMEOUT,-DREVOKE_TAKE_CHECK"
+    "spinpark_gone_owner_free_sleep_check_safety|spinpark.pml|safety|pass|-DRMW_RELEASE,-DGONE_OWNER,-DSLEEP_TIMEOUT,-DCAP=0,-DFREE_SLEEP_CHECK"
+    "spinpark_gone_owner_2thr_3rounds_free_sleep_check_safety|spinpark.pml|safety|pass|-DRMW_RELEASE,-DGONE_OWNER,-DSLEEP_TIMEOUT,-DNTHR=2,-DROUNDS=3,-DFREE_SLEEP_CHECK"
+    "spinpark_owner_keeps_role_safety|spinpark_owner_keeps_role.pml|safety|pass|-DRMW_RELEASE,-DHANDOFF_TIMEOUT"
+    "spinpark_owner_keeps_role_liveness|spinpark_owner_keeps_role.pml|liveness|pass|-DRMW_RELEASE,-DHANDOFF_TIMEOUT"
+    "spinpark_revoke_keeps_starving_mutant_safety|spinpark_revoke_keeps_starving_mutant.pml|safety|fail|-DRMW_RELEASE,-DGONE_OWNER,-DSLEEP_TIMEOUT,-DNTHR=2,-DROUNDS=3"
+    "spinpark_revoke_any_handoff_mutant_safety|spinpark_revoke_any_handoff_mutant.pml|safety|fail|-DRMW_RELEASE,-DGONE_OWNER,-DSLEEP_TIMEOUT"
+    "spinpark_no_revoke_mutant_liveness|spinpark_no_revoke_mutant.pml|liveness|fail|-DRMW_RELEASE,-DGONE_OWNER,-DSLEEP_TIMEOUT,-DNTHR=2,-DROUNDS=3"
+    "spinpark_unfair_cas_safety|spinpark.pml|safety|pass|-DRMW_RELEASE,-DUNFAIR_CAS"
+    "spinpark_wake_on_woken_safety|spinpark_wake_on_woken.pml|safety|pass|-DRMW_RELEASE"
+    "spinpark_wake_on_woken_liveness|spinpark_wake_on_woken.pml|liveness|pass|-DRMW_RELEASE"
+    "spinpark_wake_with_spinners_safety|spinpark_wake_with_spinners.pml|safety|pass|-DRMW_RELEASE"
+    "spinpark_drop_wake_mutant_safety|spinpark_drop_wake_mutant.pml|safety|fail|-DRMW_RELEASE"
+    "spinpark_drop_wake_mutant_liveness|spinpark_drop_wake_mutant.pml|liveness|fail|-DRMW_RELEASE"
+    "spinpark_sleep_on_woken_mutant_safety|spinpark_sleep_on_woken_mutant.pml|safety|fail|-DRMW_RELEASE"
+    "spinpark_sleep_on_woken_mutant_2thr_safety|spinpark_sleep_on_woken_mutant.pml|safety|fail|-DRMW_RELEASE,-DNTHR=2,-DROUNDS=2"
+    "spinpark_take_keeps_woken_mutant_safety|spinpark_take_keeps_woken_mutant.pml|safety|fail|-DRMW_RELEASE"
+    "spinpark_stale_wake_mutant_safety|spinpark_stale_wake_mutant.pml|safety|fail|-DRMW_RELEASE"
+    "spinpark_fast_ignores_old_mutant_safety|spinpark_fast_ignores_old_mutant.pml|safety|fail|-DRMW_RELEASE"
+    "spinpark_fast_ignores_old_mutant_liveness|spinpark_fast_ignores_old_mutant.pml|liveness|fail|-DRMW_RELEASE"
+    "spinpark_old_unlock_mutant_safety|spinpark_old_unlock_mutant.pml|safety|fail|-DRMW_RELEASE"
+    "spinpark_old_unlock_mutant_freed_safety|spinpark_old_unlock_mutant.pml|safety|fail|-DRMW_RELEASE,-DNO_REL_GHOST"
+    # spinpark with the store release (the default of spinpark.pml: a
+    # plain store8 into a TSO store buffer, park_seq read before the word
+    # and after the store, the sleeper's fetch_add and membarrier) passes
+    # safety and liveness without sleep timeouts (3 threads x 1 round, CAP
+    # 1 and 0; 2 threads x 3 rounds), with the hand-off timeout and with a
+    # gone owner; a sleep begins with a release still buffered and a
+    # wake-up called for only by the moved sequence finds a sleeper
+    # (reach_*: must fail).  Mutants (s) no membarrier, (t) no second read
+    # of park_seq, (u) park_seq read after the word, and (v) a futex_wake
+    # without the kernel's barrier lose a wake-up and are rejected, as
+    # are (a) and (g) with the store release
+    "spinpark_store_safety|spinpark.pml|safety|pass|"
+    "spinpark_store_liveness|spinpark.pml|liveness|pass|"
+    "spinpark_store_cap0_safety|spinpark.pml|safety|pass|-DCAP=0"
+    "spinpark_store_cap0_liveness|spinpark.pml|liveness|pass|-DCAP=0"
+    "spinpark_store_2thr_3rounds_safety|spinpark.pml|safety|pass|-DNTHR=2,-DROUNDS=3"
+    "spinpark_store_2thr_3rounds_liveness|spinpark.pml|liveness|pass|-DNTHR=2,-DROUNDS=3"
+    "spinpark_store_revoke_2thr_3rounds_liveness|spinpark.pml|liveness|pass|-DHANDOFF_TIMEOUT,-DNTHR=2,-DROUNDS=3"
+    "spinpark_store_gone_owner_2thr_3rounds_safety|spinpark.pml|safety|pass|-DGONE_OWNER,-DSLEEP_TIMEOUT,-DNTHR=2,-DROUNDS=3"
+    "spinpark_store_gone_owner_2thr_3rounds_liveness|spinpark.pml|liveness|pass|-DGONE_OWNER,-DSLEEP_TIMEOUT,-DNTHR=2,-DROUNDS=3"
+    "spinpark_store_reach_buffered_sleep_safety|spinpark.pml|safety|fail|-DREACH_BUFFERED_SLEEP"
+    "spinpark_store_reach_raced_wake_safety|spinpark.pml|safety|fail|-DREACH_RACED_WAKE"
+    "spinpark_no_membarrier_mutant_safety|spinpark_no_membarrier_mutant.pml|safety|fail|"
+    "spinpark_no_membarrier_mutant_liveness|spinpark_no_membarrier_mutant.pml|liveness|fail|"
+    "spinpark_no_seq_check_mutant_safety|spinpark_no_seq_check_mutant.pml|safety|fail|"
+    "spinpark_no_seq_check_mutant_liveness|spinpark_no_seq_check_mutant.pml|liveness|fail|"
+    "spinpark_seq_after_word_mutant_safety|spinpark_seq_after_word_mutant.pml|safety|fail|"
+    "spinpark_seq_after_word_mutant_liveness|spinpark_seq_after_word_mutant.pml|liveness|fail|"
+    "spinpark_wake_no_barrier_mutant_safety|spinpark_wake_no_barrier_mutant.pml|safety|fail|"
+    "spinpark_store_drop_wake_mutant_safety|spinpark_drop_wake_mutant.pml|safety|fail|"
+    "spinpark_store_stale_wake_mutant_safety|spinpark_stale_wake_mutant.pml|safety|fail|"
     # preload_mutex (test/model/README.md): the interposer's mutex as coded
     # (8cece85: one word, LOCKED, WOKEN and the sleepers' count; the unlock
     # is one cmpxchg that sets WOKEN where it wakes, then only FUTEX_WAKE)

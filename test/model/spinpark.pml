@@ -17,6 +17,20 @@
  * would, (p, s, 2) -> (p - 1, s, 1) clearing STARVING; the owner, when it
  * reads a word without STARVING, spins on as any waiter.
  *
+ * With the store release (2026-12-05, the code in the working tree then;
+ * the default here): where the process has the asymmetric fence
+ * (membarrier registered: park_seq's bit 0 clear), the unlock reads
+ * park_seq (s1, acquire) and then the word, decides as above, and
+ * releases by a PLAIN STORE of 0 to the locked byte (store8, release),
+ * then, after a compiler barrier only, reads park_seq again (s2): if
+ * it moved, or the slow path set WOKEN, it FUTEX_WAKEs one.  A counted
+ * waiter about to sleep adds 2 to park_seq (fetch_add, release) and
+ * calls membarrier() before its FUTEX_WAIT.  An unlock that has to clear
+ * EXTENDED releases by the old lock xadd.  -DRMW_RELEASE is the
+ * protocol of a process without the fence (bit 0 set: every release a
+ * lock xadd; the sleepers' adds are then read by nobody, so they are
+ * left out): the model of 3c1c80f, with exactly its states.
+ *
  * NTHR threads (2 or 3, default 3) each take and release the one lock
  * ROUNDS times (default 1).  Every statement is one atomic step of the
  * code: a load, or one read-modify-write (cmpxchg, fetch_or, fetch_add).  Between
@@ -33,14 +47,32 @@
  *   model chooses freely at each such acquisition; the unlock clears it
  *   with the release.
  *
- * Memory: every write of the word in the code is an RMW (cmpxchg8 of the
- * locked byte in the lock fast path, fetch_add32 for the release,
- * cmpxchg32 everywhere else, fetch_or for EXTENDED); there is no plain store
- * and no fence.  All
+ * Memory, RMW_RELEASE: every write of the word in the code is an RMW
+ * (cmpxchg8 of the locked byte in the lock fast path, fetch_add32 for
+ * the release, cmpxchg32 everywhere else, fetch_or for EXTENDED); there
+ * is no plain store and no fence.  All
  * accesses are to the one word, so the model is sequentially consistent:
  * for a single location, coherence (every thread sees the word's writes
  * in one order, its own reads never going back in it) leaves no
  * reordering that an interleaving would not show (README.md).
+ *
+ * Memory, the store release (x86-TSO where it matters): the release
+ * store8 goes into the unlocker's store buffer sb[me] (a step of its
+ * own, after the load or cmpxchg before it) and reaches memory, as a
+ * byte store into the word as it is then, at any later step (process
+ * `drainer`), at the latest at that thread's next locked instruction (its
+ * next lock attempt's cmpxchg8: no other RMW of the thread can come
+ * first, asserted in cas), at its FUTEX_WAKE (the kernel's smp_mb()
+ * before futex_wake looks for waiters), or at a membarrier().  Other
+ * threads see only memory; the unlocker reads the word no more before
+ * its next lock attempt, so store forwarding never comes up.  With one
+ * lock at most one store is buffered at a time (the next holder needs
+ * it in memory).  membarrier() (MEMBARRIER_CMD_PRIVATE_EXPEDITED) is
+ * one step that drains every store buffer.  park_seq is a shared
+ * counter written only by RMWs (no buffer); its value modulo 2^31 is
+ * left out, since only "moved since s1" is asked: sm[i] (README.md).
+ * Every other access is to the one word and an RMW or a load, as
+ * above.
  *
  * futex: FUTEX_WAIT(word, v) is one step - if the word != v, return at
  * once, else sleep (compare-and-sleep under the kernel's bucket lock); a
@@ -86,6 +118,21 @@
  *
  * Without switches this is the code as it is, and it PASSES.  Switches
  * (each file test/model/spinpark_*.pml sets some, README.md):
+ *   RMW_RELEASE     the release is always the lock xadd (a process
+ *                   without the fence; the model of 3c1c80f)
+ *   NO_MEMBARRIER   MUTATION (s): the sleeper adds to park_seq but skips
+ *                   the membarrier before its FUTEX_WAIT
+ *   NO_SEQ_CHECK    MUTATION (t): the unlock never reads park_seq after
+ *                   its store (no wake-up on a moved sequence)
+ *   SEQ_AFTER_WORD  MUTATION (u): the unlock reads s1 after the word,
+ *                   not before it (fast and slow path)
+ *   REACH_BUFFERED_SLEEP, REACH_RACED_WAKE  reachability (must fail): a
+ *                   sleep begins while a release store is buffered; a
+ *                   wake-up called for only by the moved park_seq finds
+ *                   a sleeper
+ *   WAKE_NO_BARRIER (v): FUTEX_WAKE does not drain the waker's store
+ *                   buffer (a kernel without futex_wake's smp_mb(): the
+ *                   protocol relies on it, README.md)
  *   DROP_WAKE       MUTATION (a): the slow path sets WOKEN but never
  *                   calls FUTEX_WAKE (the fast path's wake-up of a late
  *                   parker, pvspin_spinpark_unlock_released, is kept:
@@ -226,6 +273,16 @@ short w;             /* the lock word */
 short w = GONE_WORD; /* a fork child's copy: handed off to a thread of the parent */
 #endif
 bit asleep[3];       /* thread i sleeps in FUTEX_WAIT on the word */
+#ifndef RMW_RELEASE
+bit sb[3];           /* thread i's store buffer holds its release, store8
+		      * (locked byte := 0), not yet in memory (TSO) */
+byte sm[3];          /* park_seq as thread i's unlock sees it: 0 not read
+		      * (outside the unlock's s1 .. s2), 1 read (s1), 2
+		      * moved since (a sleeper's fetch_add came after s1).
+		      * The counter itself (modulo 2^31) is left out: only
+		      * "moved since s1" is ever asked, and 0 outside the
+		      * window keeps dead values out of the state */
+#endif
 byte incs;           /* threads in the critical section */
 byte ndone;          /* threads that finished all rounds */
 /* ghosts */
@@ -256,6 +313,79 @@ byte sown = 4;       /* the parent's thread, which never runs here */
 #define ACC assert(!rel[me] && !freed)
 #endif
 
+#ifndef RMW_RELEASE
+/* The release store reaches memory: the locked byte of the word as it is
+ * now (others' RMWs since the store kept the holder's 1 there) becomes
+ * 0.  A byte store: the other fields are the word's, not the unlocker's
+ * copy. */
+#define FLUSH(i) if :: sb[i] -> assert(LK(w) == 1 && !freed); w = w & ~LK_MASK; \
+			  assert(WORD_OK(w)); sb[i] = 0 :: else -> skip fi
+
+/* membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED), pvspin_plat_fence_heavy():
+ * every other thread runs a full barrier at some point of the call, which
+ * drains its store buffer; with one lock at most one release store is
+ * buffered at a time (the next holder needs it in memory), so one point
+ * of the call stands for every CPU's barrier. */
+inline membarrier()
+{
+	d_step {
+		assert(sb[0] + sb[1] + sb[2] <= 1);
+		FLUSH(0); FLUSH(1); FLUSH(2)
+	}
+}
+
+/* The unlock's release: store8(&lock->locked, 0) (release) into this
+ * thread's store buffer, invisible to the other threads until a flush
+ * (process `drainer`, this thread's next locked instruction, or a
+ * membarrier).  An access of the word for the ghosts (ACC) and the
+ * release (rel[me]).  The thread reads the word no more before its next
+ * lock attempt, whose cmpxchg8 drains the buffer first, so store
+ * forwarding never comes up (asserted at every RMW: cas). */
+#define STORE_REL  ACC; assert(LK(w) == 1 && !(w & EXT) && !sb[me]); sb[me] = 1; rel[me] = 1
+#endif
+
+/* The return of the unlock (ghosts and locals only): rel[me] cleared,
+ * and the program frees the lock after the last unlock (a store release
+ * still buffered reaches memory before the program's later writes, the
+ * free's: TSO keeps stores in order). */
+#ifndef RMW_RELEASE
+#define UNLOCK_RETURN  rel[me] = 0; sm[me] = 0; \
+		if :: last -> FLUSH(me); freed = 1; last = 0 :: else -> skip fi; \
+		v = 0; nv = 0; round++
+#else
+#define UNLOCK_RETURN  rel[me] = 0; \
+		if :: last -> freed = 1; last = 0 :: else -> skip fi; \
+		v = 0; nv = 0; round++
+#endif
+
+#ifndef RMW_RELEASE
+/* fetch_add(park_seq, 2): moved for every unlock between its s1 and s2 */
+#define SEQ_ADD  if :: sm[0] == 1 -> sm[0] = 2 :: else -> skip fi; \
+		 if :: sm[1] == 1 -> sm[1] = 2 :: else -> skip fi; \
+		 if :: sm[2] == 1 -> sm[2] = 2 :: else -> skip fi
+#ifndef NO_SEQ_CHECK
+#define MOVED  (sm[me] == 2)
+#else
+#define MOVED  0                /* MUTATION (t): s2 not looked at */
+#endif
+/* After the store release: fence_light (a compiler barrier); s2 =
+ * load32(park_seq) (relaxed); moved since s1 (a sleeper may have missed
+ * the release), or WOKEN set by us: FUTEX_WAKE one, without WOKEN
+ * (pvspin_spinpark_unlock_raced; in the slow path sp_wake_one).  The
+ * load and, if there is nothing to wake, the unlock's return (ghosts
+ * only) are one step. */
+#ifdef REACH_RACED_WAKE
+#define RACED_GHOST  raced = !wake;
+#else
+#define RACED_GHOST
+#endif
+#define S2_STEP \
+		if \
+		:: atomic { !(wake || MOVED) -> UNLOCK_RETURN }; goto top \
+		:: atomic { wake || MOVED -> RACED_GHOST wake = 1; sm[me] = 0 }; goto unlocked \
+		fi
+#endif
+
 /* pvspin_plat_cmpxchg32(&lock->val, &v, nv): ok, or v = the word seen;
  * r: this cmpxchg releases the lock (sets the ghost rel[me]).  The ghosts
  * of the hand-off: a cmpxchg that writes a 2 hands off (hpend); one that
@@ -266,6 +396,9 @@ inline cas(r)
 {
 	d_step {
 		ACC;
+#ifndef RMW_RELEASE
+		assert(!sb[me]);        /* no RMW with our release still buffered */
+#endif
 		if
 		:: w == v -> assert(WORD_OK(nv));
 			if
@@ -375,14 +508,20 @@ active [NTHR] proctype thr()
 	bit revk;      /* in sp_revoke_handoff (ghost for the asserts of cas) */
 	bit wake;      /* the release sets WOKEN: FUTEX_WAKE after it */
 	bit last;      /* ghost: our critical section is the run's last */
+#ifdef REACH_RACED_WAKE
+	bit raced;     /* ghost: this wake-up is only the moved park_seq's */
+#endif
 
 	assert(me < NTHR && NTHR <= 3);
-	do
+top:	do
 	:: round == ROUNDS -> break
 	:: else ->
 		/* ---- pvspin_spinpark_lock: cmpxchg8 of the locked byte 0 -> 1 ---- */
 		d_step {
 			ACC;
+#ifndef RMW_RELEASE
+			FLUSH(me);      /* a locked instruction drains our store buffer */
+#endif
 			if
 			:: LK(w) == 0 -> w = w | 1; ok = 1
 			:: else -> ok = 0
@@ -530,6 +669,16 @@ recheck:
 #ifdef FREE_SLEEP_CHECK
 		assert(LK(v) != 0);     /* a sleep never begins on a free word */
 #endif
+#ifndef RMW_RELEASE
+		/* the sleeper's side of the asymmetric Dekker (counted: always
+		 * here): fetch_add(park_seq, 2) (release; a locked instruction,
+		 * our buffer is empty: cas's assert), then membarrier(); the
+		 * futex wait's compare comes after it */
+		d_step { assert(!sb[me]); SEQ_ADD };
+#ifndef NO_MEMBARRIER
+		membarrier();
+#endif                                                  /* else MUTATION (s): none */
+#endif
 		/* park32: FUTEX_WAIT(word, v), no timeout but on a handed-off
 		 * word (HANDOFF_TIMEOUT) or on any (SLEEP_TIMEOUT); handoff_word
 		 * = v if the sleep began on a 2 and times out, else 0 */
@@ -537,6 +686,11 @@ recheck:
 			ACC;
 			if
 			:: w == v -> asleep[me] = 1;
+#ifdef REACH_BUFFERED_SLEEP
+				/* reachability: a sleep begins while a release
+				 * store is still buffered (its compare missed it) */
+				assert(!(sb[0] || sb[1] || sb[2]));
+#endif
 #if defined(HANDOFF_TIMEOUT) || defined(SLEEP_TIMEOUT)
 				if
 				:: LK(v) == HANDOFF -> hw = v; hsl[me] = 1
@@ -568,9 +722,45 @@ recheck:
 
 cs:		/* ---- critical section ---- */
 		atomic { incs++; assert(incs == 1); ncs++; last = (ncs == NTHR * ROUNDS) };
+#if defined(RMW_RELEASE) || defined(SEQ_AFTER_WORD)
 		incs--;
+#else
+		/* pvspin_spinpark_unlock: s1 = load32(park_seq) (acquire), in
+		 * the step that leaves the critical section (a ghost) */
+		d_step { incs--; sm[me] = 1 };
+#endif
 
 #ifndef OLD_UNLOCK
+#ifndef RMW_RELEASE
+		/* ---- pvspin_spinpark_unlock, the store release: load32
+		 * (relaxed) and its test; nothing for the slow side: store8
+		 * (locked byte := 0) (release) into the store buffer.  A step
+		 * of its own: invisible to the other threads, but a
+		 * membarrier between the load and the store does not drain
+		 * it ---- */
+		if
+		:: d_step { (w & SLOW_MASK) == 1 -> ACC; v = w } ->
+#ifdef SEQ_AFTER_WORD
+			d_step { sm[me] = 1 };                  /* MUTATION (u): s1 after the word */
+#endif
+			d_step { STORE_REL };
+			/* fence_light (a compiler barrier); s2 = load32(park_seq)
+			 * (relaxed): moved since s1, a sleeper may have missed
+			 * the release: pvspin_spinpark_unlock_raced, FUTEX_WAKE
+			 * one (without WOKEN) */
+			S2_STEP
+		:: d_step { (w & SLOW_MASK) != 1 -> ACC; v = w }
+		fi;
+		/* pvspin_spinpark_unlock_slowpath(lock, v): its own s1 and v,
+		 * in this order */
+#ifndef SEQ_AFTER_WORD
+		d_step { sm[me] = 1 };
+		d_step { ACC; v = w };
+#else
+		d_step { ACC; v = w };
+		d_step { sm[me] = 1 };                          /* MUTATION (u) */
+#endif
+#else /* RMW_RELEASE */
 		/* ---- pvspin_spinpark_unlock: load32 (relaxed), with the
 		 * (local) test of what it read in the same step ---- */
 		if
@@ -597,6 +787,7 @@ cs:		/* ---- critical section ---- */
 			goto released
 		:: d_step { (w & SLOW_MASK) != 1 -> ACC; v = w }
 		fi;
+#endif /* RMW_RELEASE */
 uslow:		/* pvspin_spinpark_unlock_slowpath(lock, v) */
 #ifdef UNFAIR_CAS
 		/* the slow path's loop step by step */
@@ -622,6 +813,12 @@ uslow:		/* pvspin_spinpark_unlock_slowpath(lock, v) */
 			fi
 		:: else -> skip
 		fi;
+#ifndef RMW_RELEASE
+		if
+		:: !(v & EXT) -> d_step { STORE_REL }; goto sstored    /* the store release */
+		:: else -> skip
+		fi;
+#endif
 		d_step {                                        /* the release, as below */
 			ACC;
 			v = w;
@@ -640,13 +837,24 @@ uslow:		/* pvspin_spinpark_unlock_slowpath(lock, v) */
 		 * the word's bit is the holder's). */
 		assert(LK(v) == 1);
 		if
+#ifndef RMW_RELEASE
+		/* v as read asks for neither a hand-off nor a wake-up, and
+		 * has no EXTENDED to clear: no write before the release, the
+		 * store (wake = 0; s2 decides) */
+		:: d_step { !(v & STARV) && !SHOULD_WAKE(v) && !(v & EXT) -> STORE_REL; wake = 0 } ->
+			goto sstored
+#endif
 		/* v as read asks for neither a hand-off nor a wake-up: no
 		 * write before the release, which is fetch_add32(-1) (lock
 		 * xadd), returning old; wake one if sp_should_wake(old) (a
 		 * parker that counted itself after our load, woken without
-		 * WOKEN) */
+		 * WOKEN).  (Store release: only with EXTENDED to clear.) */
 		:: d_step {
+#ifndef RMW_RELEASE
+			!(v & STARV) && !SHOULD_WAKE(v) && (v & EXT) ->
+#else
 			!(v & STARV) && !SHOULD_WAKE(v) ->
+#endif
 			ACC;
 			v = w;
 			assert(LK(v) == 1);
@@ -688,6 +896,15 @@ uslow:		/* pvspin_spinpark_unlock_slowpath(lock, v) */
 			if :: wake -> w = v | WOKEN :: else -> skip fi;
 			assert(WORD_OK(w))
 		   } ->
+#ifndef RMW_RELEASE
+			/* ... then, without EXTENDED, the store release (a step
+			 * of its own, as in the fast path), and s2 decides with
+			 * wake ... */
+			if
+			:: d_step { !(v & EXT) -> STORE_REL } -> goto sstored
+			:: else -> skip
+			fi;
+#endif
 			/* ... then the release, fetch_add32(-1), returning old:
 			 * wake one if we set WOKEN or sp_should_wake(old) */
 			d_step {
@@ -704,6 +921,18 @@ uslow:		/* pvspin_spinpark_unlock_slowpath(lock, v) */
 #endif
 			}
 		fi;
+#endif
+#ifndef RMW_RELEASE
+		goto sdone;
+sstored:	/* after the slow path's store release: fence_light; s2 =
+		 * load32(park_seq): wake one if we set WOKEN or it moved */
+#ifdef DROP_WAKE
+		wake = 0;                                       /* MUTATION (a): no FUTEX_WAKE */
+		atomic { UNLOCK_RETURN }; goto top
+#else
+		S2_STEP
+#endif
+sdone:
 #endif
 #ifdef DROP_WAKE
 		wake = 0;                                       /* MUTATION (a): no FUTEX_WAKE */
@@ -754,13 +983,22 @@ unlocked:
 			/* the wake-up, FUTEX_WAKE(1) after the release (no access:
 			 * README.md), and the return */
 			if
-			:: wake -> wake = 0; futex_wake1()     /* unpark32(&lock->val, 1) */
+			:: wake -> wake = 0;
+#if !defined(RMW_RELEASE) && !defined(WAKE_NO_BARRIER)
+				/* the kernel's futex_wake runs smp_mb() before it
+				 * looks for waiters ((B) in kernel/futex/waitwake.c):
+				 * our release store reaches memory first */
+				FLUSH(me);
+#endif
+#ifdef REACH_RACED_WAKE
+				/* reachability: a wake-up that only the moved
+				 * sequence called for finds a sleeper */
+				assert(!(raced && (asleep[0] || asleep[1] || asleep[2])));
+#endif
+				futex_wake1()                   /* unpark32(&lock->val, 1) */
 			:: else -> skip
 			fi;
-			rel[me] = 0;
-			/* the program frees the lock after the last unlock */
-			if :: last -> freed = 1; last = 0 :: else -> skip fi;
-			v = 0; nv = 0; round++
+			UNLOCK_RETURN
 		}
 	od;
 	atomic {
@@ -777,6 +1015,20 @@ unlocked:
 #endif
 	}
 }
+
+#ifndef RMW_RELEASE
+/* The store buffers drain by themselves at any time (x86 commits a
+ * buffered store to memory without the thread's help); weak fairness
+ * makes every buffered store reach memory eventually. */
+active proctype drainer()
+{
+end:	do
+	:: atomic { sb[0] -> FLUSH(0) }
+	:: atomic { sb[1] -> FLUSH(1) }
+	:: atomic { sb[2] -> FLUSH(2) }
+	od
+}
+#endif
 
 /* No lost wake-up: every thread eventually completes all its rounds. */
 ltl live { <> (ndone == NTHR) }

@@ -5,4 +5,5 @@
  * side) and its release, and then re-checked the still locked word and
  * slept, is not woken.  Must be rejected. */
 #define FAST_IGNORES_OLD 1
+#define RMW_RELEASE 1       /* the lock xadd release of 3c1c80f */
 #include "spinpark.pml"

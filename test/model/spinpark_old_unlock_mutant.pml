@@ -6,4 +6,5 @@
  * it reads the word after its release: must be rejected by the ghost
  * properties (rel[], and with -DNO_REL_GHOST the freed lock itself). */
 #define OLD_UNLOCK 1
+#define RMW_RELEASE 1       /* the lock xadd release of 3c1c80f */
 #include "spinpark.pml"
