@@ -37,7 +37,14 @@
  * splits the unlocker's program at one point: if the store comes before
  * it, the futex's compare sees the release (or a later value) and does
  * not sleep on the old word; if after, so is the s2 read, which then
- * sees the sequence move, and the unlocker wakes one.  If s1 already saw
+ * sees the sequence move, and the unlocker wakes one.  That wake-up has
+ * a leg of its own: it may come before the sleeper is queued, and then
+ * only the sleeper's compare saves it, which needs the release in memory
+ * by then; Linux's futex_wake() runs a full barrier before it looks for
+ * waiters (kernel/futex/waitwake.c, paired with the waiter's before its
+ * read), which drains the unlocker's store.  A port of
+ * pvspin_plat_unpark32() to another wait queue must keep that (the
+ * Promela model's mutant (v) loses a wake-up without it).  If s1 already saw
  * the sleeper's add, the word read after it counts the sleeper (its
  * count came first) and the unlocker decides on it (sp_should_wake): it
  * wakes one, or leaves the lock to spinners or to a WOKEN waiter on its
