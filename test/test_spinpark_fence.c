@@ -40,10 +40,12 @@
 #include "pvspin/spinpark.h"
 #include "pvspin/stats.h"
 
+/* PVSPIN_NO_MEMBARRIER as the library reads it: only "1" turns the fence
+ * off (another value is said on stderr and ignored) */
 static bool env_no_membarrier(void)
 {
 	const char *s = getenv("PVSPIN_NO_MEMBARRIER");
-	return s && *s && strcmp(s, "0") != 0;
+	return s && !strcmp(s, "1");
 }
 
 static uint64_t events(int ev)
@@ -51,12 +53,6 @@ static uint64_t events(int ev)
 	struct pvspin_events e;
 	pvspin_events_read(&e);
 	return e.count[ev];
-}
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-	nanosleep(&ts, NULL);
 }
 
 static void test_release_mode_follows_the_fence(void **state)
@@ -96,19 +92,23 @@ static uint32_t sleeper_round(void)
 	uint32_t seq0 = pvspin_plat_load32(pvspin_plat_park_seq(), PVSPIN_RELAXED);
 	bool store_mode = !(seq0 & PVSPIN_PARK_SEQ_RMW_RELEASE);
 	uint64_t parks0 = events(PVSPIN_EV_PARK);
-	uint64_t unparks0 = events(PVSPIN_EV_UNPARK);
+	uint64_t unparks0 = events(PVSPIN_EV_UNPARK), handoffs0 = events(PVSPIN_EV_HANDOFF);
 	unsigned long before = acquired;
 	pvspin_spinpark_lock(&lock);
 	pthread_t t;
 	assert_int_equal(pthread_create(&t, NULL, waiter, NULL), 0);
 	uint32_t moved = 0;
-	for (int i = 0; i < 5000; i++) {   /* up to 5 s on a loaded machine */
+	/* poll every ~20 us, up to 5 s on a loaded machine: release soon
+	 * after the waiter sleeps, before its first timeout (1 ms) makes it
+	 * starving */
+	for (int i = 0; i < 250000; i++) {
 		uint32_t v = pvspin_plat_load32(&lock.val, PVSPIN_RELAXED);
 		moved = pvspin_plat_load32(pvspin_plat_park_seq(), PVSPIN_RELAXED) - seq0;
 		if ((v & _SP_PARKED_MASK) && events(PVSPIN_EV_PARK) > parks0 &&
 		    (!store_mode || moved >= PVSPIN_PARK_SEQ_ONE))
 			break;
-		sleep_ms(1);
+		struct timespec ts = { 0, 20000 };
+		nanosleep(&ts, NULL);
 	}
 	pvspin_spinpark_unlock(&lock);
 	assert_int_equal(pthread_join(t, NULL), 0);
@@ -121,9 +121,11 @@ static uint32_t sleeper_round(void)
 	else
 		assert_int_equal(moved, 0);
 	assert_int_equal(moved & PVSPIN_PARK_SEQ_RMW_RELEASE, 0);
-	/* the unlock saw it parked and woke it (its sleeps time out too, but
-	 * the first unlock after it counted itself sends a wake-up) */
-	assert_true(events(PVSPIN_EV_UNPARK) > unparks0);
+	/* the unlock saw it parked and woke it, or, if it had woken by its
+	 * first timeout (1 ms) and spun as a starving waiter meanwhile (a
+	 * loaded machine delayed us: a new user's finding, 5 of 10 runs
+	 * with a 1 ms poll), handed the lock to it */
+	assert_true(events(PVSPIN_EV_UNPARK) > unparks0 || events(PVSPIN_EV_HANDOFF) > handoffs0);
 	return moved;
 }
 

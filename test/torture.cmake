@@ -304,6 +304,12 @@ if(TARGET pvspin)
        { echo \"stats: '$e'\"; exit 1; }
      e=$(PVSPIN_STATS=0 \"$0\" run -- echo ran 2>&1) && [ \"$e\" = ran ] ||
        { echo \"stats 0: '$e'\"; exit 1; }
+     e=$(PVSPIN_NO_MEMBARRIER=banana \"$0\" run -- echo ran 2>&1); r=$?
+     [ $r -eq 2 ] || { echo \"no_membarrier: exit $r\"; exit 1; }
+     case \"$e\" in *'pvspin run: PVSPIN_NO_MEMBARRIER=banana: expected 1 (on) or 0 (off)') ;;
+       *) echo \"no_membarrier: '$e'\"; exit 1;; esac
+     e=$(PVSPIN_NO_MEMBARRIER=1 \"$0\" run -- echo ran 2>&1) && [ \"$e\" = ran ] ||
+       { echo \"no_membarrier 1: '$e'\"; exit 1; }
      echo env-typo-ok"
     $<TARGET_FILE:pvspin>)
   set_tests_properties(run_cli_env_typo_with_option PROPERTIES

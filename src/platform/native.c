@@ -31,6 +31,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "pvspin/platform.h"
@@ -260,8 +261,20 @@ static bool process_single_threaded(void)
  */
 static void membarrier_decide(void)
 {
+	/* PVSPIN_NO_MEMBARRIER: "1" off; "0", empty or unset on; anything
+	 * else is said and ignored (the tools refuse it: exit 2) */
 	const char *off = getenv("PVSPIN_NO_MEMBARRIER");
-	bool want = !(off && *off && strcmp(off, "0") != 0) && process_single_threaded();
+	if (off && *off && strcmp(off, "0") && strcmp(off, "1")) {
+		static const char pre[] = "pvspin: ignoring PVSPIN_NO_MEMBARRIER=";
+		static const char post[] = ": expected 1 (on) or 0 (off); membarrier is used\n";
+		struct iovec iov[3] = {
+			{ (void *)pre, sizeof(pre) - 1 },
+			{ (void *)off, strlen(off) },
+			{ (void *)post, sizeof(post) - 1 },
+		};
+		(void)!writev(STDERR_FILENO, iov, 3);
+	}
+	bool want = !(off && !strcmp(off, "1")) && process_single_threaded();
 	long q = want ? syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0) : -1;
 	int st = q > 0 && (q & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
 		 syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0

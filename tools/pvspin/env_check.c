@@ -10,14 +10,15 @@
 #include "pvspin/lock.h"
 #include "pvspin/tunables.h"
 
-/* PVSPIN_STATS as the interposer reads it (preload/preload_init.c: "1"
- * on; "0", empty or unset off; anything else it ignores, stats off). */
-static int stats_env_check(FILE *err, const char *who)
+/* A switch of 1 or 0, as the library reads PVSPIN_STATS (the interposer,
+ * preload/preload_init.c) and PVSPIN_NO_MEMBARRIER (src/platform/native.c):
+ * "1" on; "0", empty or unset off; anything else they say they ignore. */
+static int switch_env_check(FILE *err, const char *who, const char *var)
 {
-	const char *s = getenv("PVSPIN_STATS");
+	const char *s = getenv(var);
 	if (!s || !*s || !strcmp(s, "0") || !strcmp(s, "1"))
 		return 0;
-	fprintf(err, "%s: PVSPIN_STATS=%s: expected 1 (on) or 0 (off)\n", who, s);
+	fprintf(err, "%s: %s=%s: expected 1 (on) or 0 (off)\n", who, var, s);
 	return 1;
 }
 
@@ -27,5 +28,6 @@ int tool_env_check(const char *who)
 		return 1;
 	if (pvspin_default_kind_check_env(stderr, who))
 		return 1;
-	return stats_env_check(stderr, who);
+	return switch_env_check(stderr, who, "PVSPIN_STATS") |
+	       switch_env_check(stderr, who, "PVSPIN_NO_MEMBARRIER");
 }

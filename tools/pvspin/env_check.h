@@ -14,9 +14,9 @@
  *   - the tunables (PVSPIN_SPIN_THRESHOLD, ...): pvspin_tunables_check_env(),
  *     one "WHO: bad VAR=VALUE: ..." line for each bad one;
  *   - PVSPIN_LOCK, PVSPIN_POLICY: pvspin_default_kind_check_env(), one line;
- *   - PVSPIN_STATS, which the interposer reads (1 on; 0, empty or unset
- *     off): anything else is "WHO: PVSPIN_STATS=VALUE: expected 1 (on)
- *     or 0 (off)".
+ *   - PVSPIN_STATS, which the interposer reads, and PVSPIN_NO_MEMBARRIER,
+ *     which the library reads (1 on; 0, empty or unset off): anything
+ *     else is "WHO: VAR=VALUE: expected 1 (on) or 0 (off)", for each.
  * The lines go to stderr, `who` naming the subcommand ("pvspin bench").
  * Returns 0 if every variable is unset, empty or valid, else nonzero
  * (the caller exits 2).  Changes nothing.  Thread-safe as getenv() is.
