@@ -418,16 +418,6 @@ static int setup(const struct sim_config *c)
 		 * simulated guest has membarrier) */
 		vm->park_seq = (uint32_t)c->vcpus > PVSPIN_PARK_SEQ_STORE_MAX_CPUS
 				       ? PVSPIN_PARK_SEQ_RMW_RELEASE : 0;
-		{
-			/* written at the guest's boot and read since by
-			 * every vCPU: in each one's cache, not a line never
-			 * written (which the memory model charges a
-			 * transfer at every read, sim_memory.c) */
-			struct line *l = line_of(&vm->park_seq);
-			l->version = 1;
-			for (int i = 0; i < c->vcpus; i++)
-				l->seen[vm->first + i] = 1;
-		}
 		vm->nlocks = c->locks;
 		vm->lock = c->vm_lock[m] ? c->vm_lock[m] : c->lock;
 		vm->ple = c->vm_ple[m] >= 0 ? c->vm_ple[m] : S.ple;

@@ -216,8 +216,9 @@ struct vm {
 	uint32_t *cs_data;           /* the workload's cs_lines lines per lock
 					(64-byte lines), else NULL */
 	/* the guest's park sequence (pvspin_plat_park_seq; its release
-	 * mode set from the vCPUs; only the lock code's accesses to it are
-	 * charged, so the fields around it are not its line's other users) */
+	 * mode set from the vCPUs at setup; only the lock code's accesses to
+	 * it are charged, so the fields around it are not its line's other
+	 * users) */
 	uint32_t park_seq;
 };
 

@@ -53,6 +53,11 @@ struct line *line_of(const void *p)
 	}
 	struct line *l = xcalloc(1, sizeof(*l) + (size_t)S.nv * sizeof(uint32_t));
 	l->tag = tag;
+	/* version 1: the contents from before the run, which no vCPU holds
+	 * yet; the first read of each vCPU pays a transfer, later ones hit
+	 * until the line is written (a line never written used to pay the
+	 * transfer at every read) */
+	l->version = 1;
 	l->writer = -1;
 	l->ccx = LINE_CCX_NONE;
 	S.lines[j] = l;
@@ -67,10 +72,11 @@ enum acc { ACC_READ, ACC_WRITE, ACC_RMW };
 /* Transfer cost of line l to a CPU of `node` and `ccx`: from another node
  * if any copy is there, else (with a CCX level) from inside the CPU's CCX
  * if every copy is there, else from another CCX or CPU of the node.  A line
- * never written costs a same-node transfer. */
+ * never written in the run (writer -1) costs a same-node transfer, once per
+ * vCPU (line_of). */
 static sim_time_t xfer_cost(const struct line *l, int node, int ccx)
 {
-	if (!l->version)
+	if (l->writer < 0)
 		return S.prof->xfer_local_ns;
 	if (l->nodes_mask & ~(1ull << node))
 		return S.prof->xfer_remote_ns;
@@ -89,7 +95,7 @@ static struct line *mem_begin(const void *p, enum acc kind)
 	int node = S.pcpus[v->pcpu].node, ccx = S.pcpus[v->pcpu].ccx;
 	sim_time_t start = S.now, cost;
 	if (kind == ACC_READ) {
-		cost = (l->version && l->seen[v->id] == l->version) ? S.prof->l1_ns
+		cost = l->seen[v->id] == l->version ? S.prof->l1_ns
 								     : xfer_cost(l, node, ccx);
 	} else {
 		if (l->busy_until > start)
