@@ -416,8 +416,7 @@ static int setup(const struct sim_config *c)
 		vm->n = c->vcpus;
 		/* the guest's release mode, as the native platform's (the
 		 * simulated guest has membarrier) */
-		vm->park_seq = (uint32_t)c->vcpus > PVSPIN_PARK_SEQ_STORE_MAX_CPUS
-				       ? PVSPIN_PARK_SEQ_RMW_RELEASE : 0;
+		vm->park_seq = pvspin_plat_park_seq_mode(true, (uint32_t)c->vcpus);
 		vm->nlocks = c->locks;
 		vm->lock = c->vm_lock[m] ? c->vm_lock[m] : c->lock;
 		vm->ple = c->vm_ple[m] >= 0 ? c->vm_ple[m] : S.ple;

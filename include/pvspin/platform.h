@@ -123,6 +123,15 @@ typedef bool (*pvspin_plat_pred_t)(uint32_t val, uint32_t arg);
  *  machines where it was measured (2 CPUs, docs/spinpark.md). */
 #define PVSPIN_PARK_SEQ_STORE_MAX_CPUS 8u
 
+/** The park sequence's release mode for a process that has the
+ *  asymmetric fence or not (`fence`) and may run on `cpus` CPUs: 0 (plain
+ *  stores) or PVSPIN_PARK_SEQ_RMW_RELEASE.  The one rule, for the native
+ *  platform's constructor and the simulator's VMs.  Pure. */
+static inline uint32_t pvspin_plat_park_seq_mode(bool fence, uint32_t cpus)
+{
+	return fence && cpus <= PVSPIN_PARK_SEQ_STORE_MAX_CPUS ? 0 : PVSPIN_PARK_SEQ_RMW_RELEASE;
+}
+
 /** Loop bound of pvspin_plat_wait32() meaning "no bound". */
 #define PVSPIN_WAIT_FOREVER 0u
 

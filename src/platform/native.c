@@ -27,11 +27,11 @@
 #include <sched.h>
 #include <time.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include "pvspin/platform.h"
@@ -264,26 +264,19 @@ static void membarrier_decide(void)
 	/* PVSPIN_NO_MEMBARRIER: "1" off; "0", empty or unset on; anything
 	 * else is said and ignored (the tools refuse it: exit 2) */
 	const char *off = getenv("PVSPIN_NO_MEMBARRIER");
-	if (off && *off && strcmp(off, "0") && strcmp(off, "1")) {
-		static const char pre[] = "pvspin: ignoring PVSPIN_NO_MEMBARRIER=";
-		static const char post[] = ": expected 1 (on) or 0 (off); membarrier is used\n";
-		struct iovec iov[3] = {
-			{ (void *)pre, sizeof(pre) - 1 },
-			{ (void *)off, strlen(off) },
-			{ (void *)post, sizeof(post) - 1 },
-		};
-		(void)!writev(STDERR_FILENO, iov, 3);
-	}
+	if (off && *off && strcmp(off, "0") && strcmp(off, "1"))
+		/* at load, as the tunables' lines (src/lock/tunables.c) */
+		fprintf(stderr, "pvspin: ignoring PVSPIN_NO_MEMBARRIER=%s: expected 1 (on) or 0 (off); "
+			"membarrier is used\n", off);
 	bool want = !(off && !strcmp(off, "1")) && process_single_threaded();
 	long q = want ? syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0) : -1;
 	int st = q > 0 && (q & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
 		 syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0
 			 ? 1 : 2;
-	/* plain-store releases with the fence, on a small machine
-	 * (PVSPIN_PARK_SEQ_STORE_MAX_CPUS) */
-	if (st == 1 && pvspin_plat_spin_cpus() <= PVSPIN_PARK_SEQ_STORE_MAX_CPUS)
-		__atomic_fetch_and(&pvspin_plat_park_seq_word, ~PVSPIN_PARK_SEQ_RMW_RELEASE,
-				   __ATOMIC_RELAXED);
+	/* nobody reads the sequence yet: the mode is set once, here */
+	__atomic_store_n(&pvspin_plat_park_seq_word,
+			 pvspin_plat_park_seq_mode(st == 1, pvspin_plat_spin_cpus()),
+			 __ATOMIC_RELAXED);
 	__atomic_store_n(&membarrier_state, st, __ATOMIC_RELEASE);
 }
 
