@@ -16,7 +16,8 @@
  *    thread keeps adding to the sequence while another locks and unlocks;
  *    an unlock that ignored the sequence after its release counts none;
  *  - a fork child keeps the parent's release mode, and its sleepers are
- *    woken.
+ *    woken;
+ *  - the out-of-line unlock of 0.2.0's header still releases and wakes.
  * The protocol itself (no lost wake-up with the store buffer) is checked
  * by the Promela model, test/model/spinpark.pml.
  */
@@ -202,6 +203,22 @@ static void test_fork_child_keeps_the_release_mode(void **state)
 	assert_int_equal(WEXITSTATUS(st), 0);
 }
 
+/* The out-of-line unlock that 0.2.0's header called, without the park
+ * sequence, still releases and wakes: a word with a parked waiter counted
+ * (not there) is released, the count left, one wake-up sent. */
+static void test_old_slowpath_entry_releases(void **state)
+{
+	(void)state;
+	pvspin_lock_t l;
+	pvspin_plat_store32(&l.val, _SP_PARKED_ONE | _SP_LOCKED, PVSPIN_RELAXED);
+	uint64_t unparks0 = events(PVSPIN_EV_UNPARK);
+	pvspin_spinpark_unlock_slowpath(&l, _SP_PARKED_ONE | _SP_LOCKED);
+	uint32_t v = pvspin_plat_load32(&l.val, PVSPIN_RELAXED);
+	assert_int_equal(v & _SP_LOCKED_MASK, 0);
+	assert_int_equal(v & _SP_PARKED_MASK, _SP_PARKED_ONE);
+	assert_int_equal(events(PVSPIN_EV_UNPARK), unparks0 + 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -209,6 +226,7 @@ int main(void)
 		cmocka_unit_test(test_sleeper_adds_to_the_sequence_and_is_woken),
 		cmocka_unit_test(test_unlock_wakes_when_the_sequence_moves),
 		cmocka_unit_test(test_fork_child_keeps_the_release_mode),
+		cmocka_unit_test(test_old_slowpath_entry_releases),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -141,8 +141,9 @@ extern "C" {
 void pvspin_spinpark_lock_slowpath(pvspin_lock_t *lock);
 
 /** Out-of-line unlock: `val` is the word the fast path read, which shows
- *  something for the slow side (_SP_UNLOCK_SLOW_MASK); the word is read
- *  again after the park sequence.  Reports misuse (unlock of a free lock, of one handed off, a
+ *  something for the slow side (_SP_UNLOCK_SLOW_MASK), and `seq` the park
+ *  sequence it read before it (the order the store release needs; neither
+ *  is read again).  Reports misuse (unlock of a free lock, of one handed off, a
  *  corrupted word) and returns; hands the lock to a STARVING waiter; sets
  *  WOKEN, still holding, if it is to wake a parked waiter (none while
  *  enough spinners will take the lock or a woken one has not run yet);
@@ -153,6 +154,12 @@ void pvspin_spinpark_lock_slowpath(pvspin_lock_t *lock);
  *  withdraws the time-slice extension request
  *  (pvspin_plat_slice_ext_end()).  Never touches the lock after the
  *  release. */
+void pvspin_spinpark_unlock_slowpath_seq(pvspin_lock_t *lock, uint32_t val, uint32_t seq);
+
+/** The out-of-line unlock that pvspin 0.2.0's header called (`val`
+ *  without the park sequence): reads the sequence and then the word, and
+ *  goes on as pvspin_spinpark_unlock_slowpath_seq().  Kept so that
+ *  programs built with that header run with this library. */
 void pvspin_spinpark_unlock_slowpath(pvspin_lock_t *lock, uint32_t val);
 
 /** After an RMW release whose load saw nobody parked but whose
@@ -200,7 +207,7 @@ static inline void pvspin_spinpark_lock(pvspin_lock_t *lock)
  *  atomic subtraction (release) that returns the word it replaced, and
  *  if that counts a parker that came meanwhile,
  *  pvspin_spinpark_unlock_released().  Else
- *  pvspin_spinpark_unlock_slowpath().  Nothing of the lock is read or
+ *  pvspin_spinpark_unlock_slowpath_seq().  Nothing of the lock is read or
  *  written after the release (see the header comment).  The acquire load
  *  of the sequence orders it before the word's (a sleeper counts itself
  *  in the word before it adds to the sequence); the compiler barrier
@@ -223,7 +230,7 @@ static inline void pvspin_spinpark_unlock(pvspin_lock_t *lock)
 			pvspin_spinpark_unlock_released(lock, old);
 		return;
 	}
-	pvspin_spinpark_unlock_slowpath(lock, v);
+	pvspin_spinpark_unlock_slowpath_seq(lock, v, seq);
 }
 
 /** True if held (locked or handed off; a snapshot). */
