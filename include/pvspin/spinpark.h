@@ -55,29 +55,18 @@
  * leaves it held, if the corrupted field sends it out of line (reserved
  * bits, bit 31; not a budget or spinner count).
  * Unlock: a load of the process's park sequence (pvspin_plat_park_seq())
- * and of the word (misuse, STARVING, parked waiters, EXTENDED), then the
+ * and of the word (misuse, STARVING, parked waiters, EXTENDED), the
  * release as a plain store of 0 to the locked byte (as Linux's
- * queued_spin_unlock), then a second load of the park sequence: if a
- * waiter went to sleep meanwhile (the sequence moved), one sleeper is
- * woken.  This is an asymmetric Dekker: a waiter about to sleep adds to
- * the sequence and calls membarrier(2) (pvspin_plat_fence_heavy()), which
- * orders every running thread as if its unlock had a full fence between
- * the store and the second load, so either the unlock sees the sequence
- * move or the sleeper's futex wait sees the release.  The store does not
- * stall the releasing CPU as an atomic RMW does (a `lock xadd` waits for
- * the line that a spinning waiter holds: one line transfer per contended
- * release, ~165 ns when this guest's vCPUs sit apart).  Where the fence
- * is not available (a library loaded by dlopen() into a running
- * multi-threaded process, a kernel before 4.14, a seccomp filter,
- * PVSPIN_NO_MEMBARRIER=1), the sequence's bit 0 says so and the release
- * is one atomic subtraction from the locked byte (`lock xadd`) that
- * returns the word it replaced, ordered against parkers by the coherence
- * of the one word (the parker counts itself by an RMW and re-reads).
- * Where a parked waiter is to be woken, WOKEN is set before the release,
- * while the lock is still held.  After the release the unlock touches no
- * byte of the lock (it reads only the park sequence), and only a wake-up's
- * FUTEX_WAKE names its address.  So a thread that takes the lock next may
- * destroy and free it as soon as it has unlocked it, as POSIX allows for
+ * queued_spin_unlock), then the sequence again: if a waiter went to
+ * sleep meanwhile, one sleeper is woken (the sleepers' side is a
+ * membarrier: src/lock/spinpark.c, "Lost wake-ups").  Where the process
+ * has no membarrier or may run on more than
+ * PVSPIN_PARK_SEQ_STORE_MAX_CPUS CPUs, the release is one `lock xadd`
+ * instead.  Where a parked waiter is to be woken, WOKEN is set before the
+ * release, while the lock is still held; after the release the unlock
+ * touches no byte of the lock, and only a wake-up's FUTEX_WAKE names its
+ * address.  So a thread that takes the lock next may destroy and free it
+ * as soon as it has unlocked it, as POSIX allows for
  * pthread_spin_destroy and pthread_mutex_destroy (an unlock that read
  * the word after its release wrote WOKEN into memory freed and reused by
  * then: a new user's finding).
