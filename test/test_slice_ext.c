@@ -25,6 +25,7 @@
 #include <time.h>
 #include <cmocka.h>
 
+#include "test_util.h"
 #include "pvspin.h"
 #include "pvspin/policy.h"
 #include "pvspin/spinpark.h"
@@ -48,12 +49,6 @@ struct seen {
 	uint64_t yields;       /* slice_ext_yield events of this thread's unlock */
 };
 
-static uint64_t yields_now(void)
-{
-	struct pvspin_events e;
-	pvspin_events_read(&e);
-	return e.count[PVSPIN_EV_SLICE_EXT_YIELD];
-}
 
 static void *waiter(void *arg)
 {
@@ -78,9 +73,9 @@ static void *waiter(void *arg)
 		if (c)
 			s->request_inner = __atomic_load_n(&c[0], __ATOMIC_RELAXED);
 	}
-	uint64_t before = yields_now();
+	uint64_t before = event_count(PVSPIN_EV_SLICE_EXT_YIELD);
 	pvspin_spinpark_unlock(&lock);
-	s->yields = yields_now() - before;
+	s->yields = event_count(PVSPIN_EV_SLICE_EXT_YIELD) - before;
 	if (c)
 		s->request_after = __atomic_load_n(&c[0], __ATOMIC_RELAXED);
 	return NULL;

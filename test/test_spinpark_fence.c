@@ -40,6 +40,7 @@
 #include "pvspin/platform.h"
 #include "pvspin/spinpark.h"
 #include "pvspin/stats.h"
+#include "test_util.h"
 
 /* PVSPIN_NO_MEMBARRIER as the library reads it: only "1" turns the fence
  * off (another value is said on stderr and ignored) */
@@ -47,13 +48,6 @@ static bool env_no_membarrier(void)
 {
 	const char *s = getenv("PVSPIN_NO_MEMBARRIER");
 	return s && !strcmp(s, "1");
-}
-
-static uint64_t events(int ev)
-{
-	struct pvspin_events e;
-	pvspin_events_read(&e);
-	return e.count[ev];
 }
 
 static void test_release_mode_follows_the_fence(void **state)
@@ -92,8 +86,8 @@ static uint32_t sleeper_round(void)
 {
 	uint32_t seq0 = pvspin_plat_load32(pvspin_plat_park_seq(), PVSPIN_RELAXED);
 	bool store_mode = !(seq0 & PVSPIN_PARK_SEQ_RMW_RELEASE);
-	uint64_t parks0 = events(PVSPIN_EV_PARK);
-	uint64_t unparks0 = events(PVSPIN_EV_UNPARK), handoffs0 = events(PVSPIN_EV_HANDOFF);
+	uint64_t parks0 = event_count(PVSPIN_EV_PARK);
+	uint64_t unparks0 = event_count(PVSPIN_EV_UNPARK), handoffs0 = event_count(PVSPIN_EV_HANDOFF);
 	unsigned long before = acquired;
 	pvspin_spinpark_lock(&lock);
 	pthread_t t;
@@ -105,7 +99,7 @@ static uint32_t sleeper_round(void)
 	for (int i = 0; i < 250000; i++) {
 		uint32_t v = pvspin_plat_load32(&lock.val, PVSPIN_RELAXED);
 		moved = pvspin_plat_load32(pvspin_plat_park_seq(), PVSPIN_RELAXED) - seq0;
-		if ((v & _SP_PARKED_MASK) && events(PVSPIN_EV_PARK) > parks0 &&
+		if ((v & _SP_PARKED_MASK) && event_count(PVSPIN_EV_PARK) > parks0 &&
 		    (!store_mode || moved >= PVSPIN_PARK_SEQ_ONE))
 			break;
 		struct timespec ts = { 0, 20000 };
@@ -116,7 +110,7 @@ static uint32_t sleeper_round(void)
 	assert_int_equal(acquired, before + 1);
 	/* it slept; in store mode it added to the sequence first, in RMW
 	 * mode nobody writes the sequence (bit 0 never changes) */
-	assert_true(events(PVSPIN_EV_PARK) > parks0);
+	assert_true(event_count(PVSPIN_EV_PARK) > parks0);
 	if (store_mode)
 		assert_true(moved >= PVSPIN_PARK_SEQ_ONE);
 	else
@@ -126,7 +120,7 @@ static uint32_t sleeper_round(void)
 	 * first timeout (1 ms) and spun as a starving waiter meanwhile (a
 	 * loaded machine delayed us: a new user's finding, 5 of 10 runs
 	 * with a 1 ms poll), handed the lock to it */
-	assert_true(events(PVSPIN_EV_UNPARK) > unparks0 || events(PVSPIN_EV_HANDOFF) > handoffs0);
+	assert_true(event_count(PVSPIN_EV_UNPARK) > unparks0 || event_count(PVSPIN_EV_HANDOFF) > handoffs0);
 	return moved;
 }
 
@@ -157,14 +151,14 @@ static void test_unlock_wakes_when_the_sequence_moves(void **state)
 		return;
 	}
 	pvspin_lock_t l = PVSPIN_LOCK_INIT;
-	uint64_t unparks0 = events(PVSPIN_EV_UNPARK), pairs = 0;
+	uint64_t unparks0 = event_count(PVSPIN_EV_UNPARK), pairs = 0;
 	__atomic_store_n(&bumping, 1, __ATOMIC_RELAXED);
 	pthread_t t;
 	assert_int_equal(pthread_create(&t, NULL, bump_sequence, NULL), 0);
 	/* until some unlock saw the sequence move (both threads must run at
 	 * once, which a loaded machine may delay), at most 10 s */
 	uint64_t t0 = pvspin_plat_now_ns();
-	while (events(PVSPIN_EV_UNPARK) == unparks0 && pvspin_plat_now_ns() - t0 < 10000000000u) {
+	while (event_count(PVSPIN_EV_UNPARK) == unparks0 && pvspin_plat_now_ns() - t0 < 10000000000u) {
 		for (int i = 0; i < 10000; i++, pairs++) {
 			pvspin_spinpark_lock(&l);
 			pvspin_spinpark_unlock(&l);
@@ -172,7 +166,7 @@ static void test_unlock_wakes_when_the_sequence_moves(void **state)
 	}
 	__atomic_store_n(&bumping, 0, __ATOMIC_RELAXED);
 	assert_int_equal(pthread_join(t, NULL), 0);
-	uint64_t raced = events(PVSPIN_EV_UNPARK) - unparks0;
+	uint64_t raced = event_count(PVSPIN_EV_UNPARK) - unparks0;
 	print_message("%llu uncontended pairs, %llu unlocks saw the sequence move and woke\n",
 		      (unsigned long long)pairs, (unsigned long long)raced);
 	/* nobody was ever parked in l's word: each wake-up was the release's
@@ -211,12 +205,12 @@ static void test_old_slowpath_entry_releases(void **state)
 	(void)state;
 	pvspin_lock_t l;
 	pvspin_plat_store32(&l.val, _SP_PARKED_ONE | _SP_LOCKED, PVSPIN_RELAXED);
-	uint64_t unparks0 = events(PVSPIN_EV_UNPARK);
+	uint64_t unparks0 = event_count(PVSPIN_EV_UNPARK);
 	pvspin_spinpark_unlock_slowpath(&l, _SP_PARKED_ONE | _SP_LOCKED);
 	uint32_t v = pvspin_plat_load32(&l.val, PVSPIN_RELAXED);
 	assert_int_equal(v & _SP_LOCKED_MASK, 0);
 	assert_int_equal(v & _SP_PARKED_MASK, _SP_PARKED_ONE);
-	assert_int_equal(events(PVSPIN_EV_UNPARK), unparks0 + 1);
+	assert_int_equal(event_count(PVSPIN_EV_UNPARK), unparks0 + 1);
 }
 
 int main(void)
