@@ -169,15 +169,22 @@ static void test_fork_spinpark_waiters(void **state)
 static int in_handler;       /* the handler runs (and holds its thread) */
 static int leave_handler;    /* main lets it return */
 
+/* In a signal handler: sleep 100 us at a time until *flag is set
+ * (nanosleep is async-signal-safe). */
+static void sleep_until_set(const int *flag)
+{
+	while (!__atomic_load_n(flag, __ATOMIC_SEQ_CST)) {
+		struct timespec ts = { 0, 100000 };
+		nanosleep(&ts, NULL);
+	}
+}
+
 /* SIGUSR1: hold the interrupted thread here until main lets it go. */
 static void hold_handler(int sig)
 {
 	(void)sig;
 	__atomic_store_n(&in_handler, 1, __ATOMIC_SEQ_CST);
-	while (!__atomic_load_n(&leave_handler, __ATOMIC_SEQ_CST)) {
-		struct timespec ts = { 0, 100000 };
-		nanosleep(&ts, NULL);
-	}
+	sleep_until_set(&leave_handler);
 	__atomic_store_n(&in_handler, 0, __ATOMIC_SEQ_CST);
 }
 
@@ -266,10 +273,7 @@ static void fork_handler(int sig)
 {
 	(void)sig;
 	__atomic_store_n(&in_handler, 1, __ATOMIC_SEQ_CST);
-	while (!__atomic_load_n(&do_fork, __ATOMIC_SEQ_CST)) {
-		struct timespec ts = { 0, 100000 };
-		nanosleep(&ts, NULL);
-	}
+	sleep_until_set(&do_fork);
 	pid_t pid = fork();
 	if (pid == 0) {
 		/* L: this thread's own wait, kept as it was (its parked
