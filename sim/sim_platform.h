@@ -131,10 +131,6 @@ static inline void pvspin_plat_fence_light(void)
  *  few us; the figure and its sources are in sim_kvm.c); returns true. */
 bool pvspin_plat_fence_heavy(void);
 
-/** The simulated guest always has membarrier: true, no cost. */
-static inline bool pvspin_plat_fence_heavy_available(void)
-{ return true; }
-
 /** The park sequence of the caller's VM (each VM is its own guest
  *  process; outside a vCPU, one word of the host's).  Starts with
  *  PVSPIN_PARK_SEQ_RMW_RELEASE in a VM of more than

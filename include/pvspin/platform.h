@@ -48,8 +48,6 @@
  *     pvspin_plat_fence_heavy()  -> bool     asymmetric StoreLoad fence
  *         (compiler barrier / membarrier(2)); false: no heavy side here,
  *         the caller must not rely on the pairing
- *     pvspin_plat_fence_heavy_available() -> bool  does it work here (a
- *         fixed answer while the process has more than one thread)
  *     pvspin_plat_park_seq() -> uint32_t *   the park sequence: bit 0
  *         (PVSPIN_PARK_SEQ_RMW_RELEASE) set where releases are to be
  *         RMWs (no fence_heavy, or more than

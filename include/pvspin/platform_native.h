@@ -245,7 +245,10 @@ bool pvspin_plat_fence_heavy(void);
  * answer never changes while other threads run and may act on it; so do
  * a kernel without membarrier (before 4.14), a seccomp filter that
  * refuses it, and PVSPIN_NO_MEMBARRIER=1 in the environment at load (for
- * tests and comparisons).  Thread-safe; async-signal-safe (a load).
+ * tests and comparisons).  The locks do not ask: the park sequence's mode
+ * (pvspin_plat_park_seq()) says what they need; this is the native
+ * platform's own, and its tests'.  Thread-safe; async-signal-safe (a
+ * load).
  */
 bool pvspin_plat_fence_heavy_available(void);
 
