@@ -266,8 +266,8 @@ static void membarrier_decide(void)
 	const char *off = getenv("PVSPIN_NO_MEMBARRIER");
 	if (off && *off && strcmp(off, "0") && strcmp(off, "1"))
 		/* at load, as the tunables' lines (src/lock/tunables.c) */
-		fprintf(stderr, "pvspin: ignoring PVSPIN_NO_MEMBARRIER=%s: expected 1 (on) or 0 (off); "
-			"membarrier is used\n", off);
+		fprintf(stderr, "pvspin: ignoring PVSPIN_NO_MEMBARRIER=%s: expected 1 (no membarrier) "
+			"or 0 (membarrier); membarrier is used\n", off);
 	bool want = !(off && !strcmp(off, "1")) && process_single_threaded();
 	long q = want ? syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0) : -1;
 	int st = q > 0 && (q & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&

@@ -16,7 +16,8 @@
  *   - PVSPIN_LOCK, PVSPIN_POLICY: pvspin_default_kind_check_env(), one line;
  *   - PVSPIN_STATS, which the interposer reads, and PVSPIN_NO_MEMBARRIER,
  *     which the library reads (1 on; 0, empty or unset off): anything
- *     else is "WHO: VAR=VALUE: expected 1 (on) or 0 (off)", for each.
+ *     else is "WHO: VAR=VALUE: expected 1 (on) or 0 (off)", for each (for
+ *     PVSPIN_NO_MEMBARRIER "1 (no membarrier) or 0 (membarrier)").
  * The lines go to stderr, `who` naming the subcommand ("pvspin bench").
  * Returns 0 if every variable is unset, empty or valid, else nonzero
  * (the caller exits 2).  Changes nothing.  Thread-safe as getenv() is.
