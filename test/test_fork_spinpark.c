@@ -29,6 +29,7 @@
  *             the words the forking thread's own notes name).
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -191,11 +192,14 @@ static pvspin_lock_t *starving_lock; /* hold_handler's lock */
 static void hold_handler(int sig)
 {
 	(void)sig;
-	if (!(pvspin_plat_load32(&starving_lock->val, PVSPIN_SEQ_CST) & _SP_STARVING))
-		return;
-	__atomic_store_n(&in_handler, 1, __ATOMIC_SEQ_CST);
-	sleep_until_set(&leave_handler);
-	__atomic_store_n(&in_handler, 0, __ATOMIC_SEQ_CST);
+	int saved = errno;   /* nanosleep may set it; the interrupted code's stays */
+	pvspin_lock_t *l = __atomic_load_n(&starving_lock, __ATOMIC_SEQ_CST);
+	if (l && (pvspin_plat_load32(&l->val, PVSPIN_SEQ_CST) & _SP_STARVING)) {
+		__atomic_store_n(&in_handler, 1, __ATOMIC_SEQ_CST);
+		sleep_until_set(&leave_handler);
+		__atomic_store_n(&in_handler, 0, __ATOMIC_SEQ_CST);
+	}
+	errno = saved;
 }
 
 /* Let a held handler return and wait until it has. */
@@ -218,6 +222,7 @@ static void test_fork_spinpark_handoff(void **state)
 	sigemptyset(&sa.sa_mask);
 	assert_int_equal(sigaction(SIGUSR1, &sa, NULL), 0);
 
+	__atomic_store_n(&starving_lock, &s.lock, __ATOMIC_SEQ_CST);
 	pvspin_spinpark_lock(&s.lock);
 	start_waiters(&s, &t, 1);
 	/* The waiter spins as the starving owner (STARVING) for about 50
@@ -225,7 +230,6 @@ static void test_fork_spinpark_handoff(void **state)
 	 * ~20 us until a signal lands in such a spin and its handler holds
 	 * it there, STARVING still in the word (a signal that lands in a
 	 * sleep only ends the sleep early). */
-	starving_lock = &s.lock;
 	uint64_t start = pvspin_plat_now_ns();
 	int tries = 0;
 	while (!__atomic_load_n(&in_handler, __ATOMIC_SEQ_CST) &&
@@ -264,6 +268,7 @@ static void test_fork_spinpark_handoff(void **state)
 	pthread_join(t, NULL);
 	assert_int_equal(word(&s.lock) & ~_SP_BUDGET_MASK, 0);
 	signal(SIGUSR1, SIG_DFL);
+	__atomic_store_n(&starving_lock, NULL, __ATOMIC_SEQ_CST);
 	if (!ok)
 		fail_msg("the child's copy of the handed-off lock was not free");
 }
