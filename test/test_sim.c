@@ -1105,6 +1105,73 @@ static void test_clock_and_cpus(void **state)
 	result_free(&r);
 }
 
+/* ---- spinpark's unregistered spin (src/lock/spinpark.c) ----------------- */
+
+static pvspin_lock_t sp_lock __attribute__((aligned(64)));
+static uint64_t sp_hold_ns;
+static uint32_t sp_word_at_unlock;
+static int sp_waiter_took;
+
+/* idx 0 takes the lock, holds it sp_hold_ns, reads the word just before
+ * its unlock; idx 1 comes 300 ns in, while it is held, and waits for it. */
+static void guest_spinpark_waiter(int vm, int idx, int slot)
+{
+	(void)vm;
+	(void)slot;
+	if (idx == 0) {
+		pvspin_spinpark_lock(&sp_lock);
+		sim_guest_compute(sp_hold_ns);
+		sp_word_at_unlock = pvspin_plat_load32(&sp_lock.val, PVSPIN_RELAXED);
+		pvspin_spinpark_unlock(&sp_lock);
+	} else if (idx == 1) {
+		sim_guest_compute(300);
+		pvspin_spinpark_lock(&sp_lock);
+		sp_waiter_took = 1;
+		pvspin_spinpark_unlock(&sp_lock);
+	}
+}
+
+/* Where one spinner may spin (2 CPUs), a waiter first spins for at most
+ * 16 PAUSE loops without writing the word (56 ns each in the default
+ * profile): a lock held 700 ns is taken with the waiter never counted in
+ * it; one held 20 us finds the waiter counted once that bound is spent
+ * (by then parked: its registered spin is over too).  With 3 CPUs (two
+ * spinners allowed) it joins the spinners at once. */
+static void test_spinpark_spin_unregistered(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *cpus;
+		uint64_t hold_ns;
+		uint32_t counted;   /* the waiter, as a spinner or parked */
+	} cases[] = {
+		{ "vcpus=2 pcpus=2", 700, 0 },
+		{ "vcpus=2 pcpus=2", 20000, 1 },
+		{ "vcpus=3 pcpus=3", 700, 1 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct sim_config c;
+		struct sim_result r;
+		sim_config_defaults(&c);
+		set_all(&c, cases[i].cpus);
+		set(&c, "seconds", "0.01");
+		memset(&sp_lock, 0, sizeof(sp_lock));
+		sp_hold_ns = cases[i].hold_ns;
+		sp_waiter_took = 0;
+		sp_word_at_unlock = 0;
+		assert_int_equal(run_guest(&c, guest_spinpark_waiter, &r), 0);
+		assert_int_equal(r.stop, SIM_STOP_DONE);
+		assert_int_equal(sp_waiter_took, 1);
+		assert_int_equal(sp_word_at_unlock & _SP_LOCKED_MASK, _SP_LOCKED);
+		uint32_t counted = ((sp_word_at_unlock & _SP_SPINNERS_MASK) >> _SP_SPINNER_OFFSET) +
+				   (sp_word_at_unlock >> _SP_PARKED_OFFSET);
+		assert_int_equal(counted, cases[i].counted);
+		assert_int_equal(sp_lock.val & (_SP_LOCKED_MASK | _SP_SPINNERS_MASK | _SP_PARKED_MASK),
+				 0);
+		result_free(&r);
+	}
+}
+
 /* ---- coherence costs: the CCX level (sim_memory.c) ----------------------- */
 
 static uint32_t ccx_word __attribute__((aligned(64)));
@@ -1194,6 +1261,7 @@ int main(void)
 		cmocka_unit_test(test_park_lost_wakeup),
 		cmocka_unit_test(test_clock_and_cpus),
 		cmocka_unit_test(test_ccx_transfer_costs),
+		cmocka_unit_test(test_spinpark_spin_unregistered),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
