@@ -241,7 +241,7 @@ static void test_misuse_is_reported(void **state)
 		assert_int_equal(c.val, tas_corrupt[i]);
 	}
 	/* spinpark: a reserved bit (14, 15) set, a locked byte other than 0,
-	 * 1 and 2 (handed off), a budget exponent of 6 or 7, 6-15 spinners
+	 * 1 and 2 (handed off), 6-15 spinners
 	 * (at most the cap, 4, and a starving owner), or bit 31 (parked
 	 * above 2047): lock()'s slow path reports it at its first
 	 * read and returns without the lock, the word unchanged (it counted
@@ -251,7 +251,7 @@ static void test_misuse_is_reported(void **state)
 	 * (0x8000); its unlock then reports it. */
 	static const uint32_t sp_corrupt[] = { 0x00008001u, 0x00004001u, 0x00008002u, 0x00000003u,
 					       0x000000ffu, 0x000880ffu, 0x00088001u,
-					       0xffffffffu, 0x00060001u, 0x00070101u, 0x00000601u,
+					       0xffffffffu, 0x00070601u, 0x00000601u,
 					       0x00000f01u, 0x80000001u, 0x80100001u };
 	for (size_t i = 0; i < sizeof(sp_corrupt) / sizeof(sp_corrupt[0]); i++) {
 		struct child_lock r;
@@ -277,10 +277,11 @@ static void test_misuse_is_reported(void **state)
 		assert_string_equal(misuse_what, "spinpark: corrupted lock word");
 		assert_int_equal(c.val, sp_corrupt_free[i] | 1u);
 	}
-	/* a budget exponent of 7 or 7 spinners on a free word: the slow path
-	 * reports it; the fast paths take and release it, since neither
-	 * field sends an unlock out of line (the header's mask) */
-	static const uint32_t sp_corrupt_fields[] = { 0x00070000u, 0x00000700u };
+	/* 7 spinners on a free word, with any budget exponent (0-7 are all
+	 * valid since 2026-12-05): the slow path reports it; the fast paths
+	 * take and release it, since the field does not send an unlock out
+	 * of line (the header's mask) */
+	static const uint32_t sp_corrupt_fields[] = { 0x00070700u, 0x00000700u };
 	for (size_t i = 0; i < sizeof(sp_corrupt_fields) / sizeof(sp_corrupt_fields[0]); i++) {
 		pvspin_lock_t c = { .val = sp_corrupt_fields[i] };
 		misuse_count = 0;
@@ -291,6 +292,21 @@ static void test_misuse_is_reported(void **state)
 		pvspin_spinpark_unlock(&c);
 		assert_int_equal(misuse_count, 1);
 		assert_int_equal(c.val, sp_corrupt_fields[i]);
+	}
+	/* budget exponents 6 and 7 (1024 and 2048 PAUSE loops) are learned
+	 * budgets since 2026-12-05, not corruption: the slow path takes such
+	 * a free word without a report, keeping the budget, and the unlock
+	 * releases it */
+	static const uint32_t sp_long_budget[] = { 0x00060000u, 0x00070000u };
+	for (size_t i = 0; i < sizeof(sp_long_budget) / sizeof(sp_long_budget[0]); i++) {
+		pvspin_lock_t c = { .val = sp_long_budget[i] };
+		misuse_count = 0;
+		pvspin_spinpark_lock_slowpath(&c);
+		assert_int_equal(misuse_count, 0);
+		assert_int_equal(c.val, sp_long_budget[i] | 1u);
+		pvspin_spinpark_unlock(&c);
+		assert_int_equal(misuse_count, 0);
+		assert_int_equal(c.val, sp_long_budget[i]);
 	}
 	/* _Q_SLOW_VAL is a held pvqspinlock, not a corrupted one; for
 	 * qspinlock it is corrupted */

@@ -30,7 +30,7 @@
  *   bits 14-15  reserved     0 (bit 14 was slice mode's SLICED until
  *                            2026-12-03; docs/spinpark.md)
  *   bits 16-18  budget       spin budget exponent e: a spinner spins at
- *                            most 16 << e PAUSE loops (16-512)
+ *                            most 16 << e PAUSE loops (16-2048)
  *   bit  19     EXTENDED     the holder asked the kernel for the rseq
  *                            time-slice extension (it waited for the
  *                            lock, and the kernel offers it: Linux 7.0);
@@ -45,7 +45,7 @@
  *
  * Uncontended lock: cmpxchg of the locked byte 0 -> 1 (acquire).
  * Corrupted words (the reserved bits set, a locked byte other than 0, 1
- * and 2, a budget exponent above 5, more than 5 spinners, or bit 31):
+ * and 2, more than 5 spinners, or bit 31):
  * the slow path of lock() reports "spinpark: corrupted lock
  * word" (pvspin_report_misuse) wherever it reads one, before it acts on
  * it, and returns without the lock (a word corrupted on entry is left as
@@ -53,7 +53,7 @@
  * only, so they take a word whose locked byte is 0 whatever its other
  * bits (0x00008000 becomes 0x00008001); its unlock then reports it and
  * leaves it held, if the corrupted field sends it out of line (reserved
- * bits, bit 31; not a budget or spinner count).
+ * bits, bit 31; not a spinner count).
  * Unlock: a load of the process's park sequence (pvspin_plat_park_seq())
  * and of the word (misuse, STARVING, parked waiters, EXTENDED), the
  * release as a plain store of 0 to the locked byte (as Linux's

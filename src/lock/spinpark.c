@@ -106,8 +106,8 @@
  * stops spinning, so a lock is never handed to a sleeping thread.
  *
  * Bounds, for threads of any scheduling class: no loop here spins more
- * than SP_STARVE_SPIN_LOOPS (2048) PAUSE loops before it sleeps (others:
- * 16 << SP_BUDGET_MAX = 512).  Every
+ * than SP_STARVE_SPIN_LOOPS (2048) PAUSE loops before it sleeps (so does
+ * 16 << SP_BUDGET_MAX).  Every
  * sleep has a timeout (1 ms, doubling per timed-out sleep up to 16 ms), so
  * a starving waiter notices.  A
  * waiter past the `parked` count (2047) is never woken and polls, 1 ms
