@@ -25,6 +25,12 @@ pvspin_test(test_bench_stats ${PVSPIN_BENCH_SRC}/stats.c)
 target_include_directories(test_bench_stats PRIVATE ${PROJECT_SOURCE_DIR}/tools/pvspin)
 target_link_libraries(test_bench_stats PRIVATE PkgConfig::GSL m)
 
+# The placement probe: the median of its repeats on known inputs, a round
+# trip measured with 2+ CPUs and none with one.
+pvspin_test(test_bench_placement ${PVSPIN_BENCH_SRC}/placement.c)
+target_include_directories(test_bench_placement PRIVATE ${PROJECT_SOURCE_DIR}/tools/pvspin)
+target_link_libraries(test_bench_placement PRIVATE m)
+
 # One cell with real threads: a correct lock passes the mutual-exclusion
 # check, a lock without exclusion is caught (skipped under TSan).
 pvspin_test(test_bench_runner ${PVSPIN_BENCH_SRC}/runner.c ${PVSPIN_BENCH_SRC}/stats.c
