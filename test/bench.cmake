@@ -25,6 +25,12 @@ pvspin_test(test_bench_stats ${PVSPIN_BENCH_SRC}/stats.c)
 target_include_directories(test_bench_stats PRIVATE ${PROJECT_SOURCE_DIR}/tools/pvspin)
 target_link_libraries(test_bench_stats PRIVATE PkgConfig::GSL m)
 
+# The placement probe: the median of its repeats on known inputs, a round
+# trip measured with 2+ CPUs and none with one.
+pvspin_test(test_bench_placement ${PVSPIN_BENCH_SRC}/placement.c)
+target_include_directories(test_bench_placement PRIVATE ${PROJECT_SOURCE_DIR}/tools/pvspin)
+target_link_libraries(test_bench_placement PRIVATE m)
+
 # One cell with real threads: a correct lock passes the mutual-exclusion
 # check, a lock without exclusion is caught (skipped under TSan).
 pvspin_test(test_bench_runner ${PVSPIN_BENCH_SRC}/runner.c ${PVSPIN_BENCH_SRC}/stats.c
@@ -38,7 +44,8 @@ target_link_libraries(test_bench_cli PRIVATE PkgConfig::CMOCKA)
 add_test(NAME test_bench_cli COMMAND test_bench_cli $<TARGET_FILE:pvspin>)
 
 # A short real run (2 locks x 2 thread counts x 3 repeats x 30 ms) and a
-# check of its JSON report.
+# check of its JSON report; line_rtt_ns is a number > 0 in every result
+# (2+ CPUs), null with --no-placement or one CPU allowed (taskset).
 set(PVSPIN_BENCH_JSON ${CMAKE_CURRENT_BINARY_DIR}/bench_run.json)
 add_test(NAME bench_run
          COMMAND pvspin bench --duration-ms 30 --threads 1,2
@@ -49,12 +56,42 @@ target_link_libraries(test_bench_json PRIVATE PkgConfig::JANSSON)
 add_test(NAME test_bench_json
          COMMAND test_bench_json ${PVSPIN_BENCH_JSON} qspinlock,pthread_mutex 1,2)
 set_tests_properties(test_bench_json PROPERTIES FIXTURES_REQUIRED bench_json LABELS sanitize)
+set(_json_np ${CMAKE_CURRENT_BINARY_DIR}/bench_run_no_placement.json)
+add_test(NAME bench_run_no_placement
+         COMMAND pvspin bench --duration-ms 10 --threads 1,2 --repeat 1 --locks tas
+                 --no-placement --json ${_json_np})
+set_tests_properties(bench_run_no_placement PROPERTIES FIXTURES_SETUP bench_json_np
+                     LABELS sanitize)
+add_test(NAME test_bench_json_no_placement
+         COMMAND test_bench_json ${_json_np} tas 1,2 none)
+set_tests_properties(test_bench_json_no_placement PROPERTIES FIXTURES_REQUIRED bench_json_np
+                     LABELS sanitize)
+find_program(PVSPIN_TASKSET taskset)
+if(PVSPIN_TASKSET)
+  set(_json_1cpu ${CMAKE_CURRENT_BINARY_DIR}/bench_run_one_cpu.json)
+  add_test(NAME bench_run_one_cpu
+           COMMAND ${PVSPIN_TASKSET} -c 0 $<TARGET_FILE:pvspin> bench --duration-ms 10
+                   --threads 1 --repeat 1 --locks tas --json ${_json_1cpu})
+  set_tests_properties(bench_run_one_cpu PROPERTIES FIXTURES_SETUP bench_json_1cpu
+                       LABELS sanitize)
+  add_test(NAME test_bench_json_one_cpu COMMAND test_bench_json ${_json_1cpu} tas 1)
+  set_tests_properties(test_bench_json_one_cpu PROPERTIES FIXTURES_REQUIRED bench_json_1cpu
+                       LABELS sanitize)
+endif()
 
-# Issue 12.  The CSV has every event column the JSON has, slot_exhausted too.
+# Issue 12.  The CSV has every event column the JSON has, slot_exhausted too,
+# then line_rtt_ns (the placement; empty when not measured: one CPU).
 add_test(NAME bench_csv_slot_exhausted COMMAND pvspin bench --duration-ms 10 --threads 1
          --repeat 1 --locks tas,pthread_mutex --csv -)
 set_tests_properties(bench_csv_slot_exhausted PROPERTIES LABELS sanitize PASS_REGULAR_EXPRESSION
-  "lock,threads,cs_ns,ncs_ns,hogs,[^\n]*,lock_no_node,([a-z_]+,)*slot_exhausted\ntas,1,50,100,0,[^\n]*,[0-9]+\npthread_mutex,1,50,100,0,[^\n]*,\n")
+  "lock,threads,cs_ns,ncs_ns,hogs,[^\n]*,lock_no_node,([a-z_]+,)*slot_exhausted,line_rtt_ns\ntas,1,50,100,0,[^\n]*,[0-9]+,[0-9.]*\npthread_mutex,1,50,100,0,[^\n]*,,[0-9.]*\n")
+# --no-placement: the column stays, empty; the table's rtt column says '-'
+add_test(NAME bench_csv_no_placement COMMAND sh -c
+  "\"$0\" bench --duration-ms 10 --threads 1 --repeat 1 --locks tas --no-placement \
+     --csv \"$1\" | grep -Eq '^tas +1 .* -$' && echo table-rtt-ok; cat \"$1\""
+  $<TARGET_FILE:pvspin> ${CMAKE_CURRENT_BINARY_DIR}/bench_no_placement.csv)
+set_tests_properties(bench_csv_no_placement PROPERTIES LABELS sanitize PASS_REGULAR_EXPRESSION
+  "table-rtt-ok\n[^\n]*,slot_exhausted,line_rtt_ns\ntas,1,50,100,0,[^\n]*,[0-9]+,\n")
 
 # A report file that the final write would fail on is refused before any
 # measuring (/proc/version takes no write, /dev/full no byte), with the

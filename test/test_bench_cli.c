@@ -140,6 +140,7 @@ static void test_help(void **state)
 	assert_int_equal(run(out, err, "--help", NULL, NULL), 0);
 	assert_non_null(strstr(out, "--locks"));
 	assert_non_null(strstr(out, "pthread_spin"));
+	assert_non_null(strstr(out, "--no-placement"));
 }
 
 int main(int argc, char **argv)

@@ -1,13 +1,16 @@
 /*
  * test_bench_json.c - checks a `pvspin bench --json` report.
  *
- * usage: test_bench_json FILE LOCKS THREADS
- *   LOCKS and THREADS are the comma-separated lists the run was given.
+ * usage: test_bench_json FILE LOCKS THREADS [PLACEMENT]
+ *   LOCKS and THREADS are the comma-separated lists the run was given;
+ *   PLACEMENT is "measured" (the default) or "none" (--no-placement).
  * Checks the shape {"machine", "config", "results": [...]}, that every
  * (lock, threads) pair has exactly one result with the documented keys
  * and types, ops_per_s > 0, Jain's index in (0, 1], max/min >= 1 (or null
  * for a starved thread), ordered latency percentiles, events for the
- * pvspin kinds.  Exit 0 if all hold, 1 with the first problem on stderr.
+ * pvspin kinds, and line_rtt_ns: a number > 0 when measured with 2 or
+ * more CPUs (machine.ncpus), else null.  Exit 0 if all hold, 1 with the
+ * first problem on stderr.
  */
 #include <jansson.h>
 #include <stdio.h>
@@ -52,8 +55,9 @@ static double number_or_null(json_t *o, const char *key, int *is_null, const cha
 
 int main(int argc, char **argv)
 {
-	if (argc != 4) {
-		fprintf(stderr, "usage: %s FILE LOCKS THREADS\n", argv[0]);
+	if ((argc != 4 && argc != 5) ||
+	    (argc == 5 && strcmp(argv[4], "measured") && strcmp(argv[4], "none"))) {
+		fprintf(stderr, "usage: %s FILE LOCKS THREADS [measured|none]\n", argv[0]);
 		return 2;
 	}
 	file = argv[1];
@@ -68,7 +72,10 @@ int main(int argc, char **argv)
 	json_t *machine = json_object_get(root, "machine"), *config = json_object_get(root, "config");
 	json_t *results = json_object_get(root, "results");
 	CHECK(json_is_object(machine), "no \"machine\" object");
-	CHECK(json_integer_value(json_object_get(machine, "ncpus")) >= 1, "machine.ncpus missing or < 1");
+	json_int_t ncpus = json_integer_value(json_object_get(machine, "ncpus"));
+	CHECK(ncpus >= 1, "machine.ncpus missing or < 1");
+	/* the placement probe needs two CPUs */
+	int placement = (argc == 4 || !strcmp(argv[4], "measured")) && ncpus >= 2;
 	CHECK(json_is_object(config), "no \"config\" object");
 	CHECK(json_is_array(results), "no \"results\" array");
 	CHECK((int)json_array_size(results) == nl * nt, "%zu results, expected %d",
@@ -116,6 +123,14 @@ int main(int argc, char **argv)
 			CHECK(v >= prev && v > 0, "%s: latency_ns.%s = %g out of order", where, pk[k], v);
 			prev = v;
 		}
+
+		double rtt = number_or_null(r, "line_rtt_ns", &null, where);
+		if (placement)
+			CHECK(!null && rtt > 0, "%s: line_rtt_ns is not > 0 (%d CPUs)", where,
+			      (int)ncpus);
+		else
+			CHECK(null, "%s: line_rtt_ns %g, expected null (%s)", where, rtt,
+			      ncpus < 2 ? "one CPU" : "not measured");
 
 		json_t *ev = json_object_get(r, "events");
 		CHECK(json_is_object(ev), "%s: no \"events\" object", where);

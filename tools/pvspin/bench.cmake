@@ -11,6 +11,7 @@ target_sources(pvspin PRIVATE
   ${PVSPIN_BENCH_DIR}/machine.c
   ${PVSPIN_BENCH_DIR}/output.c
   ${PVSPIN_BENCH_DIR}/peers.c
+  ${PVSPIN_BENCH_DIR}/placement.c
   ${PVSPIN_BENCH_DIR}/plot.c
   ${PVSPIN_BENCH_DIR}/runner.c
   ${PVSPIN_BENCH_DIR}/stats.c

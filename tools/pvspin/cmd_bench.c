@@ -5,15 +5,18 @@
  * For every lock (--locks) and thread count (--threads) it runs a cell of
  * --duration-ms, --repeat times, and reports the repeat with the median
  * ops/s: acquisitions per second, fairness (Jain's index, max/min of
- * per-thread acquisitions), sampled lock() latency percentiles and the
- * pvspin lock events.  A plain counter in the critical section checks
- * mutual exclusion in every repeat (exit 1 if broken).  docs/bench.md
- * describes the method and every output field.
+ * per-thread acquisitions), sampled lock() latency percentiles, the
+ * pvspin lock events and the placement (a cache-line round trip between
+ * two CPUs, probed before every repeat: bench/placement.h).  A plain
+ * counter in the critical section checks mutual exclusion in every repeat
+ * (exit 1 if broken).  docs/bench.md describes the method and every
+ * output field.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <signal.h>
 #include <stdio.h>
@@ -29,6 +32,7 @@
 #include "bench/hog.h"
 #include "bench/output.h"
 #include "bench/peers.h"
+#include "bench/placement.h"
 #include "bench/runner.h"
 #include "bench/stats.h"
 #include "bench/workload.h"
@@ -61,6 +65,8 @@ static void usage(FILE *f, unsigned ncpus)
 "  --pin                pin thread i to CPU i mod ncpus (default: not pinned)\n"
 "  --hog N              the noisy-neighbour case: N processes, 0..%d, keep a CPU\n"
 "                       busy each beside every cell (default 0)\n"
+"  --no-placement       do not measure the cache-line round trip between two CPUs\n"
+"                       before each repeat (the rtt column; default: measured)\n"
 "  --json FILE          write the JSON report to FILE ('-' = stdout)\n"
 "  --csv FILE           write one CSV row per cell to FILE ('-' = stdout)\n"
 "  --plot FILE          draw ops/s against threads (FILE.png or FILE.svg, gnuplot)\n"
@@ -207,7 +213,8 @@ static int parse_threads(const char *arg, struct bench_config *c)
 
 enum {
 	OPT_LOCKS = 256, OPT_THREADS, OPT_CS_NS, OPT_NCS_NS, OPT_CS_LINES, OPT_DURATION,
-	OPT_REPEAT, OPT_SAMPLE, OPT_SPIN, OPT_PIN, OPT_HOG, OPT_JSON, OPT_CSV, OPT_PLOT,
+	OPT_REPEAT, OPT_SAMPLE, OPT_SPIN, OPT_PIN, OPT_HOG, OPT_NO_PLACEMENT, OPT_JSON, OPT_CSV,
+	OPT_PLOT,
 };
 
 static const struct option options[] = {
@@ -222,6 +229,7 @@ static const struct option options[] = {
 	{ "spin-threshold", required_argument, NULL, OPT_SPIN },
 	{ "pin", no_argument, NULL, OPT_PIN },
 	{ "hog", required_argument, NULL, OPT_HOG },
+	{ "no-placement", no_argument, NULL, OPT_NO_PLACEMENT },
 	{ "json", required_argument, NULL, OPT_JSON },
 	{ "csv", required_argument, NULL, OPT_CSV },
 	{ "plot", required_argument, NULL, OPT_PLOT },
@@ -299,6 +307,9 @@ static int parse_options(int argc, char **argv, struct bench_config *c)
 		case OPT_HOG:
 			if (!(ret = parse_num("--hog", optarg, 0, BENCH_MAX_HOGS, &v)))
 				c->hogs = (unsigned)v;
+			break;
+		case OPT_NO_PLACEMENT:
+			c->no_placement = true;
 			break;
 		case OPT_JSON:
 			ret = set_report(&c->json_path, "JSON reports", "--json", optarg);
@@ -414,6 +425,8 @@ static int run_repeat(const struct bench_config *c, struct bench_row *row,
 		fflush(stderr);
 	}
 	row->samples_per_thread = spec.samples_per_thread;
+	/* the placement right then: ~1 ms, while no cell thread runs */
+	row->rtt_repeats[k] = c->no_placement ? NAN : bench_placement_probe();
 	spec.seed = (uint64_t)cell * 1000 + k;
 	if (bench_run_cell(&spec, &res[k]))
 		return 1;
@@ -504,8 +517,9 @@ int pvspin_cmd_bench(int argc, char **argv)
 			row->exclusion_ok = true;
 			row->nrepeats = c.repeat;
 			row->ops_repeats = calloc(c.repeat, sizeof(double));
+			row->rtt_repeats = calloc(c.repeat, sizeof(double));
 			res[l * c.nthreads + t] = calloc(c.repeat, sizeof(**res));
-			if (!row->ops_repeats || !res[l * c.nthreads + t]) {
+			if (!row->ops_repeats || !row->rtt_repeats || !res[l * c.nthreads + t]) {
 				fprintf(stderr, "pvspin bench: out of memory\n");
 				ret = 1;
 				goto free_rows;
@@ -548,6 +562,7 @@ int pvspin_cmd_bench(int argc, char **argv)
 		if (i % c.nthreads >= threads_done)
 			continue;
 		rows[i].r = res[i][bench_median_index(rows[i].ops_repeats, c.repeat)];
+		rows[i].line_rtt_ns = bench_placement_median(rows[i].rtt_repeats, c.repeat);
 		report[done++] = rows[i];
 	}
 	for (size_t i = 0; i < done; i++) {
@@ -581,6 +596,7 @@ free_rows:
 	bench_hogs_stop(&hogs);
 	for (size_t i = 0; i < nrows; i++) {
 		free(rows[i].ops_repeats);
+		free(rows[i].rtt_repeats);
 		free(res[i]);
 	}
 	free(rows);

@@ -48,6 +48,7 @@ struct bench_config {
 	uint32_t sample_every;             /* time every Nth lock() */
 	bool pin;                          /* pin threads round-robin */
 	unsigned hogs;                     /* --hog: CPU hog processes beside it */
+	bool no_placement;                 /* --no-placement: no line_rtt_ns probe */
 	bool interrupted;                  /* SIGINT/SIGTERM: rows are the
 					    * thread counts that completed */
 	uint32_t spin_threshold;           /* pvqspinlock SPIN_THRESHOLD in effect */
@@ -65,6 +66,9 @@ struct bench_row {
 	struct bench_cell_result r;       /* the median repeat */
 	double *ops_repeats;              /* ops/s of every repeat, run order */
 	unsigned nrepeats;
+	double *rtt_repeats;              /* placement probe before every repeat,
+					   * ns, NAN: not measured (placement.h) */
+	double line_rtt_ns;               /* their median, NAN: none measured */
 	bool exclusion_ok;                /* in every repeat */
 	size_t samples_per_thread;        /* reservoir capacity used */
 };

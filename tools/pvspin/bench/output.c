@@ -73,15 +73,15 @@ void bench_table_header(FILE *f, const struct bench_config *c)
 	if (c->hogs)
 		fprintf(f, "# noisy neighbour: %u CPU hog process%s beside every cell (--hog)\n",
 			c->hogs, c->hogs == 1 ? "" : "es");
-	fprintf(f, "%-22s %7s %9s %6s %8s %8s %8s %8s %8s\n", "lock", "threads", "ops/s",
-		"jain", "max/min", "p50", "p99", "p99.9", "max");
+	fprintf(f, "%-22s %7s %9s %6s %8s %8s %8s %8s %8s %7s\n", "lock", "threads", "ops/s",
+		"jain", "max/min", "p50", "p99", "p99.9", "max", "rtt");
 	fflush(f);
 }
 
 void bench_table_row(FILE *f, const struct bench_row *row)
 {
 	const struct bench_cell_result *r = &row->r;
-	char ops[16], mm[16], p50[16], p99[16], p999[16], mx[16], jain[16];
+	char ops[16], mm[16], p50[16], p99[16], p999[16], mx[16], jain[16], rtt[16];
 	if (isinf(r->max_min))
 		snprintf(mm, sizeof(mm), "inf");
 	else if (isnan(r->max_min))
@@ -92,10 +92,11 @@ void bench_table_row(FILE *f, const struct bench_row *row)
 		snprintf(jain, sizeof(jain), "-");
 	else
 		snprintf(jain, sizeof(jain), "%.3f", r->jain);
-	fprintf(f, "%-22s %7u %9s %6s %8s %8s %8s %8s %8s%s\n", row->lock->name, row->threads,
-		fmt_si(ops, sizeof(ops), r->ops_per_s), jain, mm,
+	fprintf(f, "%-22s %7u %9s %6s %8s %8s %8s %8s %8s %7s%s\n", row->lock->name,
+		row->threads, fmt_si(ops, sizeof(ops), r->ops_per_s), jain, mm,
 		fmt_ns(p50, sizeof(p50), r->lat.p50), fmt_ns(p99, sizeof(p99), r->lat.p99),
 		fmt_ns(p999, sizeof(p999), r->lat.p999), fmt_ns(mx, sizeof(mx), r->lat.max),
+		fmt_ns(rtt, sizeof(rtt), row->line_rtt_ns),
 		row->exclusion_ok ? "" : "  MUTUAL EXCLUSION FAILED");
 	fflush(f);
 }
@@ -225,7 +226,7 @@ static json_t *json_row(const struct bench_config *c, const struct bench_row *ro
 				"p99", jreal(r->lat.p99), "p999", jreal(r->lat.p999),
 				"max", jreal(r->lat.max));
 	return json_pack("{s:s, s:i, s:I, s:I, s:f, s:o, s:o, s:o, s:o,"
-			 " s:I, s:I, s:I, s:I, s:b, s:o, s:f, s:f, s:f}",
+			 " s:I, s:I, s:I, s:I, s:b, s:o, s:f, s:f, s:f, s:o}",
 			 "lock", row->lock->name, "threads", (int)row->threads,
 			 "cs_ns", (json_int_t)c->cs_ns, "ncs_ns", (json_int_t)c->ncs_ns,
 			 "ops_per_s", r->ops_per_s, "jain", jreal(r->jain),
@@ -237,7 +238,7 @@ static json_t *json_row(const struct bench_config *c, const struct bench_row *ro
 			 "mutual_exclusion_ok", (int)row->exclusion_ok,
 			 "ops_per_s_repeats", reps,
 			 "elapsed_ms", r->elapsed_s * 1e3, "setup_ms", r->setup_s * 1e3,
-			 "drain_ms", r->drain_s * 1e3);
+			 "drain_ms", r->drain_s * 1e3, "line_rtt_ns", jreal(row->line_rtt_ns));
 }
 
 int bench_write_json(const char *path, const struct bench_config *c,
@@ -363,7 +364,8 @@ int bench_write_csv(const char *path, const struct bench_config *c,
 	      "acquisitions,mutual_exclusion_ok", f);
 	for (int e = 0; e < PVSPIN_EV_COUNT; e++)
 		fprintf(f, ",%s", pvspin_event_name(e));
-	fputs(",slot_exhausted\n", f);   /* as in the JSON's events */
+	/* as in the JSON: its events' slot_exhausted, the placement */
+	fputs(",slot_exhausted,line_rtt_ns\n", f);
 	for (size_t i = 0; i < nrows; i++) {
 		const struct bench_row *row = &rows[i];
 		const struct bench_cell_result *r = &row->r;
@@ -385,10 +387,12 @@ int bench_write_csv(const char *path, const struct bench_config *c,
 				fprintf(f, ",%llu", (unsigned long long)r->events.count[e]);
 		}
 		if (peer)
-			fputs(",\n", f);
+			fputc(',', f);
 		else
-			fprintf(f, ",%llu\n", (unsigned long long)(r->slots_after.exhausted -
-								  r->slots_before.exhausted));
+			fprintf(f, ",%llu", (unsigned long long)(r->slots_after.exhausted -
+								r->slots_before.exhausted));
+		csv_num(f, row->line_rtt_ns);
+		fputc('\n', f);
 	}
 	int err = ferror(f);
 	err |= fclose(f);
