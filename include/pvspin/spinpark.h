@@ -167,23 +167,44 @@ void pvspin_spinpark_unlock_released(pvspin_lock_t *lock, uint32_t old);
  *  table; an extra wake-up is harmless, a missed one is not. */
 void pvspin_spinpark_unlock_raced(pvspin_lock_t *lock);
 
+/* Internal, for the inline paths here and src/lock/spinpark.c; not API. */
+
+/* The take of a free lock: (*, *, 0) -> (*, *, 1), one cmpxchg of the
+ * locked byte (acquire), whatever the word's other fields.  True if
+ * taken.  lock(), trylock() and the slow path's unregistered spin. */
+static inline bool _pvspin_spinpark_take_free(pvspin_lock_t *lock)
+{
+	uint8_t free_byte = 0;
+	return pvspin_plat_cmpxchg8(&lock->locked, &free_byte, _SP_LOCKED, PVSPIN_ACQUIRE);
+}
+
+/* The plain-store release (the park sequence in store mode, `seq` read
+ * before the word): (p, s, 1) -> (p, s, 0) by a store of the locked byte
+ * (release), the compiler barrier that is this side of the sleepers'
+ * membarrier (pvspin_plat_fence_light), then the sequence again.  True
+ * if it moved since `seq`: a waiter went to sleep meanwhile and may have
+ * missed the release, so the caller wakes one.  Nothing of the lock is
+ * touched after the store.  The inline unlock and its slow path. */
+static inline bool _pvspin_spinpark_store_release(pvspin_lock_t *lock, uint32_t seq)
+{
+	pvspin_plat_store8(&lock->locked, 0, PVSPIN_RELEASE);
+	pvspin_plat_fence_light();
+	return pvspin_plat_load32(pvspin_plat_park_seq(), PVSPIN_RELAXED) != seq;
+}
+
 /** Try once: locked byte 0 -> 1 (acquire).  True if taken.  A relaxed
  *  read first, so a busy lock costs no exclusive line transfer. */
 static inline bool pvspin_spinpark_trylock(pvspin_lock_t *lock)
 {
-	uint8_t free_byte = pvspin_plat_load8(&lock->locked, PVSPIN_RELAXED);
-	if (free_byte)
-		return false;
-	return pvspin_plat_cmpxchg8(&lock->locked, &free_byte, _SP_LOCKED, PVSPIN_ACQUIRE);
+	return !pvspin_plat_load8(&lock->locked, PVSPIN_RELAXED) &&
+	       _pvspin_spinpark_take_free(lock);
 }
 
 /** Take the lock: (*, *, 0) -> (*, *, 1) by one cmpxchg (acquire), else
  *  spin while spinning can pay, then sleep until woken. */
 static inline void pvspin_spinpark_lock(pvspin_lock_t *lock)
 {
-	uint8_t free_byte = 0;
-	if (__builtin_expect(pvspin_plat_cmpxchg8(&lock->locked, &free_byte, _SP_LOCKED,
-						  PVSPIN_ACQUIRE), 1))
+	if (__builtin_expect(_pvspin_spinpark_take_free(lock), 1))
 		return;
 	pvspin_spinpark_lock_slowpath(lock);
 }
@@ -209,10 +230,7 @@ static inline void pvspin_spinpark_unlock(pvspin_lock_t *lock)
 	uint32_t v = pvspin_plat_load32(&lock->val, PVSPIN_RELAXED);
 	if (__builtin_expect((v & _SP_UNLOCK_SLOW_MASK) == _SP_LOCKED, 1)) {
 		if (__builtin_expect(!(seq & PVSPIN_PARK_SEQ_RMW_RELEASE), 1)) {
-			pvspin_plat_store8(&lock->locked, 0, PVSPIN_RELEASE);
-			pvspin_plat_fence_light();
-			if (__builtin_expect(pvspin_plat_load32(pvspin_plat_park_seq(),
-								PVSPIN_RELAXED) != seq, 0))
+			if (__builtin_expect(_pvspin_spinpark_store_release(lock, seq), 0))
 				pvspin_spinpark_unlock_raced(lock);
 			return;
 		}

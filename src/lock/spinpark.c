@@ -543,9 +543,7 @@ static bool sp_spin_unregistered(pvspin_lock_t *lock)
 	uint32_t v = pvspin_plat_load32(&lock->val, PVSPIN_RELAXED), spent, left = SP_SPIN_MIN_LOOPS;
 	while (sp_word_ok(v) && !(v & (_SP_STARVING | _SP_SPINNERS_MASK))) {
 		if (sp_locked(v) == 0) {
-			uint8_t free_byte = 0;
-			if (pvspin_plat_cmpxchg8(&lock->locked, &free_byte, _SP_LOCKED,
-						 PVSPIN_ACQUIRE)) {
+			if (_pvspin_spinpark_take_free(lock)) {
 				pvspin_plat_event(PVSPIN_EV_SPIN_ACQUIRE);
 				return true;
 			}
@@ -705,10 +703,7 @@ void pvspin_spinpark_unlock_slowpath_seq(pvspin_lock_t *lock, uint32_t v, uint32
 		 * membarrier makes sure we see it move), so wake one.  After
 		 * the store the lock is not ours to touch. */
 		if (!(seq & PVSPIN_PARK_SEQ_RMW_RELEASE) && !(v & _SP_EXTENDED)) {
-			pvspin_plat_store8(&lock->locked, 0, PVSPIN_RELEASE);
-			pvspin_plat_fence_light();
-			if (wake || pvspin_plat_load32(pvspin_plat_park_seq(),
-						       PVSPIN_RELAXED) != seq)
+			if (_pvspin_spinpark_store_release(lock, seq) || wake)
 				sp_wake_one(lock);
 			break;
 		}
