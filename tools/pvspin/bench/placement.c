@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "clock_random.h"
+#include "pvspin/platform.h"
 
 #define NBATCH (BENCH_PLACEMENT_ROUND_TRIPS / BENCH_PLACEMENT_BATCH)
 /* PAUSE loops between two deadline checks (a clock read each, ~20 ns) */
@@ -41,20 +42,11 @@ static void probe_put(struct probe *p)
 		free(p);
 }
 
-static inline void cpu_pause(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#else
-	__asm__ __volatile__("" ::: "memory");
-#endif
-}
-
 /* Spin until p->word is v.  Returns 0, or -1 at the deadline. */
 static int wait_for(struct probe *p, uint64_t v)
 {
 	for (unsigned i = 1; __atomic_load_n(&p->word, __ATOMIC_ACQUIRE) != v; i++) {
-		cpu_pause();
+		pvspin_plat_cpu_relax();
 		if (i % CHECK_EVERY == 0 && tool_now_ns() > p->deadline)
 			return -1;
 	}
