@@ -8,7 +8,7 @@
  * (lock, threads) pair has exactly one result with the documented keys
  * and types, ops_per_s > 0, Jain's index in (0, 1], max/min >= 1 (or null
  * for a starved thread), ordered latency percentiles, events for the
- * pvspin kinds, and line_rtt_ns: when measured with 2 or more CPUs
+ * pvspin kinds, config.placement (false for "none"), and line_rtt_ns: when measured with 2 or more CPUs
  * (machine.ncpus) a number > 0, in one result at least, and > 0 or null
  * (every probe of the cell disturbed) in each; else null.  Exit 0 if all hold, 1 with the
  * first problem on stderr.
@@ -78,6 +78,12 @@ int main(int argc, char **argv)
 	/* the placement probe needs two CPUs */
 	int placement = (argc == 4 || !strcmp(argv[4], "measured")) && ncpus >= 2, measured = 0;
 	CHECK(json_is_object(config), "no \"config\" object");
+	/* config.placement: false with --no-placement only */
+	CHECK(json_is_boolean(json_object_get(config, "placement")) &&
+	      json_is_true(json_object_get(config, "placement")) ==
+		      (argc == 4 || !strcmp(argv[4], "measured")),
+	      "config.placement missing or not %s", argc == 4 || !strcmp(argv[4], "measured")
+							   ? "true" : "false");
 	CHECK(json_is_array(results), "no \"results\" array");
 	CHECK((int)json_array_size(results) == nl * nt, "%zu results, expected %d",
 	      json_array_size(results), nl * nt);
