@@ -54,6 +54,12 @@ struct sim_profile {
 	sim_time_t pause_ns;         /* one spin-loop iteration (PAUSE) */
 	sim_time_t l1_ns;            /* load/store hitting the own cache */
 	sim_time_t atomic_ns;        /* locked RMW on an owned line */
+	sim_time_t store_forward_ns; /* added to a load or RMW that overlaps a
+					  store of the same vCPU still in its
+					  store buffer without lying inside
+					  it: store-to-load forwarding fails
+					  and the access waits for the store
+					  (sim_memory.c) */
 	sim_time_t xfer_local_ns;    /* cache-line transfer, same NUMA node
 					  (with a CCX level: another CCX of
 					  the node) */

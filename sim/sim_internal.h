@@ -90,6 +90,10 @@ struct vcpu {
 	sim_time_t stint_start;      /* when `left` started counting down */
 	uint64_t gen, ple_gen;       /* event generations (lazy cancellation) */
 	sim_time_t wake_extra;       /* extra sched-in delay (wake-up IPI) */
+	/* its store buffer (sim_memory.c): the last SIM_STORE_BUFFER
+	 * stores, each [addr, addr + len) until its drain time */
+	struct { const char *addr; unsigned len; sim_time_t until; } sb[4];
+	unsigned sb_next;
 	/* spin-wait */
 	const void *spin_addr;
 	bool spin_ptr;
@@ -329,6 +333,7 @@ struct sim {
 	 * JSON's "host" only when something parked) */
 	struct vcpu *park_head, *park_tail;
 	uint64_t parks, park_sleeps, park_timeouts, unpark_wakes, fences_heavy;
+	uint64_t store_forward_stalls;   /* sim_memory.c; the JSON's "host" */
 	/* rseq time-slice extension (key slice_ext_us; 0: off): its length,
 	 * the preemptions it deferred and the grants given back early by
 	 * rseq_slice_yield (in the JSON's "host" only when on) */

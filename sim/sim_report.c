@@ -259,6 +259,8 @@ json_t *results_json(double wall)
 	json_object_set_new(host, "steal_pct", json_real(run_tot + ready_tot
 		? 100.0 * ready_tot / (run_tot + ready_tot) : 0));
 	json_object_set_new(host, "spin_ns", json_integer((json_int_t)spin_tot));
+	json_object_set_new(host, "store_forward_stalls",
+			    json_integer((json_int_t)S.store_forward_stalls));
 	sim_time_t busy = 0;
 	for (int p = 0; p < S.np; p++)
 		busy += S.pcpus[p].busy_ns;
