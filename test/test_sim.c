@@ -1224,14 +1224,17 @@ static void guest_store_forward(int vm, int idx, int slot)
 }
 
 /* A load wider than a store it overlaps, right after it, stalls; one
- * inside the store, or after the store drained, does not.  The kernel's
+ * inside the store, or after the store drained, does not.  spinpark's
+ * unlock reads its word by field, so an uncontended lock and unlock
+ * never stalls (a 32-bit load there did in 99 of the 100: the first
+ * waited for a cold miss on the park sequence meanwhile); the kernel's
  * qspinlock takes the lock with a 32-bit cmpxchg over the byte its
  * unlock stored, so 99 of its 100 acquisitions back to back do. */
 static void test_store_forward(void **state)
 {
 	(void)state;
 	static const struct { int c; json_int_t stalls; } cases[] = {
-		{ 0, 1 }, { 1, 0 }, { 2, 0 }, { 3, 0 }, { 5, 99 },
+		{ 0, 1 }, { 1, 0 }, { 2, 0 }, { 3, 0 }, { 4, 0 }, { 5, 99 },
 	};
 	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
 		int i = cases[k].c;
