@@ -77,6 +77,19 @@ if(PVSPIN_TASKSET)
   add_test(NAME test_bench_json_one_cpu COMMAND test_bench_json ${_json_1cpu} tas 1)
   set_tests_properties(test_bench_json_one_cpu PROPERTIES FIXTURES_REQUIRED bench_json_1cpu
                        LABELS sanitize)
+  # The header counts the CPUs in the singular for one ("1 CPU", where a
+  # new user saw "1 CPUs") and in the plural for two (with 2+ CPUs here).
+  add_test(NAME bench_header_cpu_count COMMAND sh -c
+    "p=\"$0\"; ts=\"$1\"
+     run() { \"$ts\" -c \"$1\" \"$p\" bench --duration-ms 10 --threads 1 --repeat 1 --locks tas \
+       --no-placement | sed -n 1p; }
+     h=$(run 0); case \"$h\" in '# pvspin bench: 1 CPU ('*) ;; *) echo \"1: '$h'\"; exit 1;; esac
+     if [ \"$(nproc)\" -ge 2 ]; then h=$(run 0,1)
+       case \"$h\" in '# pvspin bench: 2 CPUs ('*) ;; *) echo \"2: '$h'\"; exit 1;; esac; fi
+     echo cpu-count-ok"
+    $<TARGET_FILE:pvspin> ${PVSPIN_TASKSET})
+  set_tests_properties(bench_header_cpu_count PROPERTIES LABELS sanitize
+                       PASS_REGULAR_EXPRESSION "cpu-count-ok")
 endif()
 
 # Issue 12.  The CSV has every event column the JSON has, slot_exhausted too,

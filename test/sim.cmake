@@ -85,6 +85,14 @@ rm -r $d
     --set seconds=0.001 --set vm0.lock=ticket)
   set_tests_properties(sim_cli_summary_vm0_lock PROPERTIES PASS_REGULAR_EXPRESSION
     "preset smoke, lock ticket, 1 VM")
+  # counts of one are singular in both summaries ("1 VM x 1 vCPU on 1 pCPU";
+  # it said "1 VM(s) x 1 vCPUs on 1 pCPUs"), others plural
+  add_test(NAME sim_cli_summary_counts COMMAND sh -c
+    "\"$0\" --preset smoke --set seconds=0.001 --set vcpus=1 --set pcpus=1 | sed -n 1p
+     \"$0\" --preset smoke --set seconds=0.001 --set vms=2 --set vcpus=1 --set pcpus=2 --seeds 2 \
+       | sed -n 1p" $<TARGET_FILE:pvspin-sim>)
+  set_tests_properties(sim_cli_summary_counts PROPERTIES PASS_REGULAR_EXPRESSION
+    "^pvspin sim: preset smoke, lock qspinlock, 1 VM x 1 vCPU on 1 pCPU, [^\n]*\npvspin sim: preset smoke, lock qspinlock, 2 VMs x 1 vCPU on 2 pCPUs, [^\n]*seeds")
   add_test(NAME sim_fuzz_short COMMAND pvspin-sim --fuzz 20 --seed 7)
   set_tests_properties(sim_fuzz_short PROPERTIES PASS_REGULAR_EXPRESSION "SUCCESS")
 endif()
