@@ -104,9 +104,15 @@ static int usage_error(const char *fmt, ...)
 }
 
 /* One file per report: a second --json / --csv / --plot is a mistake, not
- * the one to keep (as pvspin sim's --json).  Returns 0 or USAGE_EXIT. */
+ * the one to keep (as pvspin sim's --json); so is an empty file name (a
+ * value of the command line, such as --json "$OUT" with OUT unset, not a
+ * file that cannot be written: exit 2, not 1).  Returns 0 or USAGE_EXIT. */
 static int set_report(const char **path, const char *what, const char *opt, const char *arg)
 {
+	if (!*arg)
+		return usage_error("%s: empty file name (expected %s)", opt,
+				   strcmp(opt, "--plot") ? "a FILE, or - for standard output"
+							 : "FILE.png or FILE.svg");
 	if (*path)
 		return usage_error("two %s given (%s %s, %s %s); give one", what, opt, *path,
 				   opt, arg);
