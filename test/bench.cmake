@@ -92,6 +92,19 @@ if(PVSPIN_TASKSET)
                        PASS_REGULAR_EXPRESSION "cpu-count-ok")
 endif()
 
+# A cell under 10 ms measures next to no contention: said in one line on
+# stderr (the run goes on, exit 0); nothing from 10 ms up.
+add_test(NAME bench_short_duration_warning COMMAND sh -c
+  "run() { \"$0\" bench --duration-ms $1 --threads 1 --repeat 1 --locks tas --no-placement \
+     2>&1 >/dev/null; }
+   e=$(run 9); r=$?; [ $r -eq 0 ] || { echo \"9: exit $r\"; exit 1; }
+   [ \"$e\" = 'pvspin bench: warning: --duration-ms 9 is under 10 ms: a cell that short can end before all its threads run, so it measures next to no contention or preemption' ] ||
+     { echo \"9: '$e'\"; exit 1; }
+   e=$(run 10); [ -z \"$e\" ] || { echo \"10: '$e'\"; exit 1; }
+   echo short-duration-ok" $<TARGET_FILE:pvspin>)
+set_tests_properties(bench_short_duration_warning PROPERTIES LABELS sanitize
+  PASS_REGULAR_EXPRESSION "short-duration-ok")
+
 # Issue 12.  The CSV has every event column the JSON has, slot_exhausted too,
 # then line_rtt_ns (the placement; empty when not measured: one CPU).
 add_test(NAME bench_csv_slot_exhausted COMMAND pvspin bench --duration-ms 10 --threads 1
