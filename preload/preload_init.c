@@ -25,6 +25,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "platform/env_switch.h"
 #include "preload.h"
 #include "pvspin/platform.h"
 #include "pvspin/spinlock.h"
@@ -61,15 +62,16 @@ int preload_stats_enabled(void)
 {
 	int on = __atomic_load_n(&preload_stats_on, __ATOMIC_RELAXED);
 	if (on < 0) {
-		const char *s = getenv("PVSPIN_STATS");
-		on = s && !strcmp(s, "1");
-		if (s && *s && !on && strcmp(s, "0")) {
+		const char *s;
+		int sw = pvspin_env_switch("PVSPIN_STATS", &s);
+		on = sw == 1;
+		if (sw < 0) {
 			/* neither on nor off: said (one writev(2), not stdio:
 			 * this may run where a lock is taken; the value whole,
 			 * however long: it was cut at 60 bytes), and off; a
 			 * race of two first readers may say it twice */
 			static const char pre[] = "pvspin: ignoring PVSPIN_STATS=";
-			static const char post[] = ": expected 1 (on) or 0 (off); the stats stay off\n";
+			static const char post[] = ": " PVSPIN_STATS_EXPECTED "; the stats stay off\n";
 			struct iovec iov[3] = {
 				{ (void *)pre, sizeof(pre) - 1 },
 				{ (void *)s, strlen(s) },

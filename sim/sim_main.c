@@ -320,14 +320,16 @@ static void print_summary(FILE *f, json_t *j)
 	char locks[SIM_MAX_VMS * 40];
 	size_t i;
 	locks_summary(vms, json_string_value(json_object_get(cfg, "lock")), locks, sizeof(locks));
-	fprintf(f, "pvspin sim: preset %s, %s, %lld VM(s) x %lld vCPUs on %lld pCPUs, "
+	long long vms_n = json_integer_value(json_object_get(cfg, "vms"));
+	long long vcpus = json_integer_value(json_object_get(cfg, "vcpus"));
+	long long pcpus = json_integer_value(json_object_get(cfg, "pcpus"));
+	fprintf(f, "pvspin sim: preset %s, %s, %lld VM%s x %lld vCPU%s on %lld pCPU%s, "
 		   "profile %s, workload %s, stop %s at %.6f s\n",
 		json_string_value(json_object_get(cfg, "preset"))[0]
 			? json_string_value(json_object_get(cfg, "preset")) : "-",
 		locks,
-		json_integer_value(json_object_get(cfg, "vms")),
-		json_integer_value(json_object_get(cfg, "vcpus")),
-		json_integer_value(json_object_get(cfg, "pcpus")),
+		vms_n, vms_n == 1 ? "" : "s", vcpus, vcpus == 1 ? "" : "s",
+		pcpus, pcpus == 1 ? "" : "s",
 		json_string_value(json_object_get(cfg, "profile")),
 		json_string_value(json_object_get(cfg, "workload")),
 		json_string_value(json_object_get(j, "stop")),
@@ -588,6 +590,13 @@ static int sim_main(int argc, char **argv, char **sets)
 		case 's': sets[nsets++] = optarg; break;
 		case 'S': seed_s = optarg; break;
 		case 'j':
+			/* a value of the command line, not a file that cannot be
+			 * written: exit 2 naming the option, as pvspin bench's */
+			if (!*optarg) {
+				fprintf(stderr, "pvspin sim: --json: empty file name (expected a "
+						"FILE, or - for standard output)\n");
+				return 2;
+			}
 			if (json_path)
 				return given_twice("reports", "--json", json_path, optarg);
 			json_path = optarg;

@@ -484,13 +484,15 @@ void sim_seeds_print(FILE *f, json_t *doc)
 	char first[24], last[24];
 	seed_text(json_array_get(seeds, 0), first, sizeof(first));
 	seed_text(json_array_get(seeds, n ? n - 1 : 0), last, sizeof(last));
-	fprintf(f, "pvspin sim: preset %s, lock %s, %lld VM(s) x %lld vCPUs on %lld pCPUs, "
+	long long vms_n = json_integer_value(json_object_get(cfg, "vms"));
+	long long vcpus = json_integer_value(json_object_get(cfg, "vcpus"));
+	long long pcpus = json_integer_value(json_object_get(cfg, "pcpus"));
+	fprintf(f, "pvspin sim: preset %s, lock %s, %lld VM%s x %lld vCPU%s on %lld pCPU%s, "
 		   "profile %s, workload %s, %zu seeds (%s .. %s), stop ",
 		preset && preset[0] ? preset : "-",
 		json_string_value(json_object_get(cfg, "lock")),
-		json_integer_value(json_object_get(cfg, "vms")),
-		json_integer_value(json_object_get(cfg, "vcpus")),
-		json_integer_value(json_object_get(cfg, "pcpus")),
+		vms_n, vms_n == 1 ? "" : "s", vcpus, vcpus == 1 ? "" : "s",
+		pcpus, pcpus == 1 ? "" : "s",
 		json_string_value(json_object_get(cfg, "profile")),
 		json_string_value(json_object_get(cfg, "workload")), n, first, last);
 	if (json_is_string(stop)) {

@@ -77,7 +77,33 @@ if(PVSPIN_TASKSET)
   add_test(NAME test_bench_json_one_cpu COMMAND test_bench_json ${_json_1cpu} tas 1)
   set_tests_properties(test_bench_json_one_cpu PROPERTIES FIXTURES_REQUIRED bench_json_1cpu
                        LABELS sanitize)
+  # The header counts the CPUs in the singular for one ("1 CPU", where a
+  # new user saw "1 CPUs") and in the plural for two (with 2+ CPUs here).
+  add_test(NAME bench_header_cpu_count COMMAND sh -c
+    "p=\"$0\"; ts=\"$1\"
+     run() { \"$ts\" -c \"$1\" \"$p\" bench --duration-ms 10 --threads 1 --repeat 1 --locks tas \
+       --no-placement | sed -n 1p; }
+     h=$(run 0); case \"$h\" in '# pvspin bench: 1 CPU ('*) ;; *) echo \"1: '$h'\"; exit 1;; esac
+     if [ \"$(nproc)\" -ge 2 ]; then h=$(run 0,1)
+       case \"$h\" in '# pvspin bench: 2 CPUs ('*) ;; *) echo \"2: '$h'\"; exit 1;; esac; fi
+     echo cpu-count-ok"
+    $<TARGET_FILE:pvspin> ${PVSPIN_TASKSET})
+  set_tests_properties(bench_header_cpu_count PROPERTIES LABELS sanitize
+                       PASS_REGULAR_EXPRESSION "cpu-count-ok")
 endif()
+
+# A cell under 10 ms measures next to no contention: said in one line on
+# stderr (the run goes on, exit 0); nothing from 10 ms up.
+add_test(NAME bench_short_duration_warning COMMAND sh -c
+  "run() { \"$0\" bench --duration-ms $1 --threads 1 --repeat 1 --locks tas --no-placement \
+     2>&1 >/dev/null; }
+   e=$(run 9); r=$?; [ $r -eq 0 ] || { echo \"9: exit $r\"; exit 1; }
+   [ \"$e\" = 'pvspin bench: warning: --duration-ms 9 is under 10 ms: a cell that short can end before all its threads run, so it measures next to no contention or preemption' ] ||
+     { echo \"9: '$e'\"; exit 1; }
+   e=$(run 10); [ -z \"$e\" ] || { echo \"10: '$e'\"; exit 1; }
+   echo short-duration-ok" $<TARGET_FILE:pvspin>)
+set_tests_properties(bench_short_duration_warning PROPERTIES LABELS sanitize
+  PASS_REGULAR_EXPRESSION "short-duration-ok")
 
 # Issue 12.  The CSV has every event column the JSON has, slot_exhausted too,
 # then line_rtt_ns (the placement; empty when not measured: one CPU).

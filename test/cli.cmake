@@ -87,3 +87,29 @@ add_test(NAME cli_kind_env_typo COMMAND sh -c
      done; done; echo kind-env-ok" ${_pvspin})
 set_tests_properties(cli_kind_env_typo PROPERTIES LABELS sanitize TIMEOUT 60
   PASS_REGULAR_EXPRESSION "kind-env-ok")
+# A bad switch (PVSPIN_NO_MEMBARRIER, PVSPIN_STATS) is said once, in the
+# command's words: bench, torture and run refuse it (exit 2, one line:
+# the library's load-time "pvspin: ignoring PVSPIN_NO_MEMBARRIER=..." came
+# first), detect and sim say they ignore it and go on.
+add_test(NAME cli_switch_env_one_message COMMAND sh -c
+  "p=\"$0\"; fail=0; t=$(mktemp) || exit 1
+   # stderr without a sanitizer runtime's own lines (ASan warns of sim's
+   # swapcontext) and blank lines
+   one() { w=$1; shift; env \"$@\" 2>\"$t\" >/dev/null; r=$?
+     e=$(grep -v -e '^==[0-9]*==' -e '^$' \"$t\")
+     [ \"$r:$e\" = \"$w\" ] || { printf 'FAIL: %s: exit %s: %s\\n' \"$*\" $r \"$e\"; fail=1; }; }
+   nm='PVSPIN_NO_MEMBARRIER=banana: expected 1 (no membarrier) or 0 (membarrier)'
+   st='PVSPIN_STATS=banana: expected 1 (on) or 0 (off)'
+   for c in 'bench --threads 1 --locks tas --duration-ms 10 --repeat 1' \
+            'torture --lock tas --seconds 1' 'run -- true'; do
+     set -- $c; n=\"pvspin $1\"
+     one \"2:$n: $nm\" PVSPIN_NO_MEMBARRIER=banana \"$p\" $c
+     one \"2:$n: $st\" PVSPIN_STATS=banana \"$p\" $c
+   done
+   one \"0:pvspin detect: ignoring $nm; membarrier is used\" \\
+     PVSPIN_NO_MEMBARRIER=banana \"$p\" detect --interval-ms 0
+   one \"0:pvspin sim: ignoring $nm; the simulated guests always have membarrier\" \\
+     PVSPIN_NO_MEMBARRIER=banana \"$p\" sim --preset smoke --set seconds=0.001
+   rm -f \"$t\"; [ $fail -eq 0 ] && echo switch-env-ok" ${_pvspin})
+set_tests_properties(cli_switch_env_one_message PROPERTIES LABELS sanitize TIMEOUT 60
+  PASS_REGULAR_EXPRESSION "switch-env-ok")

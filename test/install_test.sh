@@ -1,14 +1,23 @@
 #!/bin/sh
 # install_test.sh BUILD_DIR SOURCE_DIR - install pvspin into a temporary
 # prefix, then build and run examples/counter.c twice: with pkg-config
-# (pvspin.pc) and with CMake's find_package(pvspin).
+# (pvspin.pc, its flags alone: they carry -pthread) and with CMake's
+# find_package(pvspin).
 set -eu
 build=$1; src=$2
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 cmake --install "$build" --prefix "$tmp/prefix" >/dev/null
 libdir=$(ls -d "$tmp"/prefix/lib*/pkgconfig | head -n1); libdir=${libdir%/pkgconfig}
 export PKG_CONFIG_PATH="$libdir/pkgconfig"
-cc "$src/examples/counter.c" $(pkg-config --cflags --libs pvspin) -pthread -o "$tmp/counter_pc"
+# -pthread in both --cflags and --libs (not only Libs.private): a program
+# built with the flags alone must link on a glibc before 2.34 too
+for f in --cflags --libs; do
+	case " $(pkg-config $f pvspin) " in
+	*" -pthread "*) ;;
+	*) echo "install_test: pkg-config $f pvspin has no -pthread: $(pkg-config $f pvspin)"; exit 1;;
+	esac
+done
+cc "$src/examples/counter.c" $(pkg-config --cflags --libs pvspin) -o "$tmp/counter_pc"
 LD_LIBRARY_PATH="$libdir" "$tmp/counter_pc"
 cmake -S "$src/examples/find_package" -B "$tmp/fp" -DCMAKE_PREFIX_PATH="$tmp/prefix" >/dev/null
 cmake --build "$tmp/fp" >/dev/null

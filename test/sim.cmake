@@ -85,6 +85,14 @@ rm -r $d
     --set seconds=0.001 --set vm0.lock=ticket)
   set_tests_properties(sim_cli_summary_vm0_lock PROPERTIES PASS_REGULAR_EXPRESSION
     "preset smoke, lock ticket, 1 VM")
+  # counts of one are singular in both summaries ("1 VM x 1 vCPU on 1 pCPU";
+  # it said "1 VM(s) x 1 vCPUs on 1 pCPUs"), others plural
+  add_test(NAME sim_cli_summary_counts COMMAND sh -c
+    "\"$0\" --preset smoke --set seconds=0.001 --set vcpus=1 --set pcpus=1 | sed -n 1p
+     \"$0\" --preset smoke --set seconds=0.001 --set vms=2 --set vcpus=1 --set pcpus=2 --seeds 2 \
+       | sed -n 1p" $<TARGET_FILE:pvspin-sim>)
+  set_tests_properties(sim_cli_summary_counts PROPERTIES PASS_REGULAR_EXPRESSION
+    "^pvspin sim: preset smoke, lock qspinlock, 1 VM x 1 vCPU on 1 pCPU, [^\n]*\npvspin sim: preset smoke, lock qspinlock, 2 VMs x 1 vCPU on 2 pCPUs, [^\n]*seeds")
   add_test(NAME sim_fuzz_short COMMAND pvspin-sim --fuzz 20 --seed 7)
   set_tests_properties(sim_fuzz_short PROPERTIES PASS_REGULAR_EXPRESSION "SUCCESS")
 endif()
@@ -136,6 +144,13 @@ if(TARGET pvspin_sim_core AND TARGET pvspin)
     ${P} sim ${CMAKE_CURRENT_SOURCE_DIR}/data/sim_preset_smoke.ini --preset kcbench-no-ple)
   pvspin_sim_cli_expect(sim_cli_json_out_dir 1 "pvspin sim: --json: cannot write .*Is a directory"
     ${P} sim --preset smoke --json ${CMAKE_CURRENT_SOURCE_DIR})
+  # an empty file name is bad usage (exit 2, naming the option), not an
+  # unwritable file (it was exit 1, "cannot write ''"); for --fuzz too
+  add_test(NAME sim_cli_json_empty_name COMMAND sh -c
+    "\"$0\" sim --preset smoke --json '' 2>&1 >/dev/null; echo \"exit=$?\"
+     \"$0\" sim --fuzz 1 --json '' 2>&1 >/dev/null; echo \"exit=$?\"" ${P})
+  set_tests_properties(sim_cli_json_empty_name PROPERTIES PASS_REGULAR_EXPRESSION
+    "^pvspin sim: --json: empty file name \\(expected a FILE, or - for standard output\\)\nexit=2\npvspin sim: --json: empty file name [^\n]*\nexit=2\n$")
   # --json FILE is checked before simulating: this run would deadlock (lost
   # kicks) and print a DEADLOCK report if it were simulated
   pvspin_sim_cli_expect(sim_cli_json_out_checked_first 1

@@ -123,6 +123,12 @@ static void test_report_paths(void **state)
 			      "/tmp/pvspin-cli-b.csv"), 2);
 	assert_non_null(strstr(err, "two CSV reports given"));
 	assert_int_equal(access("/tmp/pvspin-cli-b.json", F_OK), -1);
+	/* an empty file name is a bad option value (exit 2, naming the
+	 * option), not an unwritable file (it was exit 1, "cannot write ''") */
+	expect_usage_error("--json", "", "pvspin bench: --json: empty file name");
+	expect_usage_error("--csv", "", "pvspin bench: --csv: empty file name");
+	expect_usage_error("--plot", "", "pvspin bench: --plot: empty file name");
+	assert_null(strstr(out, "ops/s"));   /* nothing was measured */
 }
 
 static void test_bad_options(void **state)

@@ -173,6 +173,10 @@ static const struct policy_case cases[] = {
 	/* ---- pvspin ---- */
 	{ "pvspin: quota below CPUs", "pvspin", { BARE, GUEST8, .quota = 2.5 },
 	  PVSPIN_KIND_SPINPARK, "CPU quota 2.50 CPUs below 8 allowed CPUs" },
+	/* a count of 1 is singular ("1 allowed CPU", a new user saw "1 CPUs") */
+	{ "pvspin: quota below a single CPU", "pvspin",
+	  { BARE, .possible = 8, .online = 8, .allowed = 1, .quota = 0.5 },
+	  PVSPIN_KIND_SPINPARK, "CPU quota 0.50 CPUs below 1 allowed CPU: " },
 	{ "pvspin: quota at CPUs is no limit", "pvspin", { BARE, GUEST8, .quota = 8 },
 	  PVSPIN_KIND_SPINPARK, "bare metal, 8 CPUs" },
 	{ "pvspin: steal time", "pvspin", { KVM, UNHALT, RT, GUEST8, .steal = 3.0 },
@@ -181,6 +185,9 @@ static const struct policy_case cases[] = {
 	  PVSPIN_KIND_SPINPARK, "dedicated pCPUs" },
 	{ "pvspin: more runnable than CPUs", "pvspin", { BARE, GUEST8, .runnable = 8.5 },
 	  PVSPIN_KIND_SPINPARK, "8.50 runnable threads on 8 CPUs" },
+	{ "pvspin: more runnable than a single CPU", "pvspin",
+	  { BARE, .possible = 1, .online = 1, .allowed = 1, .runnable = 1.5 },
+	  PVSPIN_KIND_SPINPARK, "1.50 runnable threads on 1 CPU: overcommitted" },
 	{ "pvspin: runnable equal to CPUs", "pvspin", { BARE, GUEST8, .runnable = 8.0 },
 	  PVSPIN_KIND_SPINPARK, "not overcommitted" },
 	{ "pvspin: single allowed CPU", "pvspin",

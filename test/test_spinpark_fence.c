@@ -40,14 +40,14 @@
 #include "pvspin/platform.h"
 #include "pvspin/spinpark.h"
 #include "pvspin/stats.h"
+#include "platform/env_switch.h"
 #include "test_util.h"
 
 /* PVSPIN_NO_MEMBARRIER as the library reads it: only "1" turns the fence
  * off (another value is said on stderr and ignored) */
 static bool env_no_membarrier(void)
 {
-	const char *s = getenv("PVSPIN_NO_MEMBARRIER");
-	return s && !strcmp(s, "1");
+	return pvspin_env_switch("PVSPIN_NO_MEMBARRIER", NULL) == 1;
 }
 
 static void test_release_mode_follows_the_fence(void **state)

@@ -17,13 +17,15 @@
  * True if the library, when it reads the environment (its constructor,
  * or the first tunable read if a lock came first), prints "pvspin:
  * ignoring VAR=VALUE: ..." for each bad value; the bad value is ignored
- * (the default kept) either way.  The library's definition is weak and
- * returns true; a program linked with libpvspin.a that checks the
- * environment itself with pvspin_tunables_check_env() defines it to
- * return false, so that its users hear about a bad value once, in the
- * program's words.  Called once per process, from the read, possibly
- * before main() and before any other constructor of the program: it must
- * depend on nothing that needs initialising.  Thread-safe.
+ * (the default kept) either way.  The same holds for PVSPIN_NO_MEMBARRIER,
+ * read at load too (src/platform/native.c, platform/env_switch.h).  The
+ * library's definition is weak and returns true; a program linked with
+ * libpvspin.a that checks the environment itself with
+ * pvspin_tunables_check_env() defines it to return false, so that its
+ * users hear about a bad value once, in the program's words.  Called once
+ * per process by each of the two reads, possibly before main() and before
+ * any other constructor of the program: it must depend on nothing that
+ * needs initialising.  Thread-safe.
  */
 __attribute__((visibility("hidden"))) bool pvspin_tunables_report_at_load(void);
 

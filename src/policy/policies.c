@@ -164,15 +164,16 @@ void pvspin_policy_pvspin(const pvspin_env_t *env, int param, pvspin_policy_choi
 				: env->cpus_online > 0 ? "online" : "possible";
 
 	if (env->cpu_quota > 0 && env->cpu_quota < cpus)
-		PICK_RETURN(c, park, "pvspin: CPU quota %.*f CPUs below %d %s CPUs: "
+		PICK_RETURN(c, park, "pvspin: CPU quota %.*f CPUs below %d %s CPU%s: "
 			    "threads are throttled while holding locks",   /* 2 decimals; 5 below 0.01 CPUs */
-			    env->cpu_quota >= 0.01 ? 2 : 5, env->cpu_quota, cpus, cpus_what);
+			    env->cpu_quota >= 0.01 ? 2 : 5, env->cpu_quota, cpus, cpus_what,
+			    cpus == 1 ? "" : "s");
 	if (env->steal_pct >= PVSPIN_STEAL_PCT_MIN)
 		PICK_RETURN(c, park, "pvspin: steal time %.2f%% >= %.0f%%: the host preempts vCPUs",
 			    env->steal_pct, PVSPIN_STEAL_PCT_MIN);
 	if (online > 0 && env->runnable > online)
-		PICK_RETURN(c, park, "pvspin: %.2f runnable threads on %d CPUs: overcommitted",
-			    env->runnable, online);
+		PICK_RETURN(c, park, "pvspin: %.2f runnable threads on %d CPU%s: overcommitted",
+			    env->runnable, online, online == 1 ? "" : "s");
 	if (cpus == 1)
 		PICK_RETURN(c, park, "pvspin: single %s CPU: a waiter runs only by "
 			    "preempting the holder", cpus_what);

@@ -58,7 +58,8 @@ static void usage(FILE *f, unsigned ncpus)
 "  --ncs-ns N           busy work outside it, ns (default %d)\n"
 "  --cs-lines N         shared cache lines written per critical section,\n"
 "                       1..1024, the first holds the check counter (default %d)\n"
-"  --duration-ms N      length of one cell, ms (default %d)\n"
+"  --duration-ms N      length of one cell, ms (default %d; under %d warned: too\n"
+"                       short to measure contention)\n"
 "  --repeat N           repeats per cell; the median by ops/s is reported (default %d)\n"
 "  --sample-every N     time every Nth lock() call for the latency (default %d)\n"
 "  --spin-threshold N   pvqspinlock SPIN_THRESHOLD in PAUSE loops for this run\n"
@@ -85,7 +86,7 @@ static void usage(FILE *f, unsigned ncpus)
 "\nlocks:\n",
 		BENCH_MAX_THREADS, ncpus, 2 * ncpus, 4 * ncpus, BENCH_DEFAULT_CS_NS,
 		BENCH_DEFAULT_NCS_NS, BENCH_DEFAULT_CS_LINES, BENCH_DEFAULT_DURATION_MS,
-		BENCH_DEFAULT_REPEAT, BENCH_DEFAULT_SAMPLE_EVERY, PVSPIN_DEFAULT_SPIN_THRESHOLD,
+		BENCH_MIN_USEFUL_DURATION_MS, BENCH_DEFAULT_REPEAT, BENCH_DEFAULT_SAMPLE_EVERY, PVSPIN_DEFAULT_SPIN_THRESHOLD,
 		BENCH_MAX_HOGS);
 	for (size_t i = 0; i < n; i++)
 		fprintf(f, "  %-23s %s\n", locks[i].name, locks[i].what);
@@ -104,9 +105,15 @@ static int usage_error(const char *fmt, ...)
 }
 
 /* One file per report: a second --json / --csv / --plot is a mistake, not
- * the one to keep (as pvspin sim's --json).  Returns 0 or USAGE_EXIT. */
+ * the one to keep (as pvspin sim's --json); so is an empty file name (a
+ * value of the command line, such as --json "$OUT" with OUT unset, not a
+ * file that cannot be written: exit 2, not 1).  Returns 0 or USAGE_EXIT. */
 static int set_report(const char **path, const char *what, const char *opt, const char *arg)
 {
+	if (!*arg)
+		return usage_error("%s: empty file name (expected %s)", opt,
+				   strcmp(opt, "--plot") ? "a FILE, or - for standard output"
+							 : "FILE.png or FILE.svg");
 	if (*path)
 		return usage_error("two %s given (%s %s, %s %s); give one", what, opt, *path,
 				   opt, arg);
@@ -467,6 +474,12 @@ int pvspin_cmd_bench(int argc, char **argv)
 		ret = 1;
 		goto out;
 	}
+	/* run as asked, but say what the figures will be worth, once, before
+	 * measuring: the table's header does not show the cell length */
+	if (c.duration_ms < BENCH_MIN_USEFUL_DURATION_MS)
+		fprintf(stderr, "pvspin bench: warning: --duration-ms %u is under %d ms: a cell that "
+			"short can end before all its threads run, so it measures next to no "
+			"contention or preemption\n", c.duration_ms, BENCH_MIN_USEFUL_DURATION_MS);
 
 	/* A table reader that goes away (`| head`) must not take a report
 	 * file with it: without SIGPIPE the table's writes fail (EPIPE),

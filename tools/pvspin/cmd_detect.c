@@ -21,6 +21,7 @@
 
 #include "pvspin/policy.h"
 #include "lock/tunables_report.h"
+#include "platform/env_switch.h"
 #include "policy/policy_default.h"
 #include "cmd.h"
 #include "option_error.h"
@@ -325,6 +326,7 @@ int pvspin_cmd_detect(int argc, char **argv)
 	 * ("ignoring ..."), as run, bench and torture say it (and refuse):
 	 * the tool's own copy of the library is silent at load (main.c). */
 	pvspin_tunables_report_ignored(stderr, "pvspin detect", NULL);
+	pvspin_plat_no_membarrier_report_ignored(stderr, "pvspin detect", NULL);
 	/* A root that is missing or unreadable is bad input, not bad usage:
 	 * exit 1 with the reason, as an unreadable --cpuid file does. */
 	if (root && root_check(root)) {

@@ -426,10 +426,11 @@ int pvspin_cmd_torture(int argc, char **argv)
 	 * checks what it has and says INTERRUPTED (exit 128 + the signal) */
 	tool_stop_signals_catch();
 
-	printf("pvspin torture: lock %s%s, %d writers on %d CPUs, %u s, long hold %u ms, "
+	int ncpus = online_cpus();
+	printf("pvspin torture: lock %s%s, %d writer%s on %d CPU%s, %u s, long hold %u ms, "
 	       "seed %" PRIu64 ", stall %u ms, injection %s",
 	       t.kind->name, t.kind->broken ? " (BROKEN ON PURPOSE)" : "", t.nthreads,
-	       online_cpus(), t.seconds, t.long_hold_ms, t.seed, t.stall_ms,
+	       t.nthreads == 1 ? "" : "s", ncpus, ncpus == 1 ? "" : "s", t.seconds, t.long_hold_ms, t.seed, t.stall_ms,
 	       t.inject ? "on" : "off");
 	if (t.kind->pv)
 		printf(", spin threshold %u", pvspin_tunable_get(PVSPIN_TUNE_SPIN_THRESHOLD));
@@ -585,9 +586,9 @@ int pvspin_cmd_torture(int argc, char **argv)
 	double wall_s = (double)(tool_now_ns() - cmd_start) / 1e9;
 	if (wall_s > ran_s + 1.0)
 		printf("pvspin torture: the run took %.1f s for %.1f s of torture: %.1f s to start "
-		       "the %d writers on %d CPUs, %.1f s to stop them\n", wall_s, ran_s,
-		       (double)(start - cmd_start) / 1e9, t.nthreads, online_cpus(),
-		       (double)(stopped - start) / 1e9 - ran_s);
+		       "the %d writer%s on %d CPU%s, %.1f s to stop them\n", wall_s, ran_s,
+		       (double)(start - cmd_start) / 1e9, t.nthreads, t.nthreads == 1 ? "" : "s",
+		       ncpus, ncpus == 1 ? "" : "s", (double)(stopped - start) / 1e9 - ran_s);
 
 	bool failed = stalled || stuck || __atomic_load_n(&t.failures, __ATOMIC_RELAXED);
 	/* A failure is a failure however the run ended; a run cut short

@@ -7,19 +7,19 @@
 #include <string.h>
 
 #include "env_check.h"
+#include "platform/env_switch.h"
 #include "pvspin/lock.h"
 #include "pvspin/tunables.h"
 
-/* A switch of 1 or 0, as the library reads PVSPIN_STATS (the interposer,
- * preload/preload_init.c) and PVSPIN_NO_MEMBARRIER (src/platform/native.c):
- * "1" on; "0", empty or unset off; anything else they say they ignore. */
-static int switch_env_check(FILE *err, const char *who, const char *var, const char *on,
-			    const char *off)
+/* A switch, PVSPIN_STATS (read by the interposer) or PVSPIN_NO_MEMBARRIER
+ * (read by the library), by the rule they are read by
+ * (platform/env_switch.h): a bad one is said, and refused. */
+static int switch_env_check(FILE *err, const char *who, const char *var, const char *expected)
 {
-	const char *s = getenv(var);
-	if (!s || !*s || !strcmp(s, "0") || !strcmp(s, "1"))
+	const char *s;
+	if (pvspin_env_switch(var, &s) >= 0)
 		return 0;
-	fprintf(err, "%s: %s=%s: expected 1 (%s) or 0 (%s)\n", who, var, s, on, off);
+	fprintf(err, "%s: %s=%s: %s\n", who, var, s, expected);
 	return 1;
 }
 
@@ -29,6 +29,6 @@ int tool_env_check(const char *who)
 		return 1;
 	if (pvspin_default_kind_check_env(stderr, who))
 		return 1;
-	return switch_env_check(stderr, who, "PVSPIN_STATS", "on", "off") |
-	       switch_env_check(stderr, who, "PVSPIN_NO_MEMBARRIER", "no membarrier", "membarrier");
+	return switch_env_check(stderr, who, "PVSPIN_STATS", PVSPIN_STATS_EXPECTED) |
+	       switch_env_check(stderr, who, "PVSPIN_NO_MEMBARRIER", PVSPIN_NO_MEMBARRIER_EXPECTED);
 }

@@ -28,6 +28,11 @@
 #define BENCH_DEFAULT_DURATION_MS  400
 #define BENCH_DEFAULT_REPEAT       3
 #define BENCH_DEFAULT_SAMPLE_EVERY 16
+/** A shorter --duration-ms is run, with a warning: a cell of a few ms
+ *  can end before all its threads run (a 1 ms cell here: Jain 0.500 at 2
+ *  threads, one thread did every acquisition), so it measures next to no
+ *  contention, and no preemption at all (a time slice is ms long). */
+#define BENCH_MIN_USEFUL_DURATION_MS 10
 /** Latency memory bound: at most this many samples per cell in all
  *  threads (8 bytes each), and per thread at most / at least: */
 #define BENCH_SAMPLES_PER_CELL     (1u << 20)

@@ -60,7 +60,8 @@ static const char *fmt_ns(char *buf, size_t size, double ns)
 void bench_table_header(FILE *f, const struct bench_config *c)
 {
 	const struct bench_machine *m = &c->machine;
-	fprintf(f, "# pvspin bench: %u CPUs (%s), %s%s%s\n", m->ncpus,
+	fprintf(f, "# pvspin bench: %u CPU%s (%s), %s%s%s\n", m->ncpus,
+		m->ncpus == 1 ? "" : "s",
 		m->model[0] ? m->model : "unknown model", m->kernel,
 		m->hypervisor[0] ? ", hypervisor " : "", m->hypervisor);
 	fprintf(f, "# cs %llu ns + %u shared lines, ncs %llu ns (%.3f loops/ns); "

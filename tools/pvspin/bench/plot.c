@@ -85,8 +85,9 @@ static void write_script(FILE *f, const char *out, const char *fmt,
 	fputc('\n', f);
 	char title[512];
 	snprintf(title, sizeof(title),
-		 "pvspin bench on %u CPUs%s%s: cs %llu ns + %u lines, ncs %llu ns, %u ms x %u",
-		 c->machine.ncpus, c->machine.hypervisor[0] ? ", " : "", c->machine.hypervisor,
+		 "pvspin bench on %u CPU%s%s%s: cs %llu ns + %u lines, ncs %llu ns, %u ms x %u",
+		 c->machine.ncpus, c->machine.ncpus == 1 ? "" : "s",
+		 c->machine.hypervisor[0] ? ", " : "", c->machine.hypervisor,
 		 (unsigned long long)c->cs_ns, c->cs_lines, (unsigned long long)c->ncs_ns,
 		 c->duration_ms, c->repeat);
 	fputs("set title ", f);
