@@ -1179,13 +1179,23 @@ static void test_spinpark_spin_unregistered(void **state)
 static pvspin_lock_t sf_lock __attribute__((aligned(64)));
 static int sf_case;
 
-/* vCPU 0 alone: a case of the store buffer's model (sf_case 0-3), or 100
+/* vCPU 0 alone: a case of the store buffer's model (sf_case 0-3, 6), or 100
  * uncontended acquisitions and releases back to back of spinpark (4) or
- * qspinlock (5). */
+ * qspinlock (5); or two vCPUs contending for spinpark (7). */
 static void guest_store_forward(int vm, int idx, int slot)
 {
 	(void)vm;
 	(void)slot;
+	if (sf_case == 7) {
+		/* vCPU 1 comes while vCPU 0 holds the lock for 2 us: its fast
+		 * path's cmpxchg fails, and the slow path reads the word */
+		if (idx == 1)
+			sim_guest_compute(300);
+		pvspin_spinpark_lock(&sf_lock);
+		sim_guest_compute(idx == 0 ? 2000 : 100);
+		pvspin_spinpark_unlock(&sf_lock);
+		return;
+	}
 	if (idx != 0)
 		return;
 	switch (sf_case) {
@@ -1208,6 +1218,14 @@ static void guest_store_forward(int vm, int idx, int slot)
 		sim_guest_compute(1000);
 		(void)pvspin_plat_load32(&sf_lock.val, PVSPIN_RELAXED);
 		break;
+	case 6: {  /* a failed byte cmpxchg, then the word loaded: 1 stall */
+		uint8_t free_byte = 0;
+		pvspin_plat_store32(&sf_lock.val, 1, PVSPIN_RELAXED);
+		sim_guest_compute(1000);
+		(void)pvspin_plat_cmpxchg8(&sf_lock.locked, &free_byte, 1, PVSPIN_ACQUIRE);
+		(void)pvspin_plat_load32(&sf_lock.val, PVSPIN_RELAXED);
+		break;
+	}
 	case 4:
 		for (int i = 0; i < 100; i++) {
 			pvspin_spinpark_lock(&sf_lock);
@@ -1229,19 +1247,22 @@ static void guest_store_forward(int vm, int idx, int slot)
  * never stalls (a 32-bit load there did in 99 of the 100: the first
  * waited for a cold miss on the park sequence meanwhile); the kernel's
  * qspinlock takes the lock with a 32-bit cmpxchg over the byte its
- * unlock stored, so 99 of its 100 acquisitions back to back do. */
+ * unlock stored, so 99 of its 100 acquisitions back to back do.  A
+ * failed cmpxchg writes too: spinpark's slow path reads the word by
+ * field after its fast path failed (a 32-bit load there stalled once
+ * in the contended case 7). */
 static void test_store_forward(void **state)
 {
 	(void)state;
 	static const struct { int c; json_int_t stalls; } cases[] = {
-		{ 0, 1 }, { 1, 0 }, { 2, 0 }, { 3, 0 }, { 4, 0 }, { 5, 99 },
+		{ 0, 1 }, { 1, 0 }, { 2, 0 }, { 3, 0 }, { 4, 0 }, { 5, 99 }, { 6, 1 }, { 7, 0 },
 	};
 	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
 		int i = cases[k].c;
 		struct sim_config c;
 		struct sim_result r;
 		sim_config_defaults(&c);
-		set_all(&c, "vcpus=1 pcpus=1 seconds=0.001");
+		set_all(&c, i == 7 ? "vcpus=2 pcpus=2 seconds=0.001" : "vcpus=1 pcpus=1 seconds=0.001");
 		memset(&sf_lock, 0, sizeof(sf_lock));
 		sf_case = i;
 		assert_int_equal(run_guest(&c, guest_store_forward, &r), 0);
