@@ -56,7 +56,7 @@
  * bits, bit 31; not a spinner count).
  * Unlock: a load of the process's park sequence (pvspin_plat_park_seq())
  * and of the word field by field (misuse, STARVING, parked waiters,
- * EXTENDED; _pvspin_spinpark_load_for_unlock), the
+ * EXTENDED; _pvspin_spinpark_load_fields), the
  * release as a plain store of 0 to the locked byte (as Linux's
  * queued_spin_unlock), then the sequence again: if a waiter went to
  * sleep meanwhile, one sleeper is woken (the sleepers' side is a
@@ -193,26 +193,30 @@ static inline bool _pvspin_spinpark_store_release(pvspin_lock_t *lock, uint32_t 
 	return pvspin_plat_load32(pvspin_plat_park_seq(), PVSPIN_RELAXED) != seq;
 }
 
-/* The word as the unlock reads it: the locked byte, the byte above it
- * and the upper half, each by a load of its own width (relaxed), put
- * together.  Not one 32-bit load: the lock's cmpxchg of the locked byte
- * may still be in this CPU's store buffer, and a load wider than a store
- * it overlaps cannot take its value from there (store-to-load forwarding
- * fails) and waits until the store reaches the cache.  On this machine's
- * AMD EPYC, a loop of take, load and release on one thread: 6.8 ns with
- * one 32-bit load, 2.2 ns with these three, as with no load at all.
+/* The word read field by field: the locked byte, the byte above it and
+ * the upper half, each by a load of its own width (relaxed), put
+ * together.  For the unlock, and for the lock's slow path's first read,
+ * right after the fast path's failed cmpxchg.  Not one 32-bit load: the
+ * lock's cmpxchg of the locked byte, taken or failed (x86's locked
+ * cmpxchg writes the byte back when it fails), may still be in this
+ * CPU's store buffer, and a load wider than a store it overlaps cannot
+ * take its value from there (store-to-load forwarding fails) and waits
+ * until the store reaches the cache.  On this machine's AMD EPYC: a loop
+ * of take, load and release on one thread, 6.8 ns with one 32-bit load,
+ * 2.2 ns with these three, as with no load at all; a failed cmpxchg and
+ * a load, 6.75 against 2.56 ns.
  *
  * The parts may be read at slightly different times, and that loses no
- * wake-up: every part is read after the caller's acquire load of the park
- * sequence (s1), so each sees everything a sleeper did before its add to
- * the sequence that s1 saw (its count, and the spinner count it gave
- * up); what changed after s1 belongs to a waiter whose sleep comes after
- * s1, which the release's second read of the sequence or the sleeper's
- * re-check covers (src/lock/spinpark.c, "Lost wake-ups").  So do the
- * slow path's decisions on such a word not to wake; its writes before
- * the release are cmpxchgs, which fail on a word that is not the
- * lock's. */
-static inline uint32_t _pvspin_spinpark_load_for_unlock(pvspin_lock_t *lock)
+ * wake-up: in the unlock every part is read after the acquire load of
+ * the park sequence (s1), so each sees everything a sleeper did before
+ * its add to the sequence that s1 saw (its count, and the spinner count
+ * it gave up); what changed after s1 belongs to a waiter whose sleep
+ * comes after s1, which the release's second read of the sequence or the
+ * sleeper's re-check covers (src/lock/spinpark.c, "Lost wake-ups").  So
+ * do the unlock's slow path's decisions on such a word not to wake.
+ * Every write either path makes on a word so read is a cmpxchg, which
+ * fails on a word that is not the lock's. */
+static inline uint32_t _pvspin_spinpark_load_fields(pvspin_lock_t *lock)
 {
 	uint32_t locked = pvspin_plat_load8(&lock->locked, PVSPIN_RELAXED);
 	uint32_t pending = pvspin_plat_load8(&lock->pending, PVSPIN_RELAXED);
@@ -255,7 +259,7 @@ static inline void pvspin_spinpark_lock(pvspin_lock_t *lock)
 static inline void pvspin_spinpark_unlock(pvspin_lock_t *lock)
 {
 	uint32_t seq = pvspin_plat_load32(pvspin_plat_park_seq(), PVSPIN_ACQUIRE);
-	uint32_t v = _pvspin_spinpark_load_for_unlock(lock);
+	uint32_t v = _pvspin_spinpark_load_fields(lock);
 	if (__builtin_expect((v & _SP_UNLOCK_SLOW_MASK) == _SP_LOCKED, 1)) {
 		if (__builtin_expect(!(seq & PVSPIN_PARK_SEQ_RMW_RELEASE), 1)) {
 			if (__builtin_expect(_pvspin_spinpark_store_release(lock, seq), 0))

@@ -280,7 +280,9 @@ static bool sp_take_or_count(pvspin_lock_t *lock, struct sp_waiter *w, uint32_t 
  */
 static bool sp_spin(pvspin_lock_t *lock, struct sp_waiter *w)
 {
-	uint32_t v = pvspin_plat_load32(&lock->val, PVSPIN_RELAXED), cap = sp_spinner_cap();
+	/* by field: on the first round the fast path's failed cmpxchg may
+	 * still be buffered (_pvspin_spinpark_load_fields) */
+	uint32_t v = _pvspin_spinpark_load_fields(lock), cap = sp_spinner_cap();
 	bool starving = w->counted && w->t0 && pvspin_plat_now_ns() - w->t0 > SP_STARVE_NS;
 
 	/* Join the spinners: (p, s, 1) -> (p, s + 1, 1) [| STARVING], or take
@@ -540,22 +542,32 @@ static bool sp_spin_unregistered(pvspin_lock_t *lock)
 {
 	if (sp_spinner_cap() != 1)
 		return false;
-	uint32_t v = pvspin_plat_load32(&lock->val, PVSPIN_RELAXED), spent, left = SP_SPIN_MIN_LOOPS;
+	/* by field: the fast path's failed cmpxchg may still be buffered */
+	uint32_t v = _pvspin_spinpark_load_fields(lock), spent, left = SP_SPIN_MIN_LOOPS;
 	while (sp_word_ok(v) && !(v & (_SP_STARVING | _SP_SPINNERS_MASK))) {
 		if (sp_locked(v) == 0) {
 			if (_pvspin_spinpark_take_free(lock)) {
 				pvspin_plat_event(PVSPIN_EV_SPIN_ACQUIRE);
 				return true;
 			}
-			/* another took it: one loop of the bound */
-			v = pvspin_plat_load32(&lock->val, PVSPIN_RELAXED);
+			/* another took it: one loop of the bound (by field:
+			 * our failed cmpxchg may still be buffered) */
+			v = _pvspin_spinpark_load_fields(lock);
 			if (!left--)
 				break;
 			continue;
 		}
 		if (sp_locked(v) != _SP_LOCKED || !left)
 			break;
-		/* acquire on success; loops bounded by `left` */
+		/* Every wait comes right after a failed cmpxchg of the locked
+		 * byte (the fast path's, or ours above), whose write may still
+		 * be buffered: one PAUSE of the bound first, so that the
+		 * wait's 32-bit loads do not stall on it
+		 * (_pvspin_spinpark_load_fields); then wait, acquire on
+		 * success, loops bounded by `left` */
+		pvspin_plat_cpu_relax();
+		if (!--left)
+			break;
 		pvspin_plat_wait32(&lock->val, sp_not_plain_locked, 0, left, &v, &spent);
 		left -= spent < left ? spent : left;
 	}
