@@ -90,7 +90,8 @@ set_tests_properties(cli_kind_env_typo PROPERTIES LABELS sanitize TIMEOUT 60
 # A bad switch (PVSPIN_NO_MEMBARRIER, PVSPIN_STATS) is said once, in the
 # command's words: bench, torture and run refuse it (exit 2, one line:
 # the library's load-time "pvspin: ignoring PVSPIN_NO_MEMBARRIER=..." came
-# first), detect and sim say they ignore it and go on.
+# first), detect and sim say they ignore it and go on.  With several bad
+# variables at once, run, bench and torture say each of them.
 add_test(NAME cli_switch_env_one_message COMMAND sh -c
   "p=\"$0\"; fail=0; t=$(mktemp) || exit 1
    # stderr without a sanitizer runtime's own lines (ASan warns of sim's
@@ -105,6 +106,20 @@ add_test(NAME cli_switch_env_one_message COMMAND sh -c
      set -- $c; n=\"pvspin $1\"
      one \"2:$n: $nm\" PVSPIN_NO_MEMBARRIER=banana \"$p\" $c
      one \"2:$n: $st\" PVSPIN_STATS=banana \"$p\" $c
+     # all six bad at once: every one said, one line each, in the
+     # order of env_check.h, then exit 2 (they were said a group at a
+     # time: the tunables, then PVSPIN_LOCK alone, then the switches)
+     env PVSPIN_NO_MEMBARRIER=2 PVSPIN_STATS=2 PVSPIN_LOCK=bad PVSPIN_POLICY=bad \\
+       PVSPIN_SPIN_THRESHOLD=x PVSPIN_PENDING_LOOPS=y \"$p\" $c 2>\"$t\" >/dev/null; r=$?
+     e=$(grep -v -e '^==[0-9]*==' -e '^$' \"$t\")
+     x='not a valid value for'; i='(expected a decimal integer from 1 to 4294967295)'
+     case \"$r:$(echo \"$e\" | wc -l):$e\" in \"2:6:$n: bad PVSPIN_SPIN_THRESHOLD=x: $x spin_threshold $i
+$n: bad PVSPIN_PENDING_LOOPS=y: $x pending_loops $i
+$n: PVSPIN_LOCK=bad is not a lock kind; valid kinds: qspinlock, \"*\"
+$n: PVSPIN_POLICY=bad: not a policy; valid policies: linux, \"*\"
+$n: PVSPIN_STATS=2: expected 1 (on) or 0 (off)
+$n: PVSPIN_NO_MEMBARRIER=2: expected 1 (no membarrier) or 0 (membarrier)\") ;;
+       *) printf 'FAIL: %s all six bad: exit %s: %s\\n' \"$n\" $r \"$e\"; fail=1;; esac
    done
    one \"0:pvspin detect: ignoring $nm; membarrier is used\" \\
      PVSPIN_NO_MEMBARRIER=banana \"$p\" detect --interval-ms 0
