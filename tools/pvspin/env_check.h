@@ -3,7 +3,8 @@
  * that refuse a bad PVSPIN_* variable before they start (run, bench,
  * torture: exit 2, as for a bad option, also where an option would
  * replace the variable).  detect and sim take no value from these
- * variables and only say that they ignore one.
+ * variables and only say that they ignore one (detect: a bad one, each
+ * in its own line, in this order; cmd_detect.c).
  */
 #ifndef PVSPIN_TOOLS_ENV_CHECK_H
 #define PVSPIN_TOOLS_ENV_CHECK_H
