@@ -20,8 +20,10 @@
 
 /* ---- keys ----------------------------------------------------------------- */
 
-/* K_DOUBLE_PROF: a K_DOUBLE that also takes -1, "the profile's value" */
-enum ktype { K_INT, K_LONG, K_U64, K_DOUBLE, K_DOUBLE_PROF, K_BOOL, K_TRI, K_STR, K_KIND,
+/* K_DOUBLE_PROF: a K_DOUBLE that also takes -1, "the profile's value";
+ * K_U32: a uint32_t field (the lock tunables, whose range is the
+ * library's, up to 4294967295, which an int cannot hold) */
+enum ktype { K_INT, K_U32, K_LONG, K_U64, K_DOUBLE, K_DOUBLE_PROF, K_BOOL, K_TRI, K_STR, K_KIND,
 	     K_DIST, K_KYIELD };
 
 struct key {
@@ -62,11 +64,14 @@ static const struct key keys[] = {
 	{ "hot", K_DOUBLE, OFF(hot), 0, 1, "probability of taking lock 0" },
 	{ "work", K_LONG, OFF(work), 0, 1e12,
 	  "acquisitions per vCPU (fixed work, completion time); 0 = throughput" },
-	{ "spin_threshold", K_INT, OFF(spin_threshold), 1, 1 << 30,
+	/* the lock tunables take the library's ranges (tunables.c), so a
+	 * value valid in PVSPIN_* is valid here: their loops are waits of
+	 * uint32_t loops, charged as loops x PAUSE ns in 64 bits */
+	{ "spin_threshold", K_U32, OFF(spin_threshold), 1, UINT32_MAX,
 	  "pvqspinlock SPIN_THRESHOLD, loops (kernel x86: 32768)" },
-	{ "pending_loops", K_INT, OFF(pending_loops), 1, 1 << 30,
+	{ "pending_loops", K_U32, OFF(pending_loops), 1, UINT32_MAX,
 	  "qspinlock _Q_PENDING_LOOPS (kernel x86: 512)" },
-	{ "tas_backoff_max", K_INT, OFF(tas_backoff_max), 0, 1 << 30,
+	{ "tas_backoff_max", K_U32, OFF(tas_backoff_max), 0, UINT32_MAX,
 	  "tas: largest backoff between attempts, loops (0: virt_spin_lock, no backoff)" },
 	{ "early_halt_preempted", K_BOOL, OFF(early_halt_preempted), 0, 1,
 	  "pvqspinlock: also halt early when the predecessor is preempted (the reverted variant)" },
@@ -323,6 +328,7 @@ static int config_set(struct sim_config *c, const char *key, const char *shown,
 	errno = 0;
 	switch (k->type) {
 	case K_INT:
+	case K_U32:
 	case K_LONG: {
 		long long v = strtoll(value, &end, 10);
 		if (!plain_decimal(value, false) || errno || end == value || *end ||
@@ -330,6 +336,8 @@ static int config_set(struct sim_config *c, const char *key, const char *shown,
 			return bad(err, shown, value, range);
 		if (k->type == K_INT)
 			*(int *)(base + k->off) = (int)v;
+		else if (k->type == K_U32)
+			*(uint32_t *)(base + k->off) = (uint32_t)v;
 		else
 			*(long *)(base + k->off) = (long)v;
 		return 0;
@@ -822,6 +830,7 @@ json_t *sim_config_json(const struct sim_config *in)
 		json_t *v = NULL;
 		switch (k->type) {
 		case K_INT: v = json_integer(*(const int *)(base + k->off)); break;
+		case K_U32: v = json_integer(*(const uint32_t *)(base + k->off)); break;
 		case K_LONG: v = json_integer(*(const long *)(base + k->off)); break;
 		case K_U64: v = sim_u64_json(*(const uint64_t *)(base + k->off)); break;
 		case K_DOUBLE:

@@ -344,8 +344,11 @@ bool pvspin_plat_wait32(const uint32_t *p, bool (*done)(uint32_t, uint32_t),
 		uint32_t x = pvspin_plat_load32(p, PVSPIN_ACQUIRE);
 		if (done(x, arg)) {
 			*val = x;
+			/* at most max_loops: a quotient past it would be cut to
+			 * 32 bits when max_loops is near 4294967295 */
 			if (spent)
-				*spent = (uint32_t)(total / pause);
+				*spent = max_loops && total >= bound ? max_loops
+								    : (uint32_t)(total / pause);
 			return true;
 		}
 		if (max_loops && total >= bound) {

@@ -90,7 +90,8 @@ set_tests_properties(cli_kind_env_typo PROPERTIES LABELS sanitize TIMEOUT 60
 # A bad switch (PVSPIN_NO_MEMBARRIER, PVSPIN_STATS) is said once, in the
 # command's words: bench, torture and run refuse it (exit 2, one line:
 # the library's load-time "pvspin: ignoring PVSPIN_NO_MEMBARRIER=..." came
-# first), detect and sim say they ignore it and go on.
+# first), detect and sim say they ignore it and go on.  With several bad
+# variables at once, run, bench and torture say each of them.
 add_test(NAME cli_switch_env_one_message COMMAND sh -c
   "p=\"$0\"; fail=0; t=$(mktemp) || exit 1
    # stderr without a sanitizer runtime's own lines (ASan warns of sim's
@@ -105,6 +106,20 @@ add_test(NAME cli_switch_env_one_message COMMAND sh -c
      set -- $c; n=\"pvspin $1\"
      one \"2:$n: $nm\" PVSPIN_NO_MEMBARRIER=banana \"$p\" $c
      one \"2:$n: $st\" PVSPIN_STATS=banana \"$p\" $c
+     # all six bad at once: every one said, one line each, in the
+     # order of env_check.h, then exit 2 (they were said a group at a
+     # time: the tunables, then PVSPIN_LOCK alone, then the switches)
+     env PVSPIN_NO_MEMBARRIER=2 PVSPIN_STATS=2 PVSPIN_LOCK=bad PVSPIN_POLICY=bad \\
+       PVSPIN_SPIN_THRESHOLD=x PVSPIN_PENDING_LOOPS=y \"$p\" $c 2>\"$t\" >/dev/null; r=$?
+     e=$(grep -v -e '^==[0-9]*==' -e '^$' \"$t\")
+     x='not a valid value for'; i='(expected a decimal integer from 1 to 4294967295)'
+     case \"$r:$(echo \"$e\" | wc -l):$e\" in \"2:6:$n: bad PVSPIN_SPIN_THRESHOLD=x: $x spin_threshold $i
+$n: bad PVSPIN_PENDING_LOOPS=y: $x pending_loops $i
+$n: PVSPIN_LOCK=bad is not a lock kind; valid kinds: qspinlock, \"*\"
+$n: PVSPIN_POLICY=bad: not a policy; valid policies: linux, \"*\"
+$n: PVSPIN_STATS=2: expected 1 (on) or 0 (off)
+$n: PVSPIN_NO_MEMBARRIER=2: expected 1 (no membarrier) or 0 (membarrier)\") ;;
+       *) printf 'FAIL: %s all six bad: exit %s: %s\\n' \"$n\" $r \"$e\"; fail=1;; esac
    done
    one \"0:pvspin detect: ignoring $nm; membarrier is used\" \\
      PVSPIN_NO_MEMBARRIER=banana \"$p\" detect --interval-ms 0
@@ -113,3 +128,37 @@ add_test(NAME cli_switch_env_one_message COMMAND sh -c
    rm -f \"$t\"; [ $fail -eq 0 ] && echo switch-env-ok" ${_pvspin})
 set_tests_properties(cli_switch_env_one_message PROPERTIES LABELS sanitize TIMEOUT 60
   PASS_REGULAR_EXPRESSION "switch-env-ok")
+# detect goes on past a bad PVSPIN_LOCK, PVSPIN_POLICY or PVSPIN_STATS
+# (exit 0, its report on stdout) and says it ignores each, one line, as
+# it says a bad tunable and PVSPIN_NO_MEMBARRIER, in the order of run's
+# refusal (it said nothing of these three); nothing for valid values
+add_test(NAME cli_detect_env_ignored COMMAND sh -c
+  "p=\"$0\"; fail=0; t=$(mktemp) || exit 1
+   # (patterns: a * in a variable's value is a wildcard only where the
+   # variable is not quoted)
+   d='pvspin detect: ignoring'
+   k=\"$d PVSPIN_LOCK=bogus: not a lock kind; valid kinds: qspinlock, *; pvspin detect takes no lock kind from the environment\"
+   po=\"$d PVSPIN_POLICY=zzz: not a policy; valid policies: linux, *; pvspin detect takes no policy from the environment (--policy NAME)\"
+   st=\"$d PVSPIN_STATS=9: expected 1 (on) or 0 (off); pvspin detect counts no stats\"
+   run() { o=$(env \"$@\" \"$p\" detect --interval-ms 0 2>\"$t\"); r=$?
+     e=$(grep -v -e '^==[0-9]*==' -e '^$' \"$t\"); n=$(printf '%s' \"$e\" | grep -c .)
+     case \"$o\" in *'policy '*'lock '*reason*) ;; *) echo \"FAIL $*: no report\"; fail=1;; esac; }
+   run PVSPIN_LOCK=bogus PVSPIN_POLICY=zzz PVSPIN_STATS=9
+   w=\"0:3:$k
+$po
+$st\"
+   case \"$r:$n:$e\" in $w) ;; *) printf 'FAIL three: exit %s: %s\\n' $r \"$e\"; fail=1;; esac
+   run PVSPIN_NO_MEMBARRIER=2 PVSPIN_STATS=9 PVSPIN_LOCK=bogus PVSPIN_POLICY=zzz \\
+     PVSPIN_SPIN_THRESHOLD=x PVSPIN_PENDING_LOOPS=y
+   w=\"0:6:$d PVSPIN_SPIN_THRESHOLD=x: *
+$d PVSPIN_PENDING_LOOPS=y: *
+$k
+$po
+$st
+$d PVSPIN_NO_MEMBARRIER=2: *\"
+   case \"$r:$n:$e\" in $w) ;; *) printf 'FAIL six: exit %s: %s\\n' $r \"$e\"; fail=1;; esac
+   run PVSPIN_LOCK=tas PVSPIN_POLICY=linux PVSPIN_STATS=1
+   [ \"$r:$e\" = 0: ] || { printf 'FAIL valid: exit %s: %s\\n' $r \"$e\"; fail=1; }
+   rm -f \"$t\"; [ $fail -eq 0 ] && echo detect-env-ignored-ok" ${_pvspin})
+set_tests_properties(cli_detect_env_ignored PROPERTIES LABELS sanitize TIMEOUT 60
+  PASS_REGULAR_EXPRESSION "detect-env-ignored-ok")

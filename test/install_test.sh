@@ -9,6 +9,21 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 cmake --install "$build" --prefix "$tmp/prefix" >/dev/null
 libdir=$(ls -d "$tmp"/prefix/lib*/pkgconfig | head -n1); libdir=${libdir%/pkgconfig}
 export PKG_CONFIG_PATH="$libdir/pkgconfig"
+# the .pc's paths are normalised (libdir was ".../lib/pkgconfig/../..//lib")
+# and name the installed directories
+for v in prefix libdir includedir; do
+	p=$(pkg-config --variable=$v pvspin)
+	case $p in
+	*//*) echo "install_test: pkg-config --variable=$v pvspin has a '//': $p"; exit 1;;
+	esac
+done
+[ "$(pkg-config --variable=libdir pvspin)" -ef "$libdir" ] &&
+	[ "$(pkg-config --variable=includedir pvspin)" -ef "$tmp/prefix/include" ] &&
+	[ "$(pkg-config --variable=prefix pvspin)" -ef "$tmp/prefix" ] || {
+	echo "install_test: pvspin.pc names other directories: $(pkg-config --variable=prefix pvspin)" \
+		"$(pkg-config --variable=libdir pvspin) $(pkg-config --variable=includedir pvspin)"
+	exit 1
+}
 # -pthread in both --cflags and --libs (not only Libs.private): a program
 # built with the flags alone must link on a glibc before 2.34 too
 for f in --cflags --libs; do

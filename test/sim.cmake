@@ -118,6 +118,26 @@ if(TARGET pvspin_sim_core AND TARGET pvspin)
   pvspin_sim_cli_expect(sim_cli_slice_zero 2
     "pvspin sim: bad value '0.0001' for key 'slice_us'; valid: -1 .* from 1 to"
     ${P} sim --preset smoke --set slice_us=0.0001)
+  # the lock tunables' keys take the library's ranges: the largest value
+  # that PVSPIN_* takes is the one `pvspin sim` suggests instead (--set
+  # KEY=VALUE), and that value runs, on the kind that reads it (it was
+  # refused: "valid: an integer from 1 to 1073741824", exit 2); one past
+  # it is refused, naming the range
+  add_test(NAME sim_cli_tunable_full_range COMMAND sh -c
+    "p=\"$0\"; t=$(mktemp) || exit 1; fail=0
+     for kv in 'SPIN_THRESHOLD spin_threshold 1 pvqspinlock' 'PENDING_LOOPS pending_loops 1 qspinlock' \\
+               'TAS_BACKOFF_MAX tas_backoff_max 0 tas'; do
+       set -- $kv; v=PVSPIN_$1; k=$2; min=$3; m=4294967295
+       o=$(env $v=$m \"$p\" sim --preset smoke --set lock=$4 --set $k=$m --json - 2>\"$t\"); r=$?
+       e=$(grep -v '^==[0-9]*==' \"$t\")
+       w=\"pvspin sim: ignoring $v=$m: pvspin sim takes tunables only as configuration keys (--set $k=$m), never from the environment\"
+       [ \"$r:$e\" = \"0:$w\" ] || { echo \"FAIL $k: exit $r: '$e'\"; fail=1; }
+       echo \"$o\" | grep -q \"^ *\\\"$k\\\": $m,\\$\" || { echo \"FAIL $k: not in the config echo\"; fail=1; }
+       e=$(\"$p\" sim --preset smoke --set $k=4294967296 2>&1 >/dev/null); r=$?
+       [ \"$r:$e\" = \"2:pvspin sim: bad value '4294967296' for key '$k'; valid: an integer from $min to $m\" ] ||
+         { echo \"FAIL $k: one past: exit $r: '$e'\"; fail=1; }
+     done; rm -f \"$t\"; [ $fail -eq 0 ] && echo tunable-range-ok" ${P})
+  set_tests_properties(sim_cli_tunable_full_range PROPERTIES PASS_REGULAR_EXPRESSION "tunable-range-ok")
   # numbers are plain decimal: no hex, no '+', no blanks (strtod/strtoll take them)
   pvspin_sim_cli_expect(sim_cli_hex_seconds 2 "bad value '0x10' for key 'seconds'"
     ${P} sim --preset smoke --set seconds=0x10)

@@ -15,6 +15,7 @@
 #include "pvspin/tas.h"
 #include "pvspin/tunables.h"
 #include "lock_steps.h"
+#include "tas_backoff.h"
 
 /* The word is no longer a held tas lock: 0, or corrupted. */
 static inline bool tas_word_not_held(uint32_t v, uint32_t arg)
@@ -41,8 +42,7 @@ void pvspin_tas_lock_slowpath(pvspin_lock_t *lock)
 			return;
 		if (backoff_max) {
 			pvspin_plat_wait32(&lock->val, word_never, 0, backoff, &val, NULL);
-			if (backoff < backoff_max)
-				backoff = backoff * 2 > backoff_max ? backoff_max : backoff * 2;
+			backoff = pvspin_tas_backoff_next(backoff, backoff_max);
 		}
 	}
 }

@@ -459,7 +459,7 @@ int pvspin_cmd_bench(int argc, char **argv)
 	ret = 0;
 	/* The default kind (the footer's) from PVSPIN_LOCK / PVSPIN_POLICY,
 	 * resolved before minutes of measuring; parse_options() refused a
-	 * bad value (pvspin_default_kind_check_env()). */
+	 * bad value (tool_env_check()). */
 	const char *default_kind = pvspin_kind_name(pvspin_default_kind());
 	if (c.plot_path && !bench_plot_have_gnuplot()) {
 		fprintf(stderr, "pvspin bench: --plot needs gnuplot, which is not installed "

@@ -267,6 +267,34 @@ static bool root_has_files(const char *dir)
 	return false;
 }
 
+/* A bad PVSPIN_LOCK, PVSPIN_POLICY or PVSPIN_STATS: detect takes no value
+ * from them (its picks are every policy's, or --policy's, and it counts
+ * no stats), so it goes on (exit 0), but says each one it ignores, one
+ * line each, after the tunables and before PVSPIN_NO_MEMBARRIER (the
+ * order of run, bench and torture, which refuse them: env_check.h), as
+ * `pvspin sim` says them.  It said nothing of these three, only of a bad
+ * tunable and PVSPIN_NO_MEMBARRIER.  Each is checked whatever the others
+ * say; which one a program started from here follows is the note under
+ * the table. */
+static void say_kind_stats_env_ignored(void)
+{
+	pvspin_kind_t kind;
+	pvspin_policy_t policy;
+	const char *s;
+	if (pvspin_default_lock_env(NULL, NULL, &kind) < 0)
+		fprintf(stderr, "pvspin detect: ignoring PVSPIN_LOCK=%s: not a lock kind; valid kinds: "
+			"%s; pvspin detect takes no lock kind from the environment\n",
+			getenv("PVSPIN_LOCK"), pvspin_kind_names());
+	s = getenv("PVSPIN_POLICY");
+	if (s && *s && pvspin_policy_parse(s, &policy))
+		fprintf(stderr, "pvspin detect: ignoring PVSPIN_POLICY=%s: %s; pvspin detect takes "
+			"no policy from the environment (--policy NAME)\n", s,
+			pvspin_policy_parse_error(errno));
+	if (pvspin_env_switch("PVSPIN_STATS", &s) < 0)
+		fprintf(stderr, "pvspin detect: ignoring PVSPIN_STATS=%s: " PVSPIN_STATS_EXPECTED
+			"; pvspin detect counts no stats\n", s);
+}
+
 int pvspin_cmd_detect(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -326,6 +354,7 @@ int pvspin_cmd_detect(int argc, char **argv)
 	 * ("ignoring ..."), as run, bench and torture say it (and refuse):
 	 * the tool's own copy of the library is silent at load (main.c). */
 	pvspin_tunables_report_ignored(stderr, "pvspin detect", NULL);
+	say_kind_stats_env_ignored();
 	pvspin_plat_no_membarrier_report_ignored(stderr, "pvspin detect", NULL);
 	/* A root that is missing or unreadable is bad input, not bad usage:
 	 * exit 1 with the reason, as an unreadable --cpuid file does. */
