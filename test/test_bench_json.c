@@ -10,8 +10,11 @@
  * for a starved thread), ordered latency percentiles, events for the
  * pvspin kinds, config.placement (false for "none"), and line_rtt_ns: when measured with 2 or more CPUs
  * (machine.ncpus) a number > 0, in one result at least, and > 0 or null
- * (every probe of the cell disturbed) in each; else null.  Exit 0 if all hold, 1 with the
- * first problem on stderr.
+ * (every probe of the cell disturbed) in each; else null; and
+ * line_rtt_ns_repeats: one entry per ops_per_s_repeats entry, each null or
+ * > 0 (null throughout where not measured), a number in one at least
+ * where line_rtt_ns is one.  Exit 0 if all hold, 1 with the first
+ * problem on stderr.
  */
 #include <jansson.h>
 #include <stdio.h>
@@ -142,6 +145,26 @@ int main(int argc, char **argv)
 		} else
 			CHECK(null, "%s: line_rtt_ns %g, expected null (%s)", where, rtt,
 			      ncpus < 2 ? "one CPU" : "not measured");
+		/* each repeat's round trip, beside its ops/s: the same count,
+		 * each null or > 0 (null throughout where not measured), and
+		 * a number in one repeat at least where the cell has one */
+		json_t *rtts = json_object_get(r, "line_rtt_ns_repeats"),
+		       *reps = json_object_get(r, "ops_per_s_repeats");
+		CHECK(json_is_array(rtts) && json_is_array(reps) &&
+		      json_array_size(rtts) == json_array_size(reps) && json_array_size(reps) > 0,
+		      "%s: line_rtt_ns_repeats missing or not as long as ops_per_s_repeats", where);
+		size_t k;
+		json_t *x;
+		int numbers = 0;
+		json_array_foreach(rtts, k, x) {
+			CHECK(json_is_null(x) || (json_is_number(x) && json_number_value(x) > 0 &&
+						  placement),
+			      "%s: line_rtt_ns_repeats[%zu] is neither null nor a round trip > 0%s", where,
+			      k, placement ? "" : " (expected null: not measured)");
+			numbers += !json_is_null(x);
+		}
+		CHECK(null || numbers > 0, "%s: line_rtt_ns %g but no repeat has a round trip", where,
+		      rtt);
 
 		json_t *ev = json_object_get(r, "events");
 		CHECK(json_is_object(ev), "%s: no \"events\" object", where);
