@@ -114,6 +114,14 @@ pvspin sim: ignoring PVSPIN_POLICY=linux: $p\" ] || { echo \"sim kind: got '$e'\
   [ $r -eq 0 ] || { echo \"sim bad kind: exit $r: '$e'\"; exit 1; }
   case \"$e\" in \"pvspin sim: ignoring PVSPIN_LOCK=bogus: not a lock kind; $k (--set lock=KIND, KIND one of qspinlock, \"*\"), never from the environment
 pvspin sim: ignoring PVSPIN_POLICY=bogus: not a policy; $p\") ;; *) echo \"sim bad kind: got '$e'\"; exit 1;; esac
+  # a bad PVSPIN_STATS: said once, exit 0 (it said nothing); a valid one
+  # says nothing
+  PVSPIN_STATS=9 \"$1\" sim --preset smoke --json - >/dev/null 2>/tmp/tunables_env_tools.$$; r=$?
+  e=$(grep -v '^==[0-9]*==' /tmp/tunables_env_tools.$$); rm -f /tmp/tunables_env_tools.$$
+  [ $r -eq 0 ] && [ \"$e\" = \"pvspin sim: ignoring PVSPIN_STATS=9: expected 1 (on) or 0 (off); the simulated guests' lock events are always in the JSON\" ] ||
+    { echo \"sim stats: exit $r: got '$e'\"; exit 1; }
+  e=$(PVSPIN_STATS=1 \"$1\" sim --preset smoke --json - 2>&1 >/dev/null | grep -v '^==[0-9]*==')
+  [ -z \"$e\" ] || { echo \"sim valid stats: got '$e'\"; exit 1; }
 fi
 echo tunables-env-tools-ok
 ")

@@ -57,6 +57,13 @@ static void say_kind_env_ignored(void)
 			"kind by policy; it takes the guest lock kind only as a configuration key "
 			"(--set lock=KIND), " SIM_NOT_ENV "\n", getenv("PVSPIN_POLICY"),
 			r < 0 ? "not a policy; " : "");
+	/* a bad PVSPIN_STATS too, as detect says it (a valid one is the
+	 * interposer's business and says nothing here: the simulator's lock
+	 * events are always in its JSON) */
+	const char *stats;
+	if (pvspin_env_switch("PVSPIN_STATS", &stats) < 0)
+		fprintf(stderr, "pvspin sim: ignoring PVSPIN_STATS=%s: " PVSPIN_STATS_EXPECTED
+			"; the simulated guests' lock events are always in the JSON\n", stats);
 }
 
 /**
