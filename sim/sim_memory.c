@@ -141,8 +141,9 @@ static sim_time_t xfer_cost(const struct line *l, int node, int ccx)
 	return S.prof->xfer_local_ns;
 }
 
-/* Charge a memory access of `len` bytes and wait until it completes.  A
- * write or RMW that changes memory is buffered by mem_stored() after it. */
+/* Charge a memory access of `len` bytes and wait until it completes; a
+ * write or RMW (a failed cmpxchg too) then sits in the vCPU's store
+ * buffer. */
 static struct line *mem_begin(const void *p, size_t len, enum acc kind)
 {
 	struct vcpu *v = S.cur;
@@ -177,6 +178,7 @@ static struct line *mem_begin(const void *p, size_t len, enum acc kind)
 		l->nodes_mask |= 1ull << node;
 		l->ccx = (l->ccx == LINE_CCX_NONE || l->ccx == ccx) ? ccx : LINE_CCX_MANY;
 	} else {
+		store_buffer_add(v, p, len, kind);
 		l->version++;
 		l->writer = v->id;
 		l->excl = true;
@@ -185,13 +187,6 @@ static struct line *mem_begin(const void *p, size_t len, enum acc kind)
 		l->seen[v->id] = l->version;
 	}
 	return l;
-}
-
-/* The current vCPU's write of [p, p + len) took effect: buffer it. */
-static void mem_stored(const void *p, size_t len, enum acc kind)
-{
-	if (S.cur)
-		store_buffer_add(S.cur, p, len, kind);
 }
 
 bool watcher_satisfied(const struct vcpu *w)
@@ -224,15 +219,14 @@ void mem_written(struct line *l)
 	{ (void)mo; mem_begin(p, sizeof(T), ACC_READ); return *p; }             \
 	void pvspin_plat_store##W(T *p, T v, int mo)                            \
 	{ (void)mo; struct line *l = mem_begin(p, sizeof(T), ACC_WRITE); *p = v; \
-	  mem_stored(p, sizeof(T), ACC_WRITE); mem_written(l); }                \
+	  mem_written(l); }                                                     \
 	bool pvspin_plat_cmpxchg##W(T *p, T *old, T nv, int mo)                 \
 	{ (void)mo; struct line *l = mem_begin(p, sizeof(T), ACC_RMW);          \
-	  mem_stored(p, sizeof(T), ACC_RMW);                                    \
 	  if (*p != *old) { *old = *p; return false; }                          \
 	  *p = nv; mem_written(l); return true; }                               \
 	T pvspin_plat_xchg##W(T *p, T v, int mo)                                \
 	{ (void)mo; struct line *l = mem_begin(p, sizeof(T), ACC_RMW); T o = *p; \
-	  *p = v; mem_stored(p, sizeof(T), ACC_RMW); mem_written(l); return o; }
+	  *p = v; mem_written(l); return o; }
 
 SIM_DEFINE_WIDTH(8, uint8_t)
 SIM_DEFINE_WIDTH(16, uint16_t)
@@ -251,7 +245,6 @@ void pvspin_plat_storeptr(void **p, void *v, int mo)
 	(void)mo;
 	struct line *l = mem_begin(p, sizeof(*p), ACC_WRITE);
 	*p = v;
-	mem_stored(p, sizeof(*p), ACC_WRITE);
 	mem_written(l);
 }
 
@@ -259,7 +252,6 @@ bool pvspin_plat_cmpxchgptr(void **p, void **old, void *nv, int mo)
 {
 	(void)mo;
 	struct line *l = mem_begin(p, sizeof(*p), ACC_RMW);
-	mem_stored(p, sizeof(*p), ACC_RMW);   /* written back when it fails too */
 	if (*p != *old) {
 		*old = *p;
 		return false;
@@ -272,8 +264,7 @@ bool pvspin_plat_cmpxchgptr(void **p, void **old, void *nv, int mo)
 #define SIM_DEFINE_FETCH(NAME, OP)                                              \
 	uint32_t pvspin_plat_fetch_##NAME##32(uint32_t *p, uint32_t v, int mo)  \
 	{ (void)mo; struct line *l = mem_begin(p, sizeof(*p), ACC_RMW);         \
-	  uint32_t o = *p; *p = o OP v; mem_stored(p, sizeof(*p), ACC_RMW);      \
-	  mem_written(l); return o; }
+	  uint32_t o = *p; *p = o OP v; mem_written(l); return o; }
 SIM_DEFINE_FETCH(add, +)
 SIM_DEFINE_FETCH(or, |)
 SIM_DEFINE_FETCH(and, &)
