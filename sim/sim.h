@@ -319,6 +319,11 @@ json_t *sim_seeds_summary(json_t *const *runs, size_t n);
  *  numeric figure (its JSON path, median [min .. max]); per-vCPU arrays
  *  and figures that are 0 in every seed are left out. */
 void sim_seeds_print(FILE *f, json_t *doc);
+/** The host shape of a configuration's JSON (sim_config_json()), as both
+ *  summaries print it: "N VM(s) x N vCPU(s) on N pCPU(s)", each count in
+ *  the singular when it is 1, into buf (size n, NUL-terminated,
+ *  truncated if short).  Thread-safe. */
+void sim_shape_text(json_t *cfg, char *buf, size_t n);
 
 /* ---- test hooks (test/test_sim.c) -------------------------------------- */
 

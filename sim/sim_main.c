@@ -320,16 +320,13 @@ static void print_summary(FILE *f, json_t *j)
 	char locks[SIM_MAX_VMS * 40];
 	size_t i;
 	locks_summary(vms, json_string_value(json_object_get(cfg, "lock")), locks, sizeof(locks));
-	long long vms_n = json_integer_value(json_object_get(cfg, "vms"));
-	long long vcpus = json_integer_value(json_object_get(cfg, "vcpus"));
-	long long pcpus = json_integer_value(json_object_get(cfg, "pcpus"));
-	fprintf(f, "pvspin sim: preset %s, %s, %lld VM%s x %lld vCPU%s on %lld pCPU%s, "
+	char shape[96];
+	sim_shape_text(cfg, shape, sizeof(shape));
+	fprintf(f, "pvspin sim: preset %s, %s, %s, "
 		   "profile %s, workload %s, stop %s at %.6f s\n",
 		json_string_value(json_object_get(cfg, "preset"))[0]
 			? json_string_value(json_object_get(cfg, "preset")) : "-",
-		locks,
-		vms_n, vms_n == 1 ? "" : "s", vcpus, vcpus == 1 ? "" : "s",
-		pcpus, pcpus == 1 ? "" : "s",
+		locks, shape,
 		json_string_value(json_object_get(cfg, "profile")),
 		json_string_value(json_object_get(cfg, "workload")),
 		json_string_value(json_object_get(j, "stop")),

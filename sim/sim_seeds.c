@@ -475,6 +475,15 @@ static void seed_text(const json_t *s, char *buf, size_t n)
 		snprintf(buf, n, "%s", json_is_string(s) ? json_string_value(s) : "?");
 }
 
+void sim_shape_text(json_t *cfg, char *buf, size_t n)
+{
+	long long vms = json_integer_value(json_object_get(cfg, "vms"));
+	long long vcpus = json_integer_value(json_object_get(cfg, "vcpus"));
+	long long pcpus = json_integer_value(json_object_get(cfg, "pcpus"));
+	snprintf(buf, n, "%lld VM%s x %lld vCPU%s on %lld pCPU%s", vms, vms == 1 ? "" : "s",
+		 vcpus, vcpus == 1 ? "" : "s", pcpus, pcpus == 1 ? "" : "s");
+}
+
 void sim_seeds_print(FILE *f, json_t *doc)
 {
 	json_t *cfg = json_object_get(doc, "config"), *seeds = json_object_get(doc, "seeds");
@@ -484,15 +493,12 @@ void sim_seeds_print(FILE *f, json_t *doc)
 	char first[24], last[24];
 	seed_text(json_array_get(seeds, 0), first, sizeof(first));
 	seed_text(json_array_get(seeds, n ? n - 1 : 0), last, sizeof(last));
-	long long vms_n = json_integer_value(json_object_get(cfg, "vms"));
-	long long vcpus = json_integer_value(json_object_get(cfg, "vcpus"));
-	long long pcpus = json_integer_value(json_object_get(cfg, "pcpus"));
-	fprintf(f, "pvspin sim: preset %s, lock %s, %lld VM%s x %lld vCPU%s on %lld pCPU%s, "
+	char shape[96];
+	sim_shape_text(cfg, shape, sizeof(shape));
+	fprintf(f, "pvspin sim: preset %s, lock %s, %s, "
 		   "profile %s, workload %s, %zu seeds (%s .. %s), stop ",
 		preset && preset[0] ? preset : "-",
-		json_string_value(json_object_get(cfg, "lock")),
-		vms_n, vms_n == 1 ? "" : "s", vcpus, vcpus == 1 ? "" : "s",
-		pcpus, pcpus == 1 ? "" : "s",
+		json_string_value(json_object_get(cfg, "lock")), shape,
 		json_string_value(json_object_get(cfg, "profile")),
 		json_string_value(json_object_get(cfg, "workload")), n, first, last);
 	if (json_is_string(stop)) {
