@@ -27,14 +27,14 @@ target_link_libraries(test_bench_stats PRIVATE PkgConfig::GSL m)
 
 # The placement probe: the median of its repeats on known inputs, a round
 # trip measured with 2+ CPUs and none with one.
-pvspin_test(test_bench_placement ${PVSPIN_BENCH_SRC}/placement.c)
+pvspin_test(test_bench_placement ${PVSPIN_BENCH_SRC}/placement.c ${PVSPIN_BENCH_SRC}/machine.c)
 target_include_directories(test_bench_placement PRIVATE ${PROJECT_SOURCE_DIR}/tools/pvspin)
-target_link_libraries(test_bench_placement PRIVATE m)
+target_link_libraries(test_bench_placement PRIVATE PkgConfig::GSL m)
 
 # One cell with real threads: a correct lock passes the mutual-exclusion
 # check, a lock without exclusion is caught (skipped under TSan).
 pvspin_test(test_bench_runner ${PVSPIN_BENCH_SRC}/runner.c ${PVSPIN_BENCH_SRC}/stats.c
-            ${PVSPIN_BENCH_SRC}/workload.c)
+            ${PVSPIN_BENCH_SRC}/workload.c ${PVSPIN_BENCH_SRC}/machine.c)
 target_include_directories(test_bench_runner PRIVATE ${PROJECT_SOURCE_DIR}/tools/pvspin)
 target_link_libraries(test_bench_runner PRIVATE PkgConfig::GSL m)
 

@@ -66,6 +66,19 @@ static void read_hypervisor(char *out, size_t size)
 #endif
 }
 
+int bench_allowed_cpus(int *cpus, int max)
+{
+	cpu_set_t set;
+	int n = 0;
+	if (sched_getaffinity(0, sizeof(set), &set) == 0)
+		for (int c = 0; c < CPU_SETSIZE && n < max; c++)
+			if (CPU_ISSET(c, &set))
+				cpus[n++] = c;
+	if (n == 0)
+		cpus[n++] = 0;
+	return n;
+}
+
 void bench_machine_probe(struct bench_machine *m)
 {
 	memset(m, 0, sizeof(*m));

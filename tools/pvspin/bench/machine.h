@@ -20,4 +20,11 @@ struct bench_machine {
  *  signature) and /sys.  Missing facts are left empty; never fails. */
 void bench_machine_probe(struct bench_machine *m);
 
+/** The CPUs this process may run on (its affinity mask), in increasing
+ *  order, at most `max` of them into cpus[]; returns how many (>= 1: CPU
+ *  0 alone if the mask cannot be read).  The cells' threads are pinned to
+ *  them (--pin) and the placement probe runs on the first two.
+ *  Thread-safe. */
+int bench_allowed_cpus(int *cpus, int max);
+
 #endif /* PVSPIN_BENCH_MACHINE_H */

@@ -13,6 +13,10 @@
 #include <string.h>
 #include <time.h>
 
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+
+#include "bench/machine.h"
 #include "clock_random.h"
 #include "pvspin/platform.h"
 
@@ -116,14 +120,8 @@ static int start_pinned(pthread_t *t, int cpu, void *(*fn)(void *), struct probe
 
 double bench_placement_probe(void)
 {
-	cpu_set_t set;
-	int cpu[2], n = 0;
-	if (sched_getaffinity(0, sizeof(set), &set))
-		return NAN;
-	for (int c = 0; c < CPU_SETSIZE && n < 2; c++)
-		if (CPU_ISSET(c, &set))
-			cpu[n++] = c;
-	struct probe *p = n == 2 ? aligned_alloc(128, sizeof(*p)) : NULL;
+	int cpu[2];
+	struct probe *p = bench_allowed_cpus(cpu, 2) == 2 ? aligned_alloc(128, sizeof(*p)) : NULL;
 	if (!p)
 		return NAN;
 	memset(p, 0, sizeof(*p));
@@ -156,12 +154,6 @@ double bench_placement_probe(void)
 	return rtt;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 double bench_placement_median(const double *v, size_t n)
 {
 	double *s = malloc(sizeof(*s) * (n ? n : 1)), m = NAN;
@@ -171,9 +163,10 @@ double bench_placement_median(const double *v, size_t n)
 	for (size_t i = 0; i < n; i++)
 		if (isfinite(v[i]))
 			s[k++] = v[i];
-	qsort(s, k, sizeof(*s), cmp_double);
-	if (k)
-		m = k % 2 ? s[k / 2] : (s[k / 2 - 1] + s[k / 2]) / 2;
+	if (k) {
+		gsl_sort(s, 1, k);
+		m = gsl_stats_median_from_sorted_data(s, 1, k);
+	}
 	free(s);
 	return m;
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/machine.h"
 #include "bench/peers.h"
 #include "bench/workload.h"
 
@@ -56,20 +57,6 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-/* The CPUs this process may run on, in order; returns the count (>= 1). */
-static int allowed_cpus(int *cpus, int max)
-{
-	cpu_set_t set;
-	int n = 0;
-	if (sched_getaffinity(0, sizeof(set), &set) == 0)
-		for (int c = 0; c < CPU_SETSIZE && n < max; c++)
-			if (CPU_ISSET(c, &set))
-				cpus[n++] = c;
-	if (n == 0)
-		cpus[n++] = 0;
-	return n;
-}
-
 int bench_run_cell(const struct bench_cell_spec *spec, struct bench_cell_result *out)
 {
 	const unsigned nt = spec->threads;
@@ -93,7 +80,7 @@ int bench_run_cell(const struct bench_cell_spec *spec, struct bench_cell_result 
 	}
 	memset(sh, 0, shared_size);
 	memset(w, 0, (size_t)nt * sizeof(*w));
-	int ncpus = allowed_cpus(cpus, CPU_SETSIZE);
+	int ncpus = bench_allowed_cpus(cpus, CPU_SETSIZE);
 
 	err = spec->lock->init(sh->lock);
 	if (err) {
