@@ -285,10 +285,10 @@ static void say_kind_stats_env_ignored(void)
 		fprintf(stderr, "pvspin detect: ignoring PVSPIN_LOCK=%s: not a lock kind; valid kinds: "
 			"%s; pvspin detect takes no lock kind from the environment\n",
 			getenv("PVSPIN_LOCK"), pvspin_kind_names());
-	s = getenv("PVSPIN_POLICY");
-	if (s && *s && pvspin_policy_parse(s, &policy))
+	/* errno: the parse's reason (nothing is written with err NULL) */
+	if (pvspin_default_policy_env(NULL, NULL, &policy) < 0)
 		fprintf(stderr, "pvspin detect: ignoring PVSPIN_POLICY=%s: %s; pvspin detect takes "
-			"no policy from the environment (--policy NAME)\n", s,
+			"no policy from the environment (--policy NAME)\n", getenv("PVSPIN_POLICY"),
 			pvspin_policy_parse_error(errno));
 	if (pvspin_env_switch("PVSPIN_STATS", &s) < 0)
 		fprintf(stderr, "pvspin detect: ignoring PVSPIN_STATS=%s: " PVSPIN_STATS_EXPECTED
