@@ -122,7 +122,8 @@ set_tests_properties(bench_csv_no_placement PROPERTIES LABELS sanitize PASS_REGU
 # A report file that the final write would fail on is refused before any
 # measuring (/proc/version takes no write, /dev/full no byte), with the
 # reason; a write that fails at the end anyway (here: RLIMIT_FSIZE 0, with
-# SIGXFSZ ignored) says why as well, for the CSV as for the JSON.
+# SIGXFSZ ignored) says why as well, for the CSV as for the JSON.  A
+# symbolic link to a missing file is written through.
 file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/bench_write_errors.sh
 "p=\"$1\"; f=\"$2\"; fail=0
 bad() { printf 'FAIL: %s\\n' \"$*\"; fail=1; }
@@ -141,6 +142,13 @@ e=$(trap '' XFSZ; ulimit -f 0; run --json \"$f\"); r=$?
 [ $r -eq 1 ] || bad \"json fsize: exit $r\"
 [ \"$e\" = \"pvspin bench: cannot write JSON to '$f': File too large\" ] || bad \"json fsize: '$e'\"
 rm -f \"$f\"
+# a symbolic link to a file that does not exist yet is written through,
+# as a shell's > would (it was refused: cannot write, No such file)
+rm -f \"$f.link\"; ln -s \"$f\" \"$f.link\"
+e=$(run --csv \"$f.link\"); r=$?
+[ $r -eq 0 ] && [ -z \"$e\" ] || bad \"dangling link: exit $r: '$e'\"
+grep -q '^lock,threads' \"$f\" || bad 'dangling link: no CSV in its target'
+rm -f \"$f\" \"$f.link\"
 [ $fail -eq 0 ] && echo bench-write-errors-ok
 ")
 add_test(NAME bench_write_errors COMMAND sh ${CMAKE_CURRENT_BINARY_DIR}/bench_write_errors.sh

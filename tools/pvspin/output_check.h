@@ -9,11 +9,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 /** Can `path` be written?  "-" (stdout) always can.  A new file is created
- *  and removed again (the run writes it later); an existing one is opened
+ *  and removed again (the run writes it later), also through a symbolic
+ *  link to a file that does not exist yet; an existing one is opened
  *  for writing without O_TRUNC, so it keeps its contents until results
  *  exist, and given a write of zero bytes, which fails where the final
  *  write would on a file that takes no writes (/proc/version: EIO,
@@ -30,8 +32,25 @@ static inline int tool_output_check(const char *prog, const char *opt, const cha
 		unlink(path);   /* created only to find out: the run writes it later */
 		return 0;
 	}
-	if (errno == EEXIST)
+	if (errno == EEXIST) {
 		fd = open(path, O_WRONLY | O_CLOEXEC);   /* no O_TRUNC: not yet */
+		/* EEXIST from O_EXCL, ENOENT on following it: a symbolic link
+		 * to a file that does not exist yet, which the run creates
+		 * through the link as a shell's `> LINK` would: create it the
+		 * same way to find out, and remove it again by its resolved
+		 * name (the last link of a chain stays) */
+		if (fd < 0 && errno == ENOENT) {
+			fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
+			if (fd >= 0) {
+				char *made = realpath(path, NULL);
+				close(fd);
+				if (made)
+					unlink(made);
+				free(made);
+				return 0;
+			}
+		}
+	}
 	if (fd >= 0 && write(fd, "", 0) < 0) {
 		int e = errno;
 		close(fd);
