@@ -542,6 +542,17 @@ static int scenario_line(void *user, const char *section, const char *name, cons
 		scenario_section_error(x, section, (int)strlen(section), name);
 		return 1;
 	}
+	/* inih also splits "KEY: VALUE" (its ':' separator, on in Debian's
+	 * build); the format is KEY = VALUE: a line whose first separator
+	 * is ':' is malformed, as any other line that is not KEY = VALUE
+	 * (exit 1, the line named) */
+	if (x->raw[strcspn(x->raw, "=:")] == ':') {
+		fprintf(x->msgf, "pvspin sim: %s:%d: not an INI 'key = value' line\n", x->path,
+			x->line);
+		x->fail_line = x->line;
+		x->fail_rc = -2;
+		return 1;
+	}
 	/* a key given twice, preset included, is a mistake (an edit that
 	 * missed the first), not a silent "the last one wins": a malformed
 	 * file, as a JSON duplicate (which jansson refuses), so exit 1 */

@@ -588,7 +588,7 @@ static void test_per_vm_key_typos(void **state)
 
 /* An indented line is a KEY = VALUE line of its own, not a continuation of
  * the previous value (inih's multi-line values); errors quote the line as
- * it is in the file. */
+ * it is in the file.  A KEY: VALUE line is not INI here. */
 static void test_ini_indented_line(void **state)
 {
 	(void)state;
@@ -610,6 +610,17 @@ static void test_ini_indented_line(void **state)
 	if (!strstr(msg, ":2: not an INI"))
 		fail_msg("got '%s'", msg);
 	free(msg);
+	/* "KEY: VALUE" too (inih's other separator), and it takes nothing;
+	 * KEY = VALUE lines still do */
+	sim_config_defaults(&c);
+	assert_int_equal(load_ini_text(&c, "preset = smoke\nvms: 2\n", &msg), -2);
+	if (!strstr(msg, ":2: not an INI"))
+		fail_msg("got '%s'", msg);
+	free(msg);
+	assert_int_equal(c.vms, 1);
+	assert_int_equal(load_ini_text(&c, "vms = 2\nvm1.lock = tas\n", &msg), 0);
+	free(msg);
+	assert_int_equal(c.vms, 2);
 }
 
 
