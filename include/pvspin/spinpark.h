@@ -23,7 +23,9 @@
  *   bits  0- 7  locked byte  0 free, 1 locked, 2 = _SP_HANDOFF: released
  *                            by its holder and reserved for the waiter
  *                            that set _SP_STARVING
- *   bits  8-11  spinners     threads spinning in the slow path (0-15)
+ *   bits  8-11  spinners     threads spinning in the slow path (0-5:
+ *                            the cap of 4 and one starving owner; 6-15
+ *                            is a corrupted word)
  *   bit  12     STARVING     a waiter has waited past the starvation
  *                            bound and spins for a hand-off
  *   bit  13     WOKEN        a parked waiter was woken and has not run
