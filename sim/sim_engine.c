@@ -28,6 +28,7 @@
 #include <time.h>
 
 #include "sim_internal.h"
+#include "lock/spinpark_slice.h"
 #include "lock/spinpark_stamp.h"
 
 struct sim S;
@@ -362,6 +363,7 @@ static int setup(const struct sim_config *c)
 	memset(&S, 0, sizeof(S));
 	/* spinpark's per-lock meters hold times and rates of the last run */
 	pvspin_spinpark_stamps_reset();
+	pvspin_spinpark_modes_reset();
 	S.cfg = c;
 	S.prof = sim_profile_find(c->profile);
 	if (!S.prof) {

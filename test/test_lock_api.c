@@ -240,17 +240,18 @@ static void test_misuse_is_reported(void **state)
 		assert_string_equal(misuse_what, "tas: corrupted lock word");
 		assert_int_equal(c.val, tas_corrupt[i]);
 	}
-	/* spinpark: a reserved bit (14, 15) set, a locked byte other than 0,
+	/* spinpark: a locked byte other than 0,
 	 * 1 and 2 (handed off), 6-15 spinners
 	 * (at most the cap, 4, and a starving owner), or bit 31 (parked
 	 * above 2047): lock()'s slow path reports it at its first
 	 * read and returns without the lock, the word unchanged (it counted
 	 * itself as a spinner or parker first, then reported in sp_park, or
-	 * took a free word with a reserved bit).  The inline fast path, one cmpxchg
+	 * took a free word with bit 31).  The inline fast path, one cmpxchg
 	 * of the locked byte, still takes a word whose locked byte is free
-	 * (0x8000); its unlock then reports it. */
-	static const uint32_t sp_corrupt[] = { 0x00008001u, 0x00004001u, 0x00008002u, 0x00000003u,
-					       0x000000ffu, 0x000880ffu, 0x00088001u,
+	 * (0x80000000); its unlock then reports it.  Bits 14 and 15 (METER,
+	 * SLICED: reserved until 2026-12-05) are valid. */
+	static const uint32_t sp_corrupt[] = { 0x00008004u, 0x80004001u, 0x8000c002u, 0x00000003u,
+					       0x000000ffu, 0x000880ffu, 0x00088004u,
 					       0xffffffffu, 0x00070601u, 0x00000601u,
 					       0x00000f01u, 0x80000001u, 0x80100001u };
 	for (size_t i = 0; i < sizeof(sp_corrupt) / sizeof(sp_corrupt[0]); i++) {
@@ -260,8 +261,8 @@ static void test_misuse_is_reported(void **state)
 		assert_string_equal(r.what, "spinpark: corrupted lock word");
 		assert_int_equal(r.after, sp_corrupt[i]);
 	}
-	static const uint32_t sp_corrupt_free[] = { 0x00008000u, 0x00004000u, 0x00088000u,
-						    0x7ff8f000u, 0x80000000u };
+	static const uint32_t sp_corrupt_free[] = { 0x80008000u, 0x80004000u, 0x80088000u,
+						    0xfff8f000u, 0x80000000u };
 	for (size_t i = 0; i < sizeof(sp_corrupt_free) / sizeof(sp_corrupt_free[0]); i++) {
 		pvspin_lock_t c = { .val = sp_corrupt_free[i] };
 		misuse_count = 0;

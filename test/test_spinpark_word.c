@@ -2,12 +2,16 @@
  * test_spinpark_word.c - what a contended spinpark lock leaves in its
  * word (include/pvspin/spinpark.h, docs/spinpark.md): once its waiters
  * are gone, a lock that was contended is the same as a new one for the
- * unlock.  The word holds only the learned budget, so the next holder's
- * unlock takes the inline path (one load, one `lock xadd`) and nothing
- * more.  Until 2026-12-03 the first contention set ARMED, which was
- * sticky, and sent every later unlock of the lock out of line to be
- * metered for slice mode (13.5-15.8 ns per uncontended pair instead of
- * 9.6-9.7 ns here); this test fails on that code.
+ * unlock.  The word holds only the learned budget and the mode
+ * controller's SLICED (which no unlock looks at), so the next holder's
+ * unlock takes the inline path, once the controller's probe, if one was
+ * running, has ended: METER sends unlocks out of line only for a probe's
+ * few milliseconds of use (src/lock/spinpark_slice.h), and one thread
+ * using the lock alone ends it.  Until 2026-12-03 the first contention
+ * set ARMED, which was sticky, and sent every later unlock of the lock
+ * out of line to be metered for slice mode (13.5-15.8 ns per uncontended
+ * pair instead of 9.6-9.7 ns here); this test fails on that code, and on
+ * a METER that stayed.
  *
  * On a kernel without the rseq time-slice extension (this machine's
  * 6.18), no holder marks the word EXTENDED either: checked while the
@@ -76,8 +80,23 @@ static void test_contended_lock_unlocks_inline_again(void **state)
 	assert_int_equal(counter, (unsigned long)runs * THREADS * ROUNDS);
 	/* it was contended: otherwise the test shows nothing */
 	assert_true(waited > 0);
-	/* free, nobody counted, no flag: only the budget may remain */
-	assert_int_equal(v & ~_SP_BUDGET_MASK, 0);
+	/* free, nobody counted, no flag but the controller's: only the
+	 * budget, METER and SLICED may remain */
+	assert_int_equal(v & ~(_SP_BUDGET_MASK | _SP_METER | _SP_SLICED), 0);
+	/* one thread alone for 20 ms: a probe that was running ends (its
+	 * 2 + 4 ms pass), and its METER with it */
+	struct timespec t0, t;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		for (int i = 0; i < 1000; i++) {
+			pvspin_spinpark_lock(&lock);
+			pvspin_spinpark_unlock(&lock);
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < 20000000L);
+	v = pvspin_plat_load32(&lock.val, PVSPIN_RELAXED);
+	print_message("word after 20 ms alone: %#x\n", v);
+	assert_int_equal(v & ~(_SP_BUDGET_MASK | _SP_SLICED), 0);
 	/* so the next holder's unlock takes the inline path */
 	pvspin_spinpark_lock(&lock);
 	v = pvspin_plat_load32(&lock.val, PVSPIN_RELAXED);

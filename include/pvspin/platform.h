@@ -160,6 +160,9 @@ enum pvspin_event {
 	PVSPIN_EV_STARVING,          /* spinpark: a parked waiter waited past the starvation bound */
 	PVSPIN_EV_SLICE_EXT_YIELD,   /* spinpark: rseq time-slice extensions granted to a holder and given back (rseq_slice_yield) */
 	PVSPIN_EV_HANDOFF_REVOKE,    /* spinpark: hand-offs that no owner took for a sleep's timeout, taken by a parked waiter */
+	PVSPIN_EV_SLICE_PROBE,       /* spinpark: probes of a lock's mode controller (shared, then slices) */
+	PVSPIN_EV_SLICE_ON,          /* spinpark: choices of slice mode by a lock's mode controller */
+	PVSPIN_EV_SLICE_SLEEP,       /* spinpark: sleeps of waiters that found a lock in slice mode held */
 	PVSPIN_EV_COUNT
 };
 

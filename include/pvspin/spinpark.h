@@ -29,8 +29,13 @@
  *   bit  12     STARVING     a waiter has waited past the starvation
  *                            bound and spins for a hand-off
  *   bit  13     WOKEN        a parked waiter was woken and has not run
- *   bits 14-15  reserved     0 (bit 14 was slice mode's SLICED until
- *                            2026-12-03; docs/spinpark.md)
+ *   bit  14     METER        the lock's mode controller measures: every
+ *                            unlock goes out of line and counts itself
+ *                            (src/lock/spinpark_slice.h)
+ *   bit  15     SLICED       slice mode: a waiter that finds the lock
+ *                            held sleeps for a slice (1 ms) instead of
+ *                            spinning, so the holder keeps taking it
+ *                            back; chosen only while measured to pay
  *   bits 16-18  budget       spin budget exponent e: a spinner spins at
  *                            most 16 << e PAUSE loops (16-2048)
  *   bit  19     EXTENDED     the holder asked the kernel for the rseq
@@ -46,16 +51,16 @@
  * Transitions are written (parked, spinners, locked) in src/lock/spinpark.c.
  *
  * Uncontended lock: cmpxchg of the locked byte 0 -> 1 (acquire).
- * Corrupted words (the reserved bits set, a locked byte other than 0, 1
- * and 2, more than 5 spinners, or bit 31):
+ * Corrupted words (a locked byte other than 0, 1 and 2, more than 5
+ * spinners, or bit 31):
  * the slow path of lock() reports "spinpark: corrupted lock
  * word" (pvspin_report_misuse) wherever it reads one, before it acts on
  * it, and returns without the lock (a word corrupted on entry is left as
  * it was).  The inline fast path and trylock look at the locked byte
  * only, so they take a word whose locked byte is 0 whatever its other
- * bits (0x00008000 becomes 0x00008001); its unlock then reports it and
- * leaves it held, if the corrupted field sends it out of line (reserved
- * bits, bit 31; not a spinner count).
+ * bits (0x80000000 becomes 0x80000001); its unlock then reports it and
+ * leaves it held, if the corrupted field sends it out of line (bit 31;
+ * not a spinner count).
  * Unlock: a load of the process's park sequence (pvspin_plat_park_seq())
  * and of the word field by field (misuse, STARVING, parked waiters,
  * EXTENDED; _pvspin_spinpark_load_fields), the
@@ -114,7 +119,8 @@ extern "C" {
 #define _SP_SPINNERS_MASK   0x00000f00u
 #define _SP_STARVING        0x00001000u
 #define _SP_WOKEN           0x00002000u
-#define _SP_RESERVED_MASK   0x0000c000u
+#define _SP_METER           0x00004000u
+#define _SP_SLICED          0x00008000u
 #define _SP_BUDGET_OFFSET   16
 #define _SP_BUDGET_MASK     0x00070000u
 #define _SP_EXTENDED        0x00080000u
@@ -122,10 +128,10 @@ extern "C" {
 #define _SP_PARKED_ONE      (1u << _SP_PARKED_OFFSET)
 #define _SP_PARKED_MASK     0xfff00000u
 /* Word bits that send an unlock to its slow path: a locked byte other
- * than 1, STARVING (hand-off), reserved (corruption), EXTENDED (a
+ * than 1, STARVING (hand-off), METER (count the unlock), EXTENDED (a
  * time-slice extension to withdraw), parked waiters (maybe a wake-up). */
 #define _SP_UNLOCK_SLOW_MASK \
-	(_SP_LOCKED_MASK | _SP_STARVING | _SP_RESERVED_MASK | _SP_EXTENDED | _SP_PARKED_MASK)
+	(_SP_LOCKED_MASK | _SP_STARVING | _SP_METER | _SP_EXTENDED | _SP_PARKED_MASK)
 
 /** Out-of-line lock slow path: spin (bounded), then park; returns with
  *  the lock held.  The holder, having waited, then requests the rseq

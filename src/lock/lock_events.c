@@ -29,6 +29,9 @@ static const char *const event_names[PVSPIN_EV_COUNT] = {
 	[PVSPIN_EV_STARVING] = "starving",
 	[PVSPIN_EV_SLICE_EXT_YIELD] = "slice_ext_yield",
 	[PVSPIN_EV_HANDOFF_REVOKE] = "handoff_revoke",
+	[PVSPIN_EV_SLICE_PROBE] = "slice_probe",
+	[PVSPIN_EV_SLICE_ON] = "slice_on",
+	[PVSPIN_EV_SLICE_SLEEP] = "slice_sleep",
 };
 
 const char *pvspin_event_name(int ev)

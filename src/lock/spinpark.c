@@ -114,6 +114,7 @@
  * doubling up to 64 ms (SP_UNCOUNTED_POLL_MAX_NS).
  */
 #include "pvspin/spinpark.h"
+#include "spinpark_slice.h"
 #include "spinpark_stamp.h"
 #include "spinpark_word.h"
 #include "wait_note.h"
@@ -544,7 +545,7 @@ static bool sp_spin_unregistered(pvspin_lock_t *lock)
 		return false;
 	/* by field: the fast path's failed cmpxchg may still be buffered */
 	uint32_t v = _pvspin_spinpark_load_fields(lock), spent, left = SP_SPIN_MIN_LOOPS;
-	while (sp_word_ok(v) && !(v & (_SP_STARVING | _SP_SPINNERS_MASK))) {
+	while (sp_word_ok(v) && !(v & (_SP_STARVING | _SP_SPINNERS_MASK | _SP_SLICED))) {
 		if (sp_locked(v) == 0) {
 			if (_pvspin_spinpark_take_free(lock)) {
 				pvspin_plat_event(PVSPIN_EV_SPIN_ACQUIRE);
@@ -574,10 +575,45 @@ static bool sp_spin_unregistered(pvspin_lock_t *lock)
 	return false;
 }
 
+/*
+ * Slice mode (_SP_SLICED, chosen by the lock's mode controller only while
+ * it measures that slices pay: spinpark_slice.h): a waiter that finds the
+ * lock held by a plain holder sleeps for a slice, SP_SLICE_NS, instead of
+ * spinning, uncounted (no unlock owes it a wake-up, as a poller past the
+ * parked count: "Lost wake-ups" does not apply), on a word of its own, so
+ * that the holder's releases and re-takes do not end the sleep early;
+ * then it tries the lock once, (p, s, 0) -> (p, s, 1) as trylock.  At
+ * most SP_SLICE_WAIT_MAX_NS per call, then it waits as in shared mode
+ * (where the starvation bound hands it the lock).  Also every
+ * SP_WAITER_TICK-th slow path, or while the word shows a mode flag, the
+ * controller may start a probe (sp_mode_waiter_tick).  True: taken.
+ */
+static bool sp_slice_wait(pvspin_lock_t *lock)
+{
+	uint32_t v = _pvspin_spinpark_load_fields(lock);
+	if (!(v & _SP_SLICED))
+		return false;
+	sp_mode_waiter_tick(lock, true);
+	uint64_t t0 = pvspin_plat_now_ns(), now = t0;
+	while ((v & _SP_SLICED) && sp_locked(v) == _SP_LOCKED && !(v & _SP_STARVING) &&
+	       sp_word_ok(v) && now - t0 < SP_SLICE_WAIT_MAX_NS) {
+		uint32_t own = 0;   /* nobody wakes it: the timeout ends the sleep */
+		pvspin_plat_event(PVSPIN_EV_SLICE_SLEEP);
+		pvspin_plat_park32(&own, 0, SP_SLICE_NS);
+		if (pvspin_spinpark_trylock(lock))
+			return true;
+		sp_mode_waiter_tick(lock, true);
+		v = pvspin_plat_load32(&lock->val, PVSPIN_RELAXED);
+		now = pvspin_plat_now_ns();
+	}
+	return false;
+}
+
 void pvspin_spinpark_lock_slowpath(pvspin_lock_t *lock)
 {
 	struct sp_waiter w = { .counted = false };
-	if (sp_spin_unregistered(lock)) {
+	sp_mode_waiter_tick(lock, false);   /* every SP_WAITER_TICK-th call: a probe due? */
+	if (sp_spin_unregistered(lock) || sp_slice_wait(lock)) {
 		w.took = true;
 		sp_hold_begin(lock, &w);
 		return;
@@ -682,6 +718,7 @@ void pvspin_spinpark_unlock_slowpath_seq(pvspin_lock_t *lock, uint32_t v, uint32
 {
 	bool wake;
 
+	bool metered = false;
 	for (;;) {
 		if (sp_locked(v) != _SP_LOCKED || !sp_word_ok(v)) {
 			pvspin_report_misuse(sp_locked(v) == 0
@@ -690,6 +727,15 @@ void pvspin_spinpark_unlock_slowpath_seq(pvspin_lock_t *lock, uint32_t v, uint32
 					     ? "spinpark: unlock of a lock handed off to a waiter"
 					     : "spinpark: corrupted lock word", lock, v);
 			return;
+		}
+		/* The mode controller measures (METER): count this unlock,
+		 * while we hold the lock (the controller may change METER and
+		 * SLICED in the word, which is ours until the release; v is
+		 * then the word now).  Once per unlock. */
+		if ((v & _SP_METER) && !metered) {
+			metered = true;
+			sp_mode_unlock_count(lock, &v);
+			continue;
 		}
 		if (v & _SP_STARVING) {
 			/* Hand off to the starving spinner: (p, s, 1) ->

@@ -46,7 +46,7 @@ static inline uint32_t sp_budget(uint32_t v) { return (v & _SP_BUDGET_MASK) >> _
 /** Waiters counted as parked. */
 static inline uint32_t sp_parked(uint32_t v) { return v >> _SP_PARKED_OFFSET; }
 
-/** A word some step writes?  Not: a reserved bit, a locked byte other
+/** A word some step writes?  Not: a locked byte other
  *  than 0, 1 and 2, more spinners
  *  than the cap and one starving owner (sp_spin), or a parked count with
  *  bit 31 (above SP_PARKED_MAX).  The slow paths report such a word and
@@ -54,7 +54,7 @@ static inline uint32_t sp_parked(uint32_t v) { return v >> _SP_PARKED_OFFSET; }
  *  report). */
 static inline bool sp_word_ok(uint32_t v)
 {
-	return !(v & _SP_RESERVED_MASK) && sp_locked(v) <= _SP_HANDOFF &&
+	return sp_locked(v) <= _SP_HANDOFF &&
 	       sp_spinners(v) <= SP_SPINNERS_CAP + 1 &&
 	       sp_parked(v) <= SP_PARKED_MAX;
 }
