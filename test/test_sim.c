@@ -402,6 +402,20 @@ static void test_spinpark_slice_mode(void **state)
 	assert_true(probes >= 2);
 	assert_int_equal(on, 0);
 	result_free(&r);
+
+	/* 32 vCPUs on the sliced lock: the sleepers' slices stretch with
+	 * their number (SP_SLICE_SLEEPERS a slice), so 0.2 s has about 3 100
+	 * slice sleeps, not the 24 000 of every sleeper waking every slice */
+	sim_config_defaults(&c);
+	set_all(&c, "vms=1 vcpus=32 pcpus=32 workload=spawn locks=1 ncs_us=0.02 cs_us=0.05 "
+		    "seconds=0.2 lock=spinpark");
+	assert_int_equal(sim_run(&c, &r), 0);
+	on = vm0_event(&r, "slice_on");
+	sleeps = vm0_event(&r, "slice_sleep");
+	printf("  32 vCPUs: slice_on %lld, slice_sleep %lld\n", on, sleeps);
+	assert_true(on >= 1);
+	assert_true(sleeps > 0 && sleeps < 6000);
+	result_free(&r);
 }
 
 /* A vCPU whose last unlock wakes a parked vCPU onto its own pCPU is

@@ -579,7 +579,9 @@ static bool sp_spin_unregistered(pvspin_lock_t *lock)
  * Slice mode (_SP_SLICED, chosen by the lock's mode controller only while
  * it measures that slices pay: spinpark_slice.h): a waiter that finds the
  * lock held by a plain holder sleeps for a slice, SP_SLICE_NS, instead of
- * spinning, uncounted (no unlock owes it a wake-up, as a poller past the
+ * spinning (a slice for every SP_SLICE_SLEEPERS threads sleeping so, so
+ * that however many wait, the lock's slice sleepers wake about
+ * SP_SLICE_SLEEPERS times a slice, not all of them), uncounted (no unlock owes it a wake-up, as a poller past the
  * parked count: "Lost wake-ups" does not apply), on a word of its own, so
  * that the holder's releases and re-takes do not end the sleep early;
  * then it tries the lock once, (p, s, 0) -> (p, s, 1) as trylock.  At
@@ -598,8 +600,11 @@ static bool sp_slice_wait(pvspin_lock_t *lock)
 	while ((v & _SP_SLICED) && sp_locked(v) == _SP_LOCKED && !(v & _SP_STARVING) &&
 	       sp_word_ok(v) && now - t0 < SP_SLICE_WAIT_MAX_NS) {
 		uint32_t own = 0;   /* nobody wakes it: the timeout ends the sleep */
+		uint64_t ns = (uint64_t)SP_SLICE_NS *
+			      ((sp_mode_sleepers_add(lock, 1) + SP_SLICE_SLEEPERS - 1) / SP_SLICE_SLEEPERS);
 		pvspin_plat_event(PVSPIN_EV_SLICE_SLEEP);
-		pvspin_plat_park32(&own, 0, SP_SLICE_NS);
+		pvspin_plat_park32(&own, 0, ns < SP_SLICE_WAIT_MAX_NS ? ns : SP_SLICE_WAIT_MAX_NS);
+		sp_mode_sleepers_add(lock, -1);
 		if (pvspin_spinpark_trylock(lock))
 			return true;
 		sp_mode_waiter_tick(lock, true);

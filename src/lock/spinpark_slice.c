@@ -62,6 +62,7 @@ struct sp_mode {
 	uint32_t count;             /* unlocks counted in this probe */
 	uint32_t shared_count;      /* the shared probe's unlocks ... */
 	uint32_t shared_us;         /* ... in this many us */
+	uint32_t sleepers;          /* waiters sleeping through a slice now */
 } __attribute__((aligned(64)));
 
 /* A thread slot's pending unlock count and its waiter tick. */
@@ -277,6 +278,12 @@ void sp_mode_unlock_count(pvspin_lock_t *lock, uint32_t *v)
 		break;
 	}
 	sp_mode_unlock(e);
+}
+
+uint32_t sp_mode_sleepers_add(pvspin_lock_t *lock, int32_t delta)
+{
+	return pvspin_plat_fetch_add32(&sp_mode_entry(lock)->sleepers, (uint32_t)delta,
+				       PVSPIN_RELAXED) + (uint32_t)delta;
 }
 
 void pvspin_spinpark_modes_reset(void)

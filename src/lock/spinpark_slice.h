@@ -50,6 +50,11 @@
 
 /* How long a waiter that finds a sliced lock held sleeps, ns. */
 #define SP_SLICE_NS 250000u
+/* Sleepers per slice: with n waiters sleeping through slices of a lock,
+ * each sleeps ceil(n / SP_SLICE_SLEEPERS) slices (at most
+ * SP_SLICE_WAIT_MAX_NS), so a lock with hundreds of waiters does not
+ * wake hundreds of threads every slice. */
+#define SP_SLICE_SLEEPERS 4u
 /* A waiter sleeps through slices for at most this long per lock() call,
  * then waits as in shared mode (where starvation is handled). */
 #define SP_SLICE_WAIT_MAX_NS 2000000u
@@ -68,6 +73,11 @@ void sp_mode_waiter_tick(pvspin_lock_t *lock, bool every);
  *  and SLICED in the word (cmpxchg, while we hold the lock).  *v is the
  *  word now (reloaded if the controller changed it).  Thread-safe. */
 void sp_mode_unlock_count(pvspin_lock_t *lock, uint32_t *v);
+
+/** A waiter is about to sleep through a slice of `lock` (delta +1), or
+ *  has slept (-1): the count of such sleepers in the lock's entry.
+ *  Returns the count after the change.  Thread-safe (an atomic add). */
+uint32_t sp_mode_sleepers_add(pvspin_lock_t *lock, int32_t delta);
 
 /** Forget every entry and thread count (the simulator, before each run).
  *  Not thread-safe: call it while no thread uses a spinpark lock. */
