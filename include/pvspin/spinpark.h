@@ -33,7 +33,7 @@
  *                            unlock goes out of line and counts itself
  *                            (src/lock/spinpark_slice.h)
  *   bit  15     SLICED       slice mode: a waiter that finds the lock
- *                            held sleeps for a slice (1 ms) instead of
+ *                            held sleeps for a slice (250 us) instead of
  *                            spinning, so the holder keeps taking it
  *                            back; chosen only while measured to pay
  *   bits 16-18  budget       spin budget exponent e: a spinner spins at
