@@ -23,10 +23,11 @@
  * counts itself (in its thread slot, 16 at a time into the lock's entry),
  * and every 16th also checks the phase's clock.  The controller cycles:
  *
- *   shared, for an exploit period (32 ms, doubling to 256 ms while the
- *   choice stays the same)
- *     -> probe shared: METER, 2 ms -> unlocks per ms in shared mode
- *     -> probe slices: METER | SLICED, 4 ms -> unlocks per ms in slices
+ *   shared, for an exploit period (128 ms, doubling to 512 ms while the
+ *   choice stays the same; slices 128 ms)
+ *     -> probe shared: METER, 1 ms -> unlocks per ms in shared mode
+ *     -> probe slices: METER | SLICED, 4 ms (0.5 ms if behind by then)
+ *        -> unlocks per ms in slices
  *     -> sliced (SLICED) if the slices did at least 10 % more, else
  *        shared; each for an exploit period
  *     -> the next probe when a waiter finds the period over.
