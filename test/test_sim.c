@@ -416,6 +416,19 @@ static void test_spinpark_slice_mode(void **state)
 	assert_true(on >= 1);
 	assert_true(sleeps > 0 && sleeps < 6000);
 	result_free(&r);
+
+	/* 8 vCPUs on the sliced lock: a waiter that slept through its 2 ms of
+	 * slices is starving at once and gets the next hand-off (321 in 0.2
+	 * s; 3 when the slices' wait did not count) */
+	sim_config_defaults(&c);
+	set_all(&c, "vms=1 vcpus=8 pcpus=8 workload=spawn locks=1 ncs_us=0.02 cs_us=0.05 "
+		    "seconds=0.2 lock=spinpark");
+	assert_int_equal(sim_run(&c, &r), 0);
+	long long handoffs = vm0_event(&r, "handoff");
+	printf("  8 vCPUs: slice_on %lld, handoff %lld\n", vm0_event(&r, "slice_on"), handoffs);
+	assert_true(vm0_event(&r, "slice_on") >= 1);
+	assert_true(handoffs >= 50);
+	result_free(&r);
 }
 
 /* A vCPU whose last unlock wakes a parked vCPU onto its own pCPU is

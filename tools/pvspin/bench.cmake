@@ -31,6 +31,9 @@ if(PVSPIN_BENCH_AB_DIR)
     ${PVSPIN_BENCH_DIR}/peer_ab.c
     ${PVSPIN_BENCH_AB_DIR}/spinpark_base.c
     ${PVSPIN_BENCH_AB_DIR}/spinpark_base_side.c)
+  if(EXISTS ${PVSPIN_BENCH_AB_DIR}/spinpark_base_slice.c)
+    target_sources(pvspin PRIVATE ${PVSPIN_BENCH_AB_DIR}/spinpark_base_slice.c)
+  endif()
   target_include_directories(pvspin PRIVATE ${PVSPIN_BENCH_AB_DIR})
   target_compile_definitions(pvspin PRIVATE PVSPIN_BENCH_AB)
 endif()

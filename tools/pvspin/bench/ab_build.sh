@@ -31,18 +31,32 @@ git -C "$top" rev-parse --verify --quiet "$rev^{commit}" >/dev/null ||
 	{ echo "ab_build: '$rev' is not a revision of $top" >&2; exit 2; }
 dir=$build/ab_base
 mkdir -p "$dir"
+rm -f "$dir"/*.c "$dir"/*.h
+# both side tables (the wake stamps and the mode controller, from
+# 2026-12-05 night): the controller is spinpark_base_slice.{c,h}
+both=0
+if git -C "$top" cat-file -e "$rev:src/lock/spinpark_stamp.c" 2>/dev/null &&
+   git -C "$top" cat-file -e "$rev:src/lock/spinpark_slice.c" 2>/dev/null; then
+	both=1
+fi
+if [ "$both" = 1 ]; then
+	slice_h=spinpark_base_slice.h slice_guard=PVSPIN_SPINPARK_BASE_SLICE_H
+else
+	slice_h=spinpark_base_side.h slice_guard=PVSPIN_SPINPARK_BASE_SIDE_H
+fi
 copy() { # PATH_IN_REV NAME_IN_DIR
 	git -C "$top" show "$rev:$1" > "$dir/$2.tmp" 2>/dev/null ||
 		{ echo "ab_build: $rev has no $1" >&2; exit 1; }
 	sed -e 's/pvspin_spinpark_/pvspin_spinpark_base_/g' \
 	    -e 's/\bsp_/spb_/g' -e 's/_SP_/_SPB_/g' \
 	    -e 's/PVSPIN_SPINPARK_H/PVSPIN_SPINPARK_BASE_H/g' \
-	    -e 's/PVSPIN_SPINPARK_SLICE_H/PVSPIN_SPINPARK_BASE_SIDE_H/g' \
+	    -e "s/PVSPIN_SRC_LOCK_SPINPARK_SLICE_H/$slice_guard/g" \
+	    -e "s/PVSPIN_SPINPARK_SLICE_H/$slice_guard/g" \
 	    -e 's/PVSPIN_SPINPARK_STAMP_H/PVSPIN_SPINPARK_BASE_SIDE_H/g' \
 	    -e 's/PVSPIN_EV_SLICE_ON\b/PVSPIN_EV_UNPARK/g' \
 	    -e 's/PVSPIN_EV_SLICE_END\b/PVSPIN_EV_UNPARK/g' \
 	    -e 's|"pvspin/spinpark.h"|"spinpark_base.h"|' \
-	    -e 's|"spinpark_slice.h"|"spinpark_base_side.h"|' \
+	    -e "s|\"spinpark_slice.h\"|\"$slice_h\"|" \
 	    -e 's|"spinpark_stamp.h"|"spinpark_base_side.h"|' \
 	    -e 's|"spinpark_word.h"|"spinpark_base_word.h"|' \
 	    -e "s|\"wait_note.h\"|\"$top/src/lock/wait_note.h\"|" \
@@ -59,6 +73,10 @@ else
 fi
 copy src/lock/$side.c spinpark_base_side.c
 copy src/lock/$side.h spinpark_base_side.h
+if [ "$both" = 1 ]; then
+	copy src/lock/spinpark_slice.c spinpark_base_slice.c
+	copy src/lock/spinpark_slice.h spinpark_base_slice.h
+fi
 copy src/lock/lock_hash.h lock_hash.h
 # the word's fields and checks, in their own header since 2026-12-05
 if git -C "$top" cat-file -e "$rev:src/lock/spinpark_word.h" 2>/dev/null; then
