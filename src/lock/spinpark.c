@@ -589,9 +589,10 @@ static bool sp_spin_unregistered(pvspin_lock_t *lock)
  * lock held by a plain holder sleeps for a slice, SP_SLICE_NS, instead of
  * spinning (a slice for every SP_SLICE_SLEEPERS threads sleeping so, so
  * that however many wait, the lock's slice sleepers wake about
- * SP_SLICE_SLEEPERS times a slice, not all of them), uncounted (no unlock owes it a wake-up, as a poller past the
- * parked count: "Lost wake-ups" does not apply), on a word of its own, so
- * that the holder's releases and re-takes do not end the sleep early;
+ * SP_SLICE_SLEEPERS times a slice, not all of them), uncounted (no
+ * unlock owes it a wake-up, as a poller past the parked count: "Lost
+ * wake-ups" does not apply), on a word of its own, so that the holder's
+ * releases and re-takes do not end the sleep early;
  * then it tries the lock once, (p, s, 0) -> (p, s, 1) as trylock.  At
  * most SP_SLICE_WAIT_MAX_NS per call, then it waits as in shared mode
  * (where the starvation bound hands it the lock at once: the slices'
@@ -608,13 +609,15 @@ static bool sp_slice_wait(pvspin_lock_t *lock, struct sp_waiter *w)
 	uint64_t t0 = pvspin_plat_now_ns(), now = t0;
 	while ((v & _SP_SLICED) && sp_locked(v) == _SP_LOCKED && !(v & _SP_STARVING) &&
 	       sp_word_ok(v) && now - t0 < SP_SLICE_WAIT_MAX_NS) {
+		if (!w->sliced) {   /* the wait since t0 counts for starvation */
+			w->sliced = true;
+			w->t0 = t0;
+			w->timeout_ns = SP_PARK_TIMEOUT_MIN_NS;
+		}
 		uint32_t own = 0;   /* nobody wakes it: the timeout ends the sleep */
 		uint64_t ns = (uint64_t)SP_SLICE_NS *
 			      ((sp_mode_sleepers_add(lock, 1) + SP_SLICE_SLEEPERS - 1) / SP_SLICE_SLEEPERS);
 		pvspin_plat_event(PVSPIN_EV_SLICE_SLEEP);
-		w->sliced = true;   /* the wait since t0 counts for starvation */
-		w->t0 = t0;
-		w->timeout_ns = SP_PARK_TIMEOUT_MIN_NS;
 		pvspin_plat_park32(&own, 0, ns < SP_SLICE_WAIT_MAX_NS ? ns : SP_SLICE_WAIT_MAX_NS);
 		sp_mode_sleepers_add(lock, -1);
 		if (pvspin_spinpark_trylock(lock))

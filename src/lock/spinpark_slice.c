@@ -179,6 +179,13 @@ static inline bool sp_mode_probe_runs(struct sp_mode *e, uint32_t v, uint32_t no
 		(int32_t)(now - pvspin_plat_load32(&e->end_us, PVSPIN_RELAXED)) < (int32_t)SP_PROBE_STUCK_US);
 }
 
+/* Nothing for a waiter to start: a probe runs (the unlocks end it), or
+ * the exploit period is not over. */
+static inline bool sp_mode_nothing_due(struct sp_mode *e, uint32_t v, uint32_t now)
+{
+	return sp_mode_probe_runs(e, v, now) || (!sp_mode_probing(e) && !sp_mode_due(e, now));
+}
+
 void sp_mode_waiter_tick(pvspin_lock_t *lock, bool every)
 {
 	int cpu = pvspin_plat_cpu();
@@ -188,9 +195,8 @@ void sp_mode_waiter_tick(pvspin_lock_t *lock, bool every)
 	struct sp_mode *e = sp_mode_entry(lock);
 	const pvspin_lock_t *owner = pvspin_plat_loadptr((void *const *)&e->lock, PVSPIN_ACQUIRE);
 	uint32_t now = sp_now_us();
-	if (owner == lock && (sp_mode_probe_runs(e, v, now) ||
-			      (!sp_mode_probing(e) && !sp_mode_due(e, now))))
-		return;   /* a probe runs (the unlocks end it), or the period is not over */
+	if (owner == lock && sp_mode_nothing_due(e, v, now))
+		return;
 	if (!sp_mode_trylock(e))
 		return;
 	owner = e->lock;
@@ -209,7 +215,7 @@ void sp_mode_waiter_tick(pvspin_lock_t *lock, bool every)
 		/* take it: a new lock's history (the phase is set below) */
 		e->sliced = e->exploit_ms = 0;
 		pvspin_plat_storeptr((void **)&e->lock, (void *)lock, PVSPIN_RELEASE);
-	} else if (sp_mode_probe_runs(e, v, now) || (!sp_mode_probing(e) && !sp_mode_due(e, now))) {
+	} else if (sp_mode_nothing_due(e, v, now)) {   /* again, under busy */
 		sp_mode_unlock(e);
 		return;
 	}
