@@ -181,14 +181,14 @@ static void print_stats(void)
 	 * kick came first); each halt that slept was ended by a kick. */
 	/* spinpark's own waiting (the halt fields are pvqspinlock's). */
 	/* Sized for every counter at its largest (20 digits): the
-	 * spinpark part up to 360 characters, the line up to about 860
+	 * spinpark part up to 380 characters, the line up to about 880
 	 * with it (it was cut at 255 and 767). */
 	char sp[400] = "";
 	if (__atomic_load_n(&preload_kind_fixed, __ATOMIC_ACQUIRE) == PVSPIN_KIND_SPINPARK)
 		snprintf(sp, sizeof(sp),
 			 " spin_acquire=%llu spin_fail=%llu park=%llu unpark=%llu handoff=%llu"
 			 " starving=%llu slice_ext_yield=%llu handoff_revoke=%llu"
-			 " slice_probe=%llu slice_on=%llu slice_sleep=%llu",
+			 " slice_probe=%llu slice_on=%llu slice_sleep=%llu slice_pass=%llu",
 			 (unsigned long long)ev.count[PVSPIN_EV_SPIN_ACQUIRE],
 			 (unsigned long long)ev.count[PVSPIN_EV_SPIN_FAIL],
 			 (unsigned long long)ev.count[PVSPIN_EV_PARK],
@@ -199,7 +199,8 @@ static void print_stats(void)
 			 (unsigned long long)ev.count[PVSPIN_EV_HANDOFF_REVOKE],
 			 (unsigned long long)ev.count[PVSPIN_EV_SLICE_PROBE],
 			 (unsigned long long)ev.count[PVSPIN_EV_SLICE_ON],
-			 (unsigned long long)ev.count[PVSPIN_EV_SLICE_SLEEP]);
+			 (unsigned long long)ev.count[PVSPIN_EV_SLICE_SLEEP],
+			 (unsigned long long)ev.count[PVSPIN_EV_SLICE_PASS]);
 	char buf[1024];
 	int n = snprintf(buf, sizeof(buf),
 		"pvspin: stats pid=%ld lock=%s acquisitions=%llu contended=%llu halt_calls=%llu"

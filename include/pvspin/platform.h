@@ -163,6 +163,7 @@ enum pvspin_event {
 	PVSPIN_EV_SLICE_PROBE,       /* spinpark: probes of a lock's mode controller (shared, then slices) */
 	PVSPIN_EV_SLICE_ON,          /* spinpark: choices of slice mode by a lock's mode controller */
 	PVSPIN_EV_SLICE_SLEEP,       /* spinpark: sleeps of waiters that found a lock in slice mode held */
+	PVSPIN_EV_SLICE_PASS,        /* spinpark: turns of a sliced lock passed to a sleeper by count */
 	PVSPIN_EV_COUNT
 };
 

@@ -33,9 +33,12 @@
  *                            unlock goes out of line and counts itself
  *                            (src/lock/spinpark_slice.h)
  *   bit  15     SLICED       slice mode: a waiter that finds the lock
- *                            held sleeps for a slice (250 us) instead of
- *                            spinning, so the holder keeps taking it
- *                            back; chosen only while measured to pay
+ *                            held sleeps instead of spinning, so the
+ *                            holder keeps taking it back for a turn (the
+ *                            acquisitions of a 250 us slice); every
+ *                            unlock goes out of line and counts itself,
+ *                            and the last of a turn wakes a sleeper to
+ *                            take over; chosen only while measured to pay
  *   bits 16-18  budget       spin budget exponent e: a spinner spins at
  *                            most 16 << e PAUSE loops (16-2048)
  *   bit  19     EXTENDED     the holder asked the kernel for the rseq
@@ -128,10 +131,11 @@ extern "C" {
 #define _SP_PARKED_ONE      (1u << _SP_PARKED_OFFSET)
 #define _SP_PARKED_MASK     0xfff00000u
 /* Word bits that send an unlock to its slow path: a locked byte other
- * than 1, STARVING (hand-off), METER (count the unlock), EXTENDED (a
- * time-slice extension to withdraw), parked waiters (maybe a wake-up). */
+ * than 1, STARVING (hand-off), METER (count the unlock), SLICED (count it
+ * in the holder's turn), EXTENDED (a time-slice extension to withdraw),
+ * parked waiters (maybe a wake-up). */
 #define _SP_UNLOCK_SLOW_MASK \
-	(_SP_LOCKED_MASK | _SP_STARVING | _SP_METER | _SP_EXTENDED | _SP_PARKED_MASK)
+	(_SP_LOCKED_MASK | _SP_STARVING | _SP_METER | _SP_SLICED | _SP_EXTENDED | _SP_PARKED_MASK)
 
 /** Out-of-line lock slow path: spin (bounded), then park; returns with
  *  the lock held.  The holder, having waited, then requests the rseq
@@ -250,7 +254,8 @@ static inline void pvspin_spinpark_lock(pvspin_lock_t *lock)
 }
 
 /** Release the lock.  When the word read shows nothing for the slow side
- *  (nobody parked, not EXTENDED, no STARVING, not corrupted):
+ *  (nobody parked, not EXTENDED, no STARVING, METER or SLICED, not
+ *  corrupted):
  *  (0, s, 1) -> (p, s, 0), in store mode (the park sequence's bit 0
  *  clear: the asymmetric fence, a small machine) by a plain store of the
  *  locked byte (release), after Linux's queued_spin_unlock, then, if the

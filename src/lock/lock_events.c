@@ -32,6 +32,7 @@ static const char *const event_names[PVSPIN_EV_COUNT] = {
 	[PVSPIN_EV_SLICE_PROBE] = "slice_probe",
 	[PVSPIN_EV_SLICE_ON] = "slice_on",
 	[PVSPIN_EV_SLICE_SLEEP] = "slice_sleep",
+	[PVSPIN_EV_SLICE_PASS] = "slice_pass",
 };
 
 const char *pvspin_event_name(int ev)

@@ -175,6 +175,8 @@ struct sp_waiter {
 				* would have paid (sp_spin_longer) */
 	bool took;             /* we hold the lock (sp_take succeeded) */
 	bool sliced;           /* we slept through slices first (t0: since) */
+	bool successor;        /* a sliced lock's turn was passed to us: we wait
+				* as a starving waiter (sp_mode_turn_pass) */
 	uint32_t handoff_word; /* the handed-off word our last sleep began on
 				* and timed out on (0: none; a handed-off
 				* word is never 0) */
@@ -285,14 +287,16 @@ static bool sp_spin(pvspin_lock_t *lock, struct sp_waiter *w)
 	/* by field: on the first round the fast path's failed cmpxchg may
 	 * still be buffered (_pvspin_spinpark_load_fields) */
 	uint32_t v = _pvspin_spinpark_load_fields(lock), cap = sp_spinner_cap();
-	/* a waiter that slept through slices counts that wait too: it falls
-	 * back here after SP_SLICE_WAIT_MAX_NS, so it is starving at once
-	 * and gets the next hand-off.  With another process busy on one CPU
+	/* a sliced lock's successor (sp_slice_wait) waits for the hand-off
+	 * of the turn passed to it.  A waiter that slept through slices
+	 * counts that wait too: it falls back here after
+	 * SP_SLICE_WAIT_MAX_NS, so it is starving at once and gets the next
+	 * hand-off.  With another process busy on one CPU
 	 * (`pvspin bench --hog 1`, 8 threads, vCPUs apart) max/min went from
 	 * a median of 2.00 (63 of 126 rounds above 2) to 1.83 (41 of 118),
 	 * throughput 0.994; shared mode there: about 1.5 */
-	bool starving = (w->counted || w->sliced) && w->t0 &&
-			pvspin_plat_now_ns() - w->t0 > SP_STARVE_NS;
+	bool starving = w->successor || ((w->counted || w->sliced) && w->t0 &&
+					 pvspin_plat_now_ns() - w->t0 > SP_STARVE_NS);
 
 	/* Join the spinners: (p, s, 1) -> (p, s + 1, 1) [| STARVING], or take
 	 * a free lock on the way. */
@@ -586,19 +590,23 @@ static bool sp_spin_unregistered(pvspin_lock_t *lock)
 /*
  * Slice mode (_SP_SLICED, chosen by the lock's mode controller only while
  * it measures that slices pay: spinpark_slice.h): a waiter that finds the
- * lock held by a plain holder sleeps for a slice, SP_SLICE_NS, instead of
- * spinning (a slice for every SP_SLICE_SLEEPERS threads sleeping so, so
- * that however many wait, the lock's slice sleepers wake about
- * SP_SLICE_SLEEPERS times a slice, not all of them), uncounted (no
- * unlock owes it a wake-up, as a poller past the parked count: "Lost
- * wake-ups" does not apply), on a word of its own, so that the holder's
- * releases and re-takes do not end the sleep early;
- * then it tries the lock once, (p, s, 0) -> (p, s, 1) as trylock.  At
- * most SP_SLICE_WAIT_MAX_NS per call, then it waits as in shared mode
- * (where the starvation bound hands it the lock at once: the slices'
- * wait counts, w->sliced).  Also every
- * SP_WAITER_TICK-th slow path, or while the word shows a mode flag, the
- * controller may start a probe (sp_mode_waiter_tick).  True: taken.
+ * lock held (or handed off) sleeps (sp_mode_slice_sleep) instead of
+ * spinning, so that the thread that holds the lock keeps taking it back
+ * through the fast path for a turn, a count of acquisitions, whose last
+ * unlock passes the turn to the least served sleeper (sp_mode_turn_pass).
+ * Woken so, the sleeper is the turn's successor: it waits as a starving
+ * waiter (sp_spin), so the holder's next unlock hands it the lock, and
+ * the holder, at its next lock(), sleeps here in turn.  The sleep is
+ * uncounted (no unlock owes it a wake-up, as a poller past the parked
+ * count: "Lost wake-ups" does not apply) and has a timeout, after which
+ * the sleeper takes the lock (as trylock) only if no unlock was counted
+ * during its sleep (the holder stopped, or does not run), never because
+ * the clock says so: turns ended by the clock gave a thread on a CPU
+ * that another process shares half the acquisitions of one on a free
+ * CPU.  At most SP_SLICE_WAIT_MAX_NS per call, then it waits as in
+ * shared mode (where the starvation bound hands it the lock at once: the
+ * slices' wait counts, w->sliced).  Also at every sleep the controller
+ * may start a probe (sp_mode_waiter_tick).  True: taken.
  */
 static bool sp_slice_wait(pvspin_lock_t *lock, struct sp_waiter *w)
 {
@@ -607,20 +615,20 @@ static bool sp_slice_wait(pvspin_lock_t *lock, struct sp_waiter *w)
 		return false;
 	sp_mode_waiter_tick(lock, true);
 	uint64_t t0 = pvspin_plat_now_ns(), now = t0;
-	while ((v & _SP_SLICED) && sp_locked(v) == _SP_LOCKED && !(v & _SP_STARVING) &&
-	       sp_word_ok(v) && now - t0 < SP_SLICE_WAIT_MAX_NS) {
+	while ((v & _SP_SLICED) && sp_locked(v) != 0 && sp_word_ok(v) &&
+	       now - t0 < SP_SLICE_WAIT_MAX_NS) {
 		if (!w->sliced) {   /* the wait since t0 counts for starvation */
 			w->sliced = true;
 			w->t0 = t0;
 			w->timeout_ns = SP_PARK_TIMEOUT_MIN_NS;
 		}
-		uint32_t own = 0;   /* nobody wakes it: the timeout ends the sleep */
-		uint64_t ns = (uint64_t)SP_SLICE_NS *
-			      ((sp_mode_sleepers_add(lock, 1) + SP_SLICE_SLEEPERS - 1) / SP_SLICE_SLEEPERS);
-		pvspin_plat_event(PVSPIN_EV_SLICE_SLEEP);
-		pvspin_plat_park32(&own, 0, ns < SP_SLICE_WAIT_MAX_NS ? ns : SP_SLICE_WAIT_MAX_NS);
-		sp_mode_sleepers_add(lock, -1);
-		if (pvspin_spinpark_trylock(lock))
+		int r = sp_mode_slice_sleep(lock);
+		if (r == SP_SLEEP_PASSED) {
+			/* wait for the hand-off as a starving waiter */
+			w->successor = true;
+			return false;
+		}
+		if (r == SP_SLEEP_IDLE && pvspin_spinpark_trylock(lock))
 			return true;
 		sp_mode_waiter_tick(lock, true);
 		v = pvspin_plat_load32(&lock->val, PVSPIN_RELAXED);
@@ -665,6 +673,8 @@ void pvspin_spinpark_lock_slowpath(pvspin_lock_t *lock)
 	 * lock, which a fork child keeps held), or a corrupted word was
 	 * reported and is left as it is: the note goes. */
 	wait_note_end(cpu, note);
+	if (w.successor)
+		sp_mode_turn_taken(lock);
 	sp_hold_begin(lock, &w);
 }
 
@@ -738,7 +748,7 @@ void pvspin_spinpark_unlock_slowpath_seq(pvspin_lock_t *lock, uint32_t v, uint32
 {
 	bool wake;
 
-	bool metered = false;
+	bool metered = false, turn_counted = false, pass = false;
 	for (;;) {
 		if (sp_locked(v) != _SP_LOCKED || !sp_word_ok(v)) {
 			pvspin_report_misuse(sp_locked(v) == 0
@@ -756,6 +766,14 @@ void pvspin_spinpark_unlock_slowpath_seq(pvspin_lock_t *lock, uint32_t v, uint32
 			metered = true;
 			sp_mode_unlock_count(lock, &v);
 			continue;
+		}
+		/* Slice mode: count this unlock in our turn; the one that
+		 * ends it passes the turn after the release (side table
+		 * only).  Once per unlock. */
+		if ((v & _SP_SLICED) && !turn_counted) {
+			turn_counted = true;
+			pass = sp_mode_turn_count(lock, &v);
+			continue;   /* v may have changed (SLICED cleared) */
 		}
 		if (v & _SP_STARVING) {
 			/* Hand off to the starving spinner: (p, s, 1) ->
@@ -799,6 +817,8 @@ void pvspin_spinpark_unlock_slowpath_seq(pvspin_lock_t *lock, uint32_t v, uint32
 			sp_wake_one(lock);
 		break;
 	}
+	if (pass)
+		sp_mode_turn_pass(lock);
 	/* the critical section is over: withdraw sp_hold_begin()'s request
 	 * (after the wake-up's system call, which would end a granted
 	 * extension anyway; per-thread state, keyed by the lock's address) */

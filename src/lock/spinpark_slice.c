@@ -47,6 +47,12 @@
 #define SP_WAITER_TICK 32u
 /* An entry whose phase began this long ago may be taken by another lock. */
 #define SP_ENTRY_IDLE_US 1000000u
+/* A turn's length in acquisitions: those of SP_SLICE_NS at the rate the
+ * last probe measured, within these bounds (and the default before any
+ * rate is known). */
+#define SP_TURN_MIN 16u
+#define SP_TURN_MAX 65536u
+#define SP_TURN_DEFAULT 1024u
 
 enum sp_phase {
 	SP_PHASE_SHARED,        /* exploit shared mode until end_us */
@@ -68,6 +74,14 @@ struct sp_mode {
 	uint32_t shared_count;      /* the shared probe's unlocks ... */
 	uint32_t shared_us;         /* ... in this many us */
 	uint32_t sleepers;          /* waiters sleeping through a slice now */
+	uint32_t turn;              /* futex word of slice sleepers without a
+				     * slot below 32: +1 per pass to them */
+	uint32_t turn_acqs;         /* a turn's acquisitions (0: SP_TURN_DEFAULT) */
+	uint32_t unlocks;           /* unlocks of a sliced lock, SP_METER_FLUSH a step */
+	uint32_t asleep[16];        /* slice sleepers on their own wake words:
+				     * slot + 1 each (0: a free cell) */
+	uint32_t vmin;              /* `served` of the last successor chosen */
+	uint32_t passed_us;         /* a pass not yet taken: its time (0: none) */
 } __attribute__((aligned(64)));
 
 /* A thread slot's pending unlock count and its waiter tick. */
@@ -76,6 +90,12 @@ struct sp_mode_tick {
 	uint32_t seq;               /* the count's phase */
 	uint32_t n;                 /* unlocks not yet added to the entry */
 	uint32_t waiter;            /* slow paths met, for SP_WAITER_TICK */
+	const pvspin_lock_t *turn_lock;  /* the lock of the thread's turns ... */
+	uint32_t turn_n;            /* ... its acquisitions in this turn ... */
+	uint32_t served;            /* ... and in all its turns (wraps: compare
+				     * differences), for the choice of successor */
+	uint32_t wake;              /* futex word of this slot's slice sleeps */
+	uint32_t alone;             /* the last turn's end found no sleeper */
 } __attribute__((aligned(64)));
 
 static struct sp_mode sp_modes[SP_MODE_ENTRIES];
@@ -130,6 +150,15 @@ static void sp_mode_enter(struct sp_mode *e, uint32_t phase, uint32_t now, uint3
 static inline bool sp_mode_due(struct sp_mode *e, uint32_t now)
 {
 	return (int32_t)(now - pvspin_plat_load32(&e->end_us, PVSPIN_RELAXED)) >= 0;
+}
+
+/* Set the turn length from n unlocks in us microseconds (busy held):
+ * the acquisitions of one slice at that rate. */
+static void sp_mode_set_turn(struct sp_mode *e, uint32_t n, uint32_t us)
+{
+	uint64_t k = us ? (uint64_t)n * (SP_SLICE_NS / 1000u) / us : SP_TURN_DEFAULT;
+	k = k < SP_TURN_MIN ? SP_TURN_MIN : k > SP_TURN_MAX ? SP_TURN_MAX : k;
+	pvspin_plat_store32(&e->turn_acqs, (uint32_t)k, PVSPIN_RELAXED);
 }
 
 /* Does a slice probe running since at least SP_PROBE_SLICE_MIN_US show
@@ -274,10 +303,12 @@ void sp_mode_unlock_count(pvspin_lock_t *lock, uint32_t *v)
 		}
 		pvspin_plat_store32(&e->shared_count, n, PVSPIN_RELAXED);
 		pvspin_plat_store32(&e->shared_us, us, PVSPIN_RELAXED);
+		sp_mode_set_turn(e, n, us);
 		sp_mode_enter(e, SP_PHASE_PROBE_SLICE, now, SP_PROBE_SLICE_US);
 		sp_mode_flags(lock, v, _SP_SLICED, 0);
 		break;
 	case SP_PHASE_PROBE_SLICE:
+		sp_mode_set_turn(e, n, us);
 		/* slices win if n / us > (1 + margin) * shared_count / shared_us */
 		sp_mode_choose(lock, e, v,
 			       (uint64_t)n * pvspin_plat_load32(&e->shared_us, PVSPIN_RELAXED) * 100u >
@@ -295,6 +326,172 @@ uint32_t sp_mode_sleepers_add(pvspin_lock_t *lock, int32_t delta)
 {
 	return pvspin_plat_fetch_add32(&sp_mode_entry(lock)->sleepers, (uint32_t)delta,
 				       PVSPIN_RELAXED) + (uint32_t)delta;
+}
+
+/* Cells of an entry's `asleep`: this many slice sleepers of a lock sleep
+ * on their slot's own wake word, where a pass can choose among them; the
+ * rest (and threads without a slot) sleep on the entry's turn word, FIFO. */
+#define SP_TURN_CELLS 16u
+/* A slot's served count is kept within this many turns below the last
+ * successor's (CFS's bound on a woken task's lag, after
+ * kernel/sched/fair.c place_entity): a thread back from a long absence
+ * gets a few turns of credit, not a run of turns that starves the rest. */
+#define SP_TURN_LAG 16u
+/* A pass whose successor has not taken the lock this long after is
+ * forgotten (the next turn's end passes again). */
+#define SP_PASS_STALE_US 2000u
+
+static inline uint32_t sp_mode_turn_len(struct sp_mode *e)
+{
+	uint32_t k = pvspin_plat_load32(&e->turn_acqs, PVSPIN_RELAXED);
+	return k ? k : SP_TURN_DEFAULT;
+}
+
+/* Slot t's turns are of `lock` from now on: a slot new to the lock, or
+ * one whose count lags more than SP_TURN_LAG turns behind the last
+ * successor's, starts at that bound (the thread's own slot only). */
+static void sp_mode_turn_join(struct sp_mode *e, struct sp_mode_tick *t, pvspin_lock_t *lock)
+{
+	uint32_t vmin = pvspin_plat_load32(&e->vmin, PVSPIN_RELAXED);
+	uint32_t floor = vmin - SP_TURN_LAG * sp_mode_turn_len(e);
+	if (t->turn_lock != lock) {
+		pvspin_plat_storeptr((void **)&t->turn_lock, (void *)lock, PVSPIN_RELAXED);
+		t->turn_n = 0;
+		pvspin_plat_store32(&t->served, vmin, PVSPIN_RELAXED);
+	} else if ((int32_t)(t->served - floor) < 0) {
+		pvspin_plat_store32(&t->served, floor, PVSPIN_RELAXED);
+	}
+}
+
+/* Two turns in a row ended with nobody asleep on the lock: slice mode is
+ * over, for its holder is alone (busy not held: a try).  Clear SLICED
+ * (cmpxchg, holding the lock: *v is the word now), so that its unlocks
+ * go inline again, and end the exploit period, so that the next waiter
+ * probes. */
+static void sp_mode_turn_alone(pvspin_lock_t *lock, struct sp_mode *e, uint32_t *v)
+{
+	sp_mode_flags(lock, v, 0, _SP_SLICED);
+	if (!sp_mode_trylock(e))
+		return;
+	if (e->lock == lock && pvspin_plat_load32(&e->phase, PVSPIN_RELAXED) == SP_PHASE_SLICED)
+		sp_mode_enter(e, SP_PHASE_SLICED, sp_now_us(), 0);
+	sp_mode_unlock(e);
+}
+
+bool sp_mode_turn_count(pvspin_lock_t *lock, uint32_t *v)
+{
+	struct sp_mode *e = sp_mode_entry(lock);
+	int cpu = pvspin_plat_cpu();
+	if (cpu < 0) {
+		pvspin_plat_fetch_add32(&e->unlocks, 1, PVSPIN_RELAXED);
+		return false;
+	}
+	struct sp_mode_tick *t = &sp_ticks[cpu];
+	if (t->turn_lock != lock)
+		sp_mode_turn_join(e, t, lock);
+	pvspin_plat_store32(&t->served, t->served + 1, PVSPIN_RELAXED);
+	uint32_t n = ++t->turn_n;
+	if (n % SP_METER_FLUSH == 0)
+		pvspin_plat_fetch_add32(&e->unlocks, 1, PVSPIN_RELAXED);
+	if (n < sp_mode_turn_len(e))
+		return false;
+	t->turn_n = 0;   /* passed, or nobody to pass it to: a new turn */
+	if (!pvspin_plat_load32(&e->sleepers, PVSPIN_RELAXED)) {
+		if (t->alone)
+			sp_mode_turn_alone(lock, e, v);
+		t->alone = 1;
+		return false;
+	}
+	t->alone = 0;
+	/* one pass at a time: while the last successor has not come (its
+	 * CPU busy with another process, say), the holder goes on, and its
+	 * count puts it last in the line */
+	uint32_t passed = pvspin_plat_load32(&e->passed_us, PVSPIN_RELAXED);
+	return !passed || sp_now_us() - passed > SP_PASS_STALE_US;
+}
+
+void sp_mode_turn_taken(pvspin_lock_t *lock)
+{
+	pvspin_plat_store32(&sp_mode_entry(lock)->passed_us, 0, PVSPIN_RELAXED);
+}
+
+void sp_mode_turn_pass(pvspin_lock_t *lock)
+{
+	struct sp_mode *e = sp_mode_entry(lock);
+	pvspin_plat_event(PVSPIN_EV_SLICE_PASS);
+	pvspin_plat_store32(&e->passed_us, sp_now_us() | 1u, PVSPIN_RELAXED);
+	/* the least served of the sleepers in the cells (a stride
+	 * scheduler's choice: Waldspurger and Weihl, 1995), so that a thread
+	 * whose turns were cut short, its CPU taken by another process, say,
+	 * gets the next; counts are compared as differences (they wrap).
+	 * Taken out of its cell by cmpxchg, so that the next pass does not
+	 * choose it again before it runs; a sleeper that left meanwhile
+	 * makes us choose again. */
+	for (unsigned tries = 0; tries < SP_TURN_CELLS; tries++) {
+		uint32_t best = SP_TURN_CELLS, least = 0, who = 0;
+		for (uint32_t i = 0; i < SP_TURN_CELLS; i++) {
+			uint32_t s1 = pvspin_plat_load32(&e->asleep[i], PVSPIN_ACQUIRE);
+			if (!s1)
+				continue;
+			uint32_t c = pvspin_plat_load32(&sp_ticks[s1 - 1].served, PVSPIN_RELAXED);
+			if (best == SP_TURN_CELLS || (int32_t)(c - least) < 0) {
+				best = i;
+				least = c;
+				who = s1;
+			}
+		}
+		if (best == SP_TURN_CELLS)
+			break;
+		if (!pvspin_plat_cmpxchg32(&e->asleep[best], &who, 0, PVSPIN_RELAXED))
+			continue;
+		pvspin_plat_store32(&e->vmin, least, PVSPIN_RELAXED);
+		pvspin_plat_fetch_add32(&sp_ticks[who - 1].wake, 1, PVSPIN_RELEASE);
+		pvspin_plat_unpark32(&sp_ticks[who - 1].wake, 1);
+		return;
+	}
+	pvspin_plat_fetch_add32(&e->turn, 1, PVSPIN_RELEASE);
+	pvspin_plat_unpark32(&e->turn, 1);
+}
+
+int sp_mode_slice_sleep(pvspin_lock_t *lock)
+{
+	struct sp_mode *e = sp_mode_entry(lock);
+	int cpu = pvspin_plat_cpu();
+	uint32_t cell = SP_TURN_CELLS, *word = &e->turn;
+	if (cpu >= 0) {
+		sp_mode_turn_join(e, &sp_ticks[cpu], lock);
+		sp_ticks[cpu].turn_n = 0;   /* our next turn starts from zero */
+		word = &sp_ticks[cpu].wake;
+	}
+	/* the wake word before the unlock count and before we show in a
+	 * cell: a pass after this read ends the sleep at once (the futex
+	 * compares the word), or shows after it (below) */
+	uint32_t seen = pvspin_plat_load32(word, PVSPIN_ACQUIRE);
+	uint32_t unlocks = pvspin_plat_load32(&e->unlocks, PVSPIN_RELAXED);
+	for (uint32_t i = 0; cpu >= 0 && i < SP_TURN_CELLS; i++) {
+		uint32_t z = 0;
+		if (pvspin_plat_cmpxchg32(&e->asleep[i], &z, (uint32_t)cpu + 1, PVSPIN_RELEASE)) {
+			cell = i;
+			break;
+		}
+	}
+	if (cpu >= 0 && cell == SP_TURN_CELLS) {   /* no cell: the entry's word */
+		word = &e->turn;
+		seen = pvspin_plat_load32(word, PVSPIN_ACQUIRE);
+	}
+	uint32_t n = sp_mode_sleepers_add(lock, 1);
+	uint64_t ns = (uint64_t)SP_SLICE_NS * ((n + SP_SLICE_SLEEPERS - 1) / SP_SLICE_SLEEPERS);
+	pvspin_plat_event(PVSPIN_EV_SLICE_SLEEP);
+	int r = pvspin_plat_park32(word, seen, ns < SP_SLICE_WAIT_MAX_NS ? ns : SP_SLICE_WAIT_MAX_NS);
+	if (cell < SP_TURN_CELLS) {   /* out of the cell, unless a pass took us */
+		uint32_t me = (uint32_t)cpu + 1;
+		pvspin_plat_cmpxchg32(&e->asleep[cell], &me, 0, PVSPIN_RELAXED);
+	}
+	sp_mode_sleepers_add(lock, -1);
+	if (r != PVSPIN_PARK_TIMEDOUT || pvspin_plat_load32(word, PVSPIN_ACQUIRE) != seen)
+		return SP_SLEEP_PASSED;
+	return pvspin_plat_load32(&e->unlocks, PVSPIN_RELAXED) == unlocks ? SP_SLEEP_IDLE
+									 : SP_SLEEP_BUSY;
 }
 
 void pvspin_spinpark_modes_reset(void)

@@ -49,7 +49,9 @@
 
 #pragma GCC visibility push(hidden)
 
-/* How long a waiter that finds a sliced lock held sleeps, ns. */
+/* A slice, ns: a turn is the acquisitions of one slice at the lock's
+ * measured rate, and a slice sleeper's timeout one slice per
+ * SP_SLICE_SLEEPERS sleepers. */
 #define SP_SLICE_NS 250000u
 /* Sleepers per slice: with n waiters sleeping through slices of a lock,
  * each sleeps ceil(n / SP_SLICE_SLEEPERS) slices (at most
@@ -57,8 +59,10 @@
  * wake hundreds of threads every slice. */
 #define SP_SLICE_SLEEPERS 4u
 /* A waiter sleeps through slices for at most this long per lock() call,
- * then waits as in shared mode (where starvation is handled). */
-#define SP_SLICE_WAIT_MAX_NS 2000000u
+ * then waits as in shared mode (where starvation is handled).  Longer
+ * than 8 threads' turns (2-4 ms; 2 ms, until turns were passed by count,
+ * made waiters fall back and cut the holder's turn short). */
+#define SP_SLICE_WAIT_MAX_NS 8000000u
 
 /** A waiter's slow path has met `lock`: every SP_WAITER_TICK-th call of
  *  this thread (every call if `every`: a waiter sleeping through slices),
@@ -79,6 +83,61 @@ void sp_mode_unlock_count(pvspin_lock_t *lock, uint32_t *v);
  *  has slept (-1): the count of such sleepers in the lock's entry.
  *  Returns the count after the change.  Thread-safe (an atomic add). */
 uint32_t sp_mode_sleepers_add(pvspin_lock_t *lock, int32_t delta);
+
+/* ---- turns: who holds a sliced lock, by count of acquisitions ----------
+ *
+ * In slice mode every unlock goes out of line (_SP_SLICED is in
+ * _SP_UNLOCK_SLOW_MASK) and counts itself in its thread slot.  A thread's
+ * turn is its run of acquisitions since it last slept on the lock; after
+ * the entry's turn length (the acquisitions the lock did in SP_SLICE_NS
+ * at the rate its last probe measured), the unlock passes the turn: it
+ * wakes the slice sleeper whose thread has had the fewest acquisitions
+ * of the lock (sleepers of slots 0-31 sleep on their slot's own word;
+ * others on the entry's, FIFO), which then waits for the lock as a
+ * starving waiter, so that the next unlock hands it the lock.  A sleeper
+ * whose timeout ran out takes the lock only if no unlock was counted
+ * meanwhile (the holder stopped, or does not run), never by the clock
+ * alone.  So the acquisitions, not the time, are shared out: with another
+ * process busy on one of two CPUs (`pvspin bench --hog 1`, 8 threads,
+ * vCPUs apart), turns ended by the clock gave a thread on that CPU half
+ * the acquisitions of one on the other, and max/min was above 2 in a
+ * third of the rounds. */
+
+/** The unlock slow path of a sliced lock, holding it, *v the word it
+ *  read: count this unlock in the calling thread's turn (and, every
+ *  SP_METER_FLUSH-th, in the entry's unlock count that sleepers watch).
+ *  True if this unlock ends the turn and a slice sleeper waits: then the
+ *  caller, after its release, calls sp_mode_turn_pass().  The second turn
+ *  in a row to end with no sleeper ends slice mode (clears SLICED by
+ *  cmpxchg, *v updated; the next waiter probes again), so that a lock
+ *  whose contention is over unlocks inline again within two turns.  A
+ *  thread without a slot counts only in the entry (it has no turns).
+ *  Thread-safe. */
+bool sp_mode_turn_count(pvspin_lock_t *lock, uint32_t *v);
+
+/** Pass the turn of `lock` (after the release: touches only the side
+ *  table and the slots): wake the least served slice sleeper (above).
+ *  Thread-safe. */
+void sp_mode_turn_pass(pvspin_lock_t *lock);
+
+/** The successor of a pass has the lock, or has given up waiting for it
+ *  (it took it in shared mode, or a corrupted word): the next turn's end
+ *  may pass again.  Thread-safe. */
+void sp_mode_turn_taken(pvspin_lock_t *lock);
+
+/** sp_mode_slice_sleep() results. */
+enum {
+	SP_SLEEP_PASSED,   /* the turn was passed to us (or a signal came) */
+	SP_SLEEP_IDLE,     /* timed out, and no unlock was counted meanwhile */
+	SP_SLEEP_BUSY,     /* timed out while the holder kept unlocking */
+};
+
+/** A waiter that found the sliced `lock` held sleeps (uncounted: no unlock
+ *  owes it a wake-up) until a turn is passed to it or for SP_SLICE_NS per
+ *  SP_SLICE_SLEEPERS such sleepers (at most SP_SLICE_WAIT_MAX_NS); its
+ *  thread's next turn starts from zero.  Returns SP_SLEEP_*.  Thread-safe;
+ *  async-signal-safe once the thread has its slot. */
+int sp_mode_slice_sleep(pvspin_lock_t *lock);
 
 /** Forget every entry and thread count (the simulator, before each run).
  *  Not thread-safe: call it while no thread uses a spinpark lock. */
