@@ -748,7 +748,7 @@ void pvspin_spinpark_unlock_slowpath_seq(pvspin_lock_t *lock, uint32_t v, uint32
 {
 	bool wake;
 
-	bool metered = false, turn_counted = false, pass = false;
+	bool counted = false, pass = false;
 	for (;;) {
 		if (sp_locked(v) != _SP_LOCKED || !sp_word_ok(v)) {
 			pvspin_report_misuse(sp_locked(v) == 0
@@ -758,22 +758,16 @@ void pvspin_spinpark_unlock_slowpath_seq(pvspin_lock_t *lock, uint32_t v, uint32
 					     : "spinpark: corrupted lock word", lock, v);
 			return;
 		}
-		/* The mode controller measures (METER): count this unlock,
-		 * while we hold the lock (the controller may change METER and
-		 * SLICED in the word, which is ours until the release; v is
-		 * then the word now).  Once per unlock. */
-		if ((v & _SP_METER) && !metered) {
-			metered = true;
-			sp_mode_unlock_count(lock, &v);
-			continue;
-		}
-		/* Slice mode: count this unlock in our turn; the one that
-		 * ends it passes the turn after the release (side table
+		/* The mode controller measures (METER) or the lock is sliced
+		 * (SLICED): count this unlock, while we hold the lock (the
+		 * controller may change METER and SLICED in the word, which is
+		 * ours until the release; v is then the word now).  The one
+		 * that ends a turn passes it after the release (side table
 		 * only).  Once per unlock. */
-		if ((v & _SP_SLICED) && !turn_counted) {
-			turn_counted = true;
-			pass = sp_mode_turn_count(lock, &v);
-			continue;   /* v may have changed (SLICED cleared) */
+		if ((v & (_SP_METER | _SP_SLICED)) && !counted) {
+			counted = true;
+			pass = sp_mode_unlock_count(lock, &v);
+			continue;
 		}
 		if (v & _SP_STARVING) {
 			/* Hand off to the starving spinner: (p, s, 1) ->

@@ -255,16 +255,11 @@ void sp_mode_waiter_tick(pvspin_lock_t *lock, bool every)
 	sp_mode_unlock(e);
 }
 
-void sp_mode_unlock_count(pvspin_lock_t *lock, uint32_t *v)
+/* METER: count this unlock in the probe (slot `cpu`, -1: none), and if
+ * the probe's time is up, run the controller (sp_mode_unlock_count). */
+static void sp_mode_meter(pvspin_lock_t *lock, struct sp_mode *e, int cpu, uint32_t *v)
 {
-	struct sp_mode *e = sp_mode_entry(lock);
-	if (pvspin_plat_loadptr((void *const *)&e->lock, PVSPIN_ACQUIRE) != lock) {
-		/* flags without the entry: drop them */
-		sp_mode_flags(lock, v, 0, _SP_SLICED | _SP_METER);
-		return;
-	}
 	uint32_t seq = pvspin_plat_load32(&e->seq, PVSPIN_RELAXED);
-	int cpu = pvspin_plat_cpu();
 	if (cpu >= 0) {
 		struct sp_mode_tick *t = &sp_ticks[cpu];
 		if (t->lock != lock || t->seq != seq) {
@@ -322,7 +317,10 @@ void sp_mode_unlock_count(pvspin_lock_t *lock, uint32_t *v)
 	sp_mode_unlock(e);
 }
 
-uint32_t sp_mode_sleepers_add(pvspin_lock_t *lock, int32_t delta)
+/* A waiter is about to sleep through a slice of `lock` (delta +1), or has
+ * slept (-1): the count of such sleepers in the lock's entry, after the
+ * change. */
+static uint32_t sp_mode_sleepers_add(pvspin_lock_t *lock, int32_t delta)
 {
 	return pvspin_plat_fetch_add32(&sp_mode_entry(lock)->sleepers, (uint32_t)delta,
 				       PVSPIN_RELAXED) + (uint32_t)delta;
@@ -378,10 +376,10 @@ static void sp_mode_turn_alone(pvspin_lock_t *lock, struct sp_mode *e, uint32_t 
 	sp_mode_unlock(e);
 }
 
-bool sp_mode_turn_count(pvspin_lock_t *lock, uint32_t *v)
+/* SLICED: count this unlock in the turn of slot `cpu` (-1: none); true
+ * if it ends the turn and the turn is to be passed (sp_mode_unlock_count). */
+static bool sp_mode_turn_count(pvspin_lock_t *lock, struct sp_mode *e, int cpu, uint32_t *v)
 {
-	struct sp_mode *e = sp_mode_entry(lock);
-	int cpu = pvspin_plat_cpu();
 	if (cpu < 0) {
 		pvspin_plat_fetch_add32(&e->unlocks, 1, PVSPIN_RELAXED);
 		return false;
@@ -469,8 +467,9 @@ int sp_mode_slice_sleep(pvspin_lock_t *lock)
 	uint32_t seen = pvspin_plat_load32(word, PVSPIN_ACQUIRE);
 	uint32_t unlocks = pvspin_plat_load32(&e->unlocks, PVSPIN_RELAXED);
 	for (uint32_t i = 0; cpu >= 0 && i < SP_TURN_CELLS; i++) {
-		uint32_t z = 0;
-		if (pvspin_plat_cmpxchg32(&e->asleep[i], &z, (uint32_t)cpu + 1, PVSPIN_RELEASE)) {
+		uint32_t z = 0;   /* read first: no RMW on a taken cell */
+		if (!pvspin_plat_load32(&e->asleep[i], PVSPIN_RELAXED) &&
+		    pvspin_plat_cmpxchg32(&e->asleep[i], &z, (uint32_t)cpu + 1, PVSPIN_RELEASE)) {
 			cell = i;
 			break;
 		}
@@ -492,6 +491,20 @@ int sp_mode_slice_sleep(pvspin_lock_t *lock)
 		return SP_SLEEP_PASSED;
 	return pvspin_plat_load32(&e->unlocks, PVSPIN_RELAXED) == unlocks ? SP_SLEEP_IDLE
 									 : SP_SLEEP_BUSY;
+}
+
+bool sp_mode_unlock_count(pvspin_lock_t *lock, uint32_t *v)
+{
+	struct sp_mode *e = sp_mode_entry(lock);
+	if (pvspin_plat_loadptr((void *const *)&e->lock, PVSPIN_ACQUIRE) != lock) {
+		/* flags without the entry: drop them */
+		sp_mode_flags(lock, v, 0, _SP_SLICED | _SP_METER);
+		return false;
+	}
+	int cpu = pvspin_plat_cpu();   /* once per unlock, for both counts */
+	if (*v & _SP_METER)
+		sp_mode_meter(lock, e, cpu, v);
+	return (*v & _SP_SLICED) && sp_mode_turn_count(lock, e, cpu, v);
 }
 
 void pvspin_spinpark_modes_reset(void)

@@ -72,17 +72,22 @@
  *  the mode flags of a lock that does not own its entry.  Thread-safe. */
 void sp_mode_waiter_tick(pvspin_lock_t *lock, bool every);
 
-/** The unlock slow path, holding `lock`, whose word *v shows METER: count
- *  this unlock; every 16th of this thread, flush the count and, if the
- *  probe's time is up, run the controller, which may set or clear METER
- *  and SLICED in the word (cmpxchg, while we hold the lock).  *v is the
- *  word now (reloaded if the controller changed it).  Thread-safe. */
-void sp_mode_unlock_count(pvspin_lock_t *lock, uint32_t *v);
-
-/** A waiter is about to sleep through a slice of `lock` (delta +1), or
- *  has slept (-1): the count of such sleepers in the lock's entry.
- *  Returns the count after the change.  Thread-safe (an atomic add). */
-uint32_t sp_mode_sleepers_add(pvspin_lock_t *lock, int32_t delta);
+/** The unlock slow path, holding `lock`, whose word *v shows METER or
+ *  SLICED: count this unlock, once, with one look-up of the entry and
+ *  the thread slot for both counts.  METER: in the probe (every 16th of
+ *  this thread flushes the count and, if the probe's time is up, runs the
+ *  controller, which may set or clear METER and SLICED in the word).
+ *  SLICED: in the calling thread's turn (below; every SP_METER_FLUSH-th
+ *  also in the entry's unlock count that sleepers watch); the second turn
+ *  in a row to end with no sleeper ends slice mode (clears SLICED; the
+ *  next waiter probes again), so that a lock whose contention is over
+ *  unlocks inline again within two turns.  Flags change by cmpxchg while
+ *  we hold the lock; *v is the word now.  A lock that does not own its
+ *  entry drops both flags.  True if this unlock ends a turn that is to be
+ *  passed: then the caller, after its release, calls sp_mode_turn_pass().
+ *  A thread without a slot counts only in the entry (it has no turns).
+ *  Thread-safe. */
+bool sp_mode_unlock_count(pvspin_lock_t *lock, uint32_t *v);
 
 /* ---- turns: who holds a sliced lock, by count of acquisitions ----------
  *
@@ -92,8 +97,8 @@ uint32_t sp_mode_sleepers_add(pvspin_lock_t *lock, int32_t delta);
  * the entry's turn length (the acquisitions the lock did in SP_SLICE_NS
  * at the rate its last probe measured), the unlock passes the turn: it
  * wakes the slice sleeper whose thread has had the fewest acquisitions
- * of the lock (sleepers of slots 0-31 sleep on their slot's own word;
- * others on the entry's, FIFO), which then waits for the lock as a
+ * of the lock (up to 16 sleepers sit in the entry's cells and sleep on
+ * their slot's own word; others on the entry's, FIFO), which then waits for the lock as a
  * starving waiter, so that the next unlock hands it the lock.  A sleeper
  * whose timeout ran out takes the lock only if no unlock was counted
  * meanwhile (the holder stopped, or does not run), never by the clock
@@ -102,18 +107,6 @@ uint32_t sp_mode_sleepers_add(pvspin_lock_t *lock, int32_t delta);
  * vCPUs apart), turns ended by the clock gave a thread on that CPU half
  * the acquisitions of one on the other, and max/min was above 2 in a
  * third of the rounds. */
-
-/** The unlock slow path of a sliced lock, holding it, *v the word it
- *  read: count this unlock in the calling thread's turn (and, every
- *  SP_METER_FLUSH-th, in the entry's unlock count that sleepers watch).
- *  True if this unlock ends the turn and a slice sleeper waits: then the
- *  caller, after its release, calls sp_mode_turn_pass().  The second turn
- *  in a row to end with no sleeper ends slice mode (clears SLICED by
- *  cmpxchg, *v updated; the next waiter probes again), so that a lock
- *  whose contention is over unlocks inline again within two turns.  A
- *  thread without a slot counts only in the entry (it has no turns).
- *  Thread-safe. */
-bool sp_mode_turn_count(pvspin_lock_t *lock, uint32_t *v);
 
 /** Pass the turn of `lock` (after the release: touches only the side
  *  table and the slots): wake the least served slice sleeper (above).
