@@ -78,7 +78,7 @@ struct sp_mode {
 				     * slot below 32: +1 per pass to them */
 	uint32_t turn_acqs;         /* a turn's acquisitions (0: SP_TURN_DEFAULT) */
 	uint32_t unlocks;           /* unlocks of a sliced lock, SP_METER_FLUSH a step */
-	uint32_t asleep[16];        /* slice sleepers on their own wake words:
+	uint32_t asleep[64];        /* slice sleepers on their own wake words:
 				     * slot + 1 each (0: a free cell) */
 	uint32_t vmin;              /* `served` of the last successor chosen */
 	uint32_t passed_us;         /* a pass not yet taken: its time (0: none) */
@@ -329,7 +329,7 @@ static uint32_t sp_mode_sleepers_add(pvspin_lock_t *lock, int32_t delta)
 /* Cells of an entry's `asleep`: this many slice sleepers of a lock sleep
  * on their slot's own wake word, where a pass can choose among them; the
  * rest (and threads without a slot) sleep on the entry's turn word, FIFO. */
-#define SP_TURN_CELLS 16u
+#define SP_TURN_CELLS 64u
 /* A slot's served count is kept within this many turns below the last
  * successor's (CFS's bound on a woken task's lag, after
  * kernel/sched/fair.c place_entity): a thread back from a long absence

@@ -97,8 +97,9 @@ bool sp_mode_unlock_count(pvspin_lock_t *lock, uint32_t *v);
  * the entry's turn length (the acquisitions the lock did in SP_SLICE_NS
  * at the rate its last probe measured), the unlock passes the turn: it
  * wakes the slice sleeper whose thread has had the fewest acquisitions
- * of the lock (up to 16 sleepers sit in the entry's cells and sleep on
- * their slot's own word; others on the entry's, FIFO), which then waits for the lock as a
+ * of the lock (up to 64 sleepers sit in the entry's cells and sleep on
+ * their slot's own word; others on the entry's, FIFO), which then
+ * waits for the lock as a
  * starving waiter, so that the next unlock hands it the lock.  A sleeper
  * whose timeout ran out takes the lock only if no unlock was counted
  * meanwhile (the holder stopped, or does not run), never by the clock
