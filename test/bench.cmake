@@ -25,6 +25,11 @@ pvspin_test(test_bench_stats ${PVSPIN_BENCH_SRC}/stats.c)
 target_include_directories(test_bench_stats PRIVATE ${PROJECT_SOURCE_DIR}/tools/pvspin)
 target_link_libraries(test_bench_stats PRIVATE PkgConfig::GSL m)
 
+# The table's comparison lines on made-up rows (the by-placement classes).
+pvspin_test(test_bench_output ${PVSPIN_BENCH_SRC}/output.c ${PVSPIN_BENCH_SRC}/stats.c)
+target_include_directories(test_bench_output PRIVATE ${PROJECT_SOURCE_DIR}/tools/pvspin)
+target_link_libraries(test_bench_output PRIVATE PkgConfig::JANSSON PkgConfig::GSL m)
+
 # The placement probe: the median of its repeats on known inputs, a round
 # trip measured with 2+ CPUs and none with one.
 pvspin_test(test_bench_placement ${PVSPIN_BENCH_SRC}/placement.c ${PVSPIN_BENCH_SRC}/machine.c)

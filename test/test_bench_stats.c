@@ -1,7 +1,8 @@
 /*
  * test_bench_stats.c - the statistics of `pvspin bench` on known inputs:
  * Jain's index, max/min, the latency reservoir, the weighted merge into
- * GSL percentiles, and the median repeat.
+ * GSL percentiles, the median repeat, and the placement classes of the
+ * repeats.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -120,6 +121,32 @@ static void test_median_index(void **state)
 	assert_int_equal(bench_median_index(one, 0), -1);
 }
 
+/* The placement probes of one run on this guest (ns): two classes split at
+ * the geometric mean; unmeasured probes (NAN, 0) count in neither. */
+static void test_placement_classes(void **state)
+{
+	(void)state;
+	const double rtt[] = { 64, 330, NAN, 62, 320, 66, 0 };
+	const double ops[] = { 10, 5, 99, 12, 6, 11, 98 };
+	double thr;
+	assert_true(bench_placement_split(rtt, 7, &thr));
+	assert_true(fabs(thr - sqrt(62.0 * 330.0)) < 1e-9);
+	unsigned n;
+	assert_true(fabs(bench_median_in_class(ops, rtt, 7, thr, false, &n) - 11) < 1e-9);
+	assert_int_equal(n, 3);
+	assert_true(fabs(bench_median_in_class(ops, rtt, 7, thr, true, &n) - 5.5) < 1e-9);
+	assert_int_equal(n, 2);
+
+	/* one class: a spread under 2x, a single probe, none measured */
+	const double near[] = { 60, 64, 110 }, single[] = { 64, NAN }, none[] = { NAN, NAN };
+	assert_false(bench_placement_split(near, 3, &thr));
+	assert_true(isnan(thr));
+	assert_false(bench_placement_split(single, 2, &thr));
+	assert_false(bench_placement_split(none, 2, &thr));
+	assert_true(isnan(bench_median_in_class(ops, none, 2, 100, false, &n)));
+	assert_int_equal(n, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -129,6 +156,7 @@ int main(void)
 		cmocka_unit_test(test_reservoir_bounded_and_uniform),
 		cmocka_unit_test(test_merge_weights_by_samples_taken),
 		cmocka_unit_test(test_median_index),
+		cmocka_unit_test(test_placement_classes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -584,6 +584,7 @@ int pvspin_cmd_bench(int argc, char **argv)
 		broken |= !report[i].exclusion_ok;
 	}
 	bench_table_versus(table, &report[0], done, default_kind);
+	bench_table_versus_by_placement(table, &report[0], done, default_kind);
 	if (ferror(table) && !table_errno)
 		table_errno = errno;
 	if (c.json_path && bench_write_json(c.json_path, &c, report, done))

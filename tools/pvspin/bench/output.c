@@ -160,6 +160,80 @@ void bench_table_versus(FILE *f, const struct bench_row *rows, size_t n, const c
 	fflush(f);
 }
 
+/* One placement class's comparison for bench_table_versus_by_placement():
+ * "close 0.92x ck_ticket (3, 3 repeats)", or "close -" where `me` ran no
+ * repeat so, or no other lock did. */
+static void versus_in_class(FILE *f, const struct bench_row *rows, size_t n,
+			    const struct bench_row *me, double thr, bool apart)
+{
+	unsigned m, bm = 0;
+	double mine = bench_median_in_class(me->ops_repeats, me->rtt_repeats, me->nrepeats, thr,
+					    apart, &m);
+	const struct bench_row *best = NULL;
+	double top = NAN;
+	for (size_t j = 0; m && j < n; j++) {
+		const struct bench_row *o = &rows[j];
+		if (o == me || o->threads != me->threads)
+			continue;
+		unsigned c;
+		double x = bench_median_in_class(o->ops_repeats, o->rtt_repeats, o->nrepeats, thr,
+						 apart, &c);
+		if (c && (!best || x > top)) {
+			best = o;
+			top = x;
+			bm = c;
+		}
+	}
+	const char *cls = apart ? "apart" : "close";
+	if (!best || !(top > 0))
+		fprintf(f, "%s -", cls);
+	else
+		fprintf(f, "%s %.2fx %s (%u, %u repeat%s)", cls, mine / top, best->lock->name, m, bm,
+			m == 1 && bm == 1 ? "" : "s");
+}
+
+void bench_table_versus_by_placement(FILE *f, const struct bench_row *rows, size_t n,
+				     const char *name)
+{
+	size_t nrtt = 0;
+	for (size_t i = 0; i < n; i++)
+		nrtt += rows[i].nrepeats;
+	double *rtt = calloc(nrtt ? nrtt : 1, sizeof(*rtt)), thr;
+	if (!rtt)
+		return;
+	nrtt = 0;
+	for (size_t i = 0; i < n; i++)
+		for (unsigned k = 0; k < rows[i].nrepeats; k++)
+			rtt[nrtt++] = rows[i].rtt_repeats ? rows[i].rtt_repeats[k] : NAN;
+	bool split = bench_placement_split(rtt, nrtt, &thr);
+	free(rtt);
+	if (!split)
+		return;
+	bool header = false;
+	for (size_t i = 0; i < n; i++) {
+		const struct bench_row *me = &rows[i];
+		if (strcmp(me->lock->name, name) || !me->rtt_repeats)
+			continue;
+		bool others = false;
+		for (size_t j = 0; j < n; j++)
+			others = others || (j != i && rows[j].threads == me->threads);
+		if (!others)
+			continue;
+		if (!header) {
+			fprintf(f, "# the same by placement (the line round trip probed before each "
+				"repeat: close < %.0f ns <= apart), median ops/s of the repeats run so, "
+				"over the best other lock among them (repeats of each):\n", thr);
+			header = true;
+		}
+		fprintf(f, "#   %4u thread%s  ", me->threads, me->threads == 1 ? " " : "s");
+		versus_in_class(f, rows, n, me, thr, false);
+		fprintf(f, "; ");
+		versus_in_class(f, rows, n, me, thr, true);
+		fprintf(f, "\n");
+	}
+	fflush(f);
+}
+
 /* ---- JSON --------------------------------------------------------------- */
 
 /* a real, or null for NaN / infinity (JSON has neither) */

@@ -31,6 +31,22 @@ void bench_table_row(FILE *f, const struct bench_row *row);
  */
 void bench_table_versus(FILE *f, const struct bench_row *rows, size_t n, const char *name);
 
+/**
+ * After bench_table_versus(): the same comparison within each placement
+ * class, where the run's placement probes fall in two
+ * (bench_placement_split(): the host moved the two CPUs between cores that
+ * share a cache and cores that do not, which moves every lock's ops/s by
+ * up to 2x, so a median of one lock's repeats run close against another's
+ * run apart compares placements, not locks).  Per thread count: for
+ * "close" and "apart", the median ops/s of `name`'s repeats run so over
+ * the highest such median among the other locks, its name, and the two
+ * repeat counts; "-" where either has none.  Prints nothing with one
+ * class (or --no-placement), or when `name` is not among rows[0..n).
+ * Flushes f.
+ */
+void bench_table_versus_by_placement(FILE *f, const struct bench_row *rows, size_t n,
+				     const char *name);
+
 /** Write the JSON report to `path` ("-" = stdout).  Returns 0, or -1 with
  *  a message on stderr naming the file. */
 int bench_write_json(const char *path, const struct bench_config *c,

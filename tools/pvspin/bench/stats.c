@@ -158,3 +158,37 @@ long bench_median_index(const double *v, size_t n)
 	}
 	return 0; /* unreachable: some element has rank `want` */
 }
+
+bool bench_placement_split(const double *rtt, size_t n, double *threshold)
+{
+	double lo = INFINITY, hi = -INFINITY;
+	size_t measured = 0;
+	for (size_t k = 0; k < n; k++) {
+		if (!isfinite(rtt[k]) || rtt[k] <= 0)
+			continue;
+		measured++;
+		lo = rtt[k] < lo ? rtt[k] : lo;
+		hi = rtt[k] > hi ? rtt[k] : hi;
+	}
+	bool two = measured >= 2 && hi >= 2 * lo;
+	*threshold = two ? sqrt(lo * hi) : NAN;
+	return two;
+}
+
+double bench_median_in_class(const double *x, const double *rtt, size_t n, double threshold,
+			     bool apart, unsigned *count)
+{
+	double *v = malloc(sizeof(*v) * (n ? n : 1));
+	unsigned m = 0;
+	for (size_t k = 0; v && k < n; k++)
+		if (isfinite(rtt[k]) && rtt[k] > 0 && (rtt[k] >= threshold) == apart)
+			v[m++] = x[k];
+	*count = m;
+	double med = NAN;
+	if (m) {
+		gsl_sort(v, 1, m);
+		med = gsl_stats_median_from_sorted_data(v, 1, m);
+	}
+	free(v);
+	return med;
+}

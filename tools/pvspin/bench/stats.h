@@ -10,6 +10,7 @@
 #ifndef PVSPIN_BENCH_STATS_H
 #define PVSPIN_BENCH_STATS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -89,5 +90,26 @@ double bench_max_min(const uint64_t *x, size_t n);
 /** Index of the median of v[0..n) (the lower median for even n; ties keep
  *  the first), -1 if n == 0.  v is not modified. */
 long bench_median_index(const double *v, size_t n);
+
+/**
+ * Do the placement probes rtt[0..n) (ns; NAN: not measured, skipped) fall
+ * in two classes, "close" and "apart"?  True if the largest measured is
+ * at least twice the smallest (this 2-vCPU guest: about 64 ns when the
+ * host runs its vCPUs on cores that share a cache, 300-350 ns when not,
+ * flipping within seconds); then *threshold = their geometric mean, and
+ * a probe below it is close, one at or above it apart.  False (and
+ * *threshold = NAN) with fewer than two measured or one class only.
+ */
+bool bench_placement_split(const double *rtt, size_t n, double *threshold);
+
+/**
+ * The median of the x[k] whose probe rtt[k] is measured and in class
+ * `apart` (rtt[k] >= threshold) or close (rtt[k] < threshold), and in
+ * *count how many there were; NAN with *count = 0 if none.  The mean of
+ * the two middle values for an even count (GSL).  x and rtt are not
+ * modified.
+ */
+double bench_median_in_class(const double *x, const double *rtt, size_t n, double threshold,
+			     bool apart, unsigned *count);
 
 #endif /* PVSPIN_BENCH_STATS_H */
