@@ -111,8 +111,9 @@
  * Bounds, for threads of any scheduling class: no loop here spins more
  * than SP_STARVE_SPIN_LOOPS (2048) PAUSE loops before it sleeps (so does
  * 16 << SP_BUDGET_MAX).  Every
- * sleep has a timeout (1 ms, doubling per timed-out sleep up to 16 ms), so
- * a starving waiter notices.  A
+ * sleep has a timeout (1 ms, doubling per timed-out sleep up to 16 ms, or
+ * up to 256 us per waiter counted as parked where that is more:
+ * SP_PARK_TIMEOUT_PER_PARKED_NS), so a starving waiter notices.  A
  * waiter past the `parked` count (2047) is never woken and polls, 1 ms
  * doubling up to 64 ms (SP_UNCOUNTED_POLL_MAX_NS).
  */
@@ -136,6 +137,18 @@
 /* Sleep timeouts: the first, and the cap after doubling. */
 #define SP_PARK_TIMEOUT_MIN_NS 1000000u
 #define SP_PARK_TIMEOUT_MAX_NS 16000000u
+/* ... a cap that grows past SP_PARK_TIMEOUT_MAX_NS with the waiters
+ * counted as parked, by this much each, so that the lock's counted
+ * sleepers together time out about 1 / 256 us = 4 000 times a second
+ * at most, however many they are.  Each timeout costs a wake-up, a look
+ * at the word and a sleep again, with a membarrier where releases are
+ * plain stores (about 9 us here, and 5 us on the other CPU): with a
+ * fixed 16 ms, 1 024 threads on one lock (`pvspin torture`, 3 s) timed
+ * out some 60 000 times a second and made 6-9 k acquisitions a second;
+ * with this 150-180 k (glibc's pthread_mutex 320-370 k).  It applies
+ * from 63 parked waiters on (16 ms / 256 us): never in `pvspin bench`'s
+ * default cells (at most 7 parked at 8 threads). */
+#define SP_PARK_TIMEOUT_PER_PARKED_NS 256000u
 /* A waiter that the full `parked` count leaves uncounted is never woken:
  * it polls, from SP_PARK_TIMEOUT_MIN_NS doubling per poll up to this.  A fixed 1 ms
  * poll let 1 000 such waiters (3 000 threads on one lock, a new user's
@@ -444,6 +457,15 @@ static bool sp_revoke_handoff(pvspin_lock_t *lock, struct sp_waiter *w, uint32_t
 	return took;
 }
 
+/* The cap of a counted sleeper's doubling timeout on the word v: 16 ms,
+ * or SP_PARK_TIMEOUT_PER_PARKED_NS per waiter counted in v if more (at
+ * most 2047 x 256 us = 524 ms). */
+static inline uint64_t sp_counted_timeout_cap(uint32_t v)
+{
+	uint64_t scaled = (uint64_t)sp_parked(v) * SP_PARK_TIMEOUT_PER_PARKED_NS;
+	return scaled > SP_PARK_TIMEOUT_MAX_NS ? scaled : SP_PARK_TIMEOUT_MAX_NS;
+}
+
 /*
  * Phase 2: sleep once.  We are counted (our last RMW on the word counted
  * us or cleared WOKEN), and the re-check below reads the word after that
@@ -506,13 +528,14 @@ static bool sp_park(pvspin_lock_t *lock, struct sp_waiter *w)
 	}
 	pvspin_plat_event(PVSPIN_EV_PARK);
 	/* The sleep's timeout doubles per timed-out sleep, up to `cap`: an
-	 * uncounted poll's to 64 ms, a counted sleep's to 16 ms (and one that
+	 * uncounted poll's to 64 ms, a counted sleep's to 16 ms or 256 us
+	 * per counted sleeper if more (sp_counted_timeout_cap; one that
 	 * backed off while uncounted is cut back to that once counted).  A
 	 * sleep on a handed-off word lasts the shortest timeout, not
 	 * doubled: its owner takes it within microseconds, or it is stale
 	 * (sp_revoke_handoff).  So does one whose membarrier failed (it
 	 * should not, once registered): an unlock may miss it. */
-	uint64_t cap = w->counted ? SP_PARK_TIMEOUT_MAX_NS : SP_UNCOUNTED_POLL_MAX_NS;
+	uint64_t cap = w->counted ? sp_counted_timeout_cap(v) : SP_UNCOUNTED_POLL_MAX_NS;
 	bool handoff = sp_locked(v) == _SP_HANDOFF;
 	uint64_t timeout = handoff || !fence_ok ? SP_PARK_TIMEOUT_MIN_NS
 			   : w->timeout_ns < cap ? w->timeout_ns : cap;
