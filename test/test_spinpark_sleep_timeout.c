@@ -20,12 +20,12 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <time.h>
 #include <cmocka.h>
 
 #include "pvspin.h"
 #include "pvspin/spinpark.h"
 #include "pvspin/stats.h"
+#include "test_util.h"
 
 static pvspin_lock_t lock = PVSPIN_LOCK_INIT;
 
@@ -44,13 +44,9 @@ static void *waiter(void *arg)
 static uint64_t sleeps_in_600ms(uint32_t crowd)
 {
 	__atomic_store_n(&lock.val, _SP_LOCKED | crowd << _SP_PARKED_OFFSET, __ATOMIC_RELEASE);
-	struct pvspin_events before, after;
-	pvspin_events_read(&before);
 	pthread_t t;
-	assert_int_equal(pthread_create(&t, NULL, waiter, NULL), 0);
-	struct timespec ts = { 0, 600 * 1000 * 1000 };
-	nanosleep(&ts, NULL);
-	pvspin_events_read(&after);
+	uint64_t parks;
+	assert_true(events_while_thread_runs(waiter, &t, 600, PVSPIN_EV_PARK, &parks));
 	/* the waiter counted itself in the word, and sleeps */
 	uint32_t v = __atomic_load_n(&lock.val, __ATOMIC_ACQUIRE);
 	assert_int_equal(v >> _SP_PARKED_OFFSET, crowd + 1);
@@ -59,7 +55,7 @@ static uint64_t sleeps_in_600ms(uint32_t crowd)
 	/* the waiter took its count out with the lock: the crowd is left */
 	assert_int_equal(__atomic_load_n(&lock.val, __ATOMIC_ACQUIRE) >> _SP_PARKED_OFFSET, crowd);
 	__atomic_store_n(&lock.val, 0, __ATOMIC_RELEASE);
-	return after.count[PVSPIN_EV_PARK] - before.count[PVSPIN_EV_PARK];
+	return parks;
 }
 
 static void test_crowd_sleeps_longer(void **state)

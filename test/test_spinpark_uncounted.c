@@ -15,12 +15,12 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <time.h>
 #include <cmocka.h>
 
 #include "pvspin.h"
 #include "pvspin/spinpark.h"
 #include "pvspin/stats.h"
+#include "test_util.h"
 
 static pvspin_lock_t lock = PVSPIN_LOCK_INIT;
 static int got;
@@ -42,14 +42,9 @@ static void test_uncounted_waiter_backs_off(void **state)
 	const uint32_t full = ((_SP_PARKED_MASK >> _SP_PARKED_OFFSET) >> 1) << _SP_PARKED_OFFSET;
 	__atomic_store_n(&lock.val, _SP_LOCKED | full, __ATOMIC_RELEASE);
 
-	struct pvspin_events before, after;
-	pvspin_events_read(&before);
 	pthread_t t;
-	assert_int_equal(pthread_create(&t, NULL, waiter, NULL), 0);
-	struct timespec ts = { 0, 300 * 1000 * 1000 };
-	nanosleep(&ts, NULL);
-	pvspin_events_read(&after);
-	uint64_t parks = after.count[PVSPIN_EV_PARK] - before.count[PVSPIN_EV_PARK];
+	uint64_t parks;
+	assert_true(events_while_thread_runs(waiter, &t, 300, PVSPIN_EV_PARK, &parks));
 	assert_false(__atomic_load_n(&got, __ATOMIC_ACQUIRE));
 	/* the waiter is uncounted: the word's count is still exactly full */
 	assert_int_equal(__atomic_load_n(&lock.val, __ATOMIC_ACQUIRE) & _SP_PARKED_MASK, full);
