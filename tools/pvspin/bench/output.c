@@ -173,7 +173,7 @@ static void versus_in_class(FILE *f, const struct bench_row *rows, size_t n,
 	double top = NAN;
 	for (size_t j = 0; m && j < n; j++) {
 		const struct bench_row *o = &rows[j];
-		if (o == me || o->threads != me->threads)
+		if (o == me || o->threads != me->threads || !o->rtt_repeats)
 			continue;
 		unsigned c;
 		double x = bench_median_in_class(o->ops_repeats, o->rtt_repeats, o->nrepeats, thr,

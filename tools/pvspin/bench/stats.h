@@ -92,7 +92,7 @@ double bench_max_min(const uint64_t *x, size_t n);
 long bench_median_index(const double *v, size_t n);
 
 /**
- * Do the placement probes rtt[0..n) (ns; NAN: not measured, skipped) fall
+ * Do the placement probes rtt[0..n) (ns; NAN or <= 0: not measured, skipped) fall
  * in two classes, "close" and "apart"?  True if the largest measured is
  * at least twice the smallest (this 2-vCPU guest: about 64 ns when the
  * host runs its vCPUs on cores that share a cache, 300-350 ns when not,
@@ -103,7 +103,7 @@ long bench_median_index(const double *v, size_t n);
 bool bench_placement_split(const double *rtt, size_t n, double *threshold);
 
 /**
- * The median of the x[k] whose probe rtt[k] is measured and in class
+ * The median of the x[k] whose probe rtt[k] is measured (finite, > 0) and in class
  * `apart` (rtt[k] >= threshold) or close (rtt[k] < threshold), and in
  * *count how many there were; NAN with *count = 0 if none.  The mean of
  * the two middle values for an even count (GSL).  x and rtt are not
