@@ -5,7 +5,9 @@
  * Each round forks a child that sets the variable, starts 8 threads that
  * meet at a barrier and then call pvspin_lock(); the parent reads the
  * child's stderr.  Before the fix, 4 of 100 such runs printed the line
- * two or three times (a new user's finding).
+ * two or three times (a new user's finding).  And a program whose exit
+ * handler takes a default-kind lock exits 2 too, its output flushed: it
+ * hung after the message before (another new user's finding).
  */
 #include <pthread.h>
 #include <setjmp.h>
@@ -15,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -85,6 +88,61 @@ static void check(const char *var)
 }
 
 static void test_bad_lock_reported_once(void **state) { (void)state; check("PVSPIN_LOCK"); }
+
+static void locking_exit_handler(void)
+{
+	pvspin_lock(&lock);
+	fputs("handler ran\n", stdout);   /* buffered: exit must flush it */
+	pvspin_unlock(&lock);
+}
+
+/* A child with VAR=bogus whose atexit handler takes the lock: exit status
+ * 2 within 10 s (an alarm kills a hang), its stdout flushed; returns that
+ * stdout's bytes in buf. */
+static void exit_handler_round(const char *var, char *buf, size_t len)
+{
+	int fd[2];
+	assert_int_equal(pipe(fd), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		dup2(fd[1], 1);
+		close(fd[0]);
+		close(fd[1]);
+		int devnull = open("/dev/null", O_WRONLY);
+		if (devnull >= 0)
+			dup2(devnull, 2);
+		setenv(var, "bogus", 1);
+		alarm(10);
+		atexit(locking_exit_handler);
+		fputs("main ran\n", stdout);
+		pvspin_lock(&lock);   /* exits 2: the bad value */
+		_exit(0);
+	}
+	close(fd[1]);
+	size_t got = 0;
+	ssize_t n;
+	while (got + 1 < len && (n = read(fd[0], buf + got, len - 1 - got)) > 0)
+		got += (size_t)n;
+	buf[got] = 0;
+	close(fd[0]);
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));   /* not killed by the alarm */
+	assert_int_equal(WEXITSTATUS(status), 2);
+}
+
+static void test_bad_value_with_locking_exit_handler(void **state)
+{
+	(void)state;
+	const char *vars[] = { "PVSPIN_LOCK", "PVSPIN_POLICY" };
+	for (int i = 0; i < 2; i++) {
+		char out[256];
+		unsetenv("PVSPIN_LOCK");
+		exit_handler_round(vars[i], out, sizeof(out));
+		assert_non_null(strstr(out, "main ran\n"));
+	}
+}
 static void test_bad_policy_reported_once(void **state)
 {
 	(void)state;
@@ -99,6 +157,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bad_lock_reported_once),
 		cmocka_unit_test(test_bad_policy_reported_once),
+		cmocka_unit_test(test_bad_value_with_locking_exit_handler),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

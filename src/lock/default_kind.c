@@ -42,6 +42,19 @@ int pvspin_default_kind_check_env(FILE *err, const char *who)
 void pvspin_default_kind_exit(void)
 {
 	static int reported;
+	/* set in the thread that calls exit(): its exit handlers run on it */
+	static _Thread_local bool exiting;
+	/* An atexit handler, a C++ static destructor or a library destructor
+	 * of the exiting thread that takes a default-kind lock comes back
+	 * here: the kind is still unresolved.  Waiting below would wait for
+	 * its own exit for ever (a new user's finding: a program whose atexit
+	 * handler flushed a log under a lock hung after the message).  End
+	 * the process now, with the status exit() was given, after flushing
+	 * what exit() would have. */
+	if (exiting) {
+		fflush(NULL);
+		_exit(2);
+	}
 	/* Threads that make their first default-kind call together all find
 	 * the bad value: the first prints the line and exits; the others
 	 * wait for that exit instead of printing it again and racing it in
@@ -54,6 +67,7 @@ void pvspin_default_kind_exit(void)
 	 * it is bad, PVSPIN_POLICY's otherwise (the library reads it only
 	 * when PVSPIN_LOCK is unset). */
 	pvspin_default_kind_check_env(stderr, NULL);
+	exiting = true;
 	exit(2);
 }
 
