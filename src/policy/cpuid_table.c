@@ -169,12 +169,37 @@ static long table_add(pvspin_env_cpuid_t *t, const pvspin_env_cpuid_leaf_t *l,
 	return 0;
 }
 
+/* Longest line read, characters (a `cpuid -1 -r` line is about 80). */
+#define CPUID_LINE_MAX 255
+
+/* One line of f into buf (CPUID_LINE_MAX + 1 bytes, NUL-terminated; the
+ * newline kept), its length in *len: 1, or 0 at the end of the file with
+ * nothing read, or -1 for a line longer than CPUID_LINE_MAX (the rest of
+ * it is not read: `--cpuid /dev/zero` grew getline's buffer to 6.8 GB in
+ * 10 s, a new user's finding).  A read error ends the line; ferror(f)
+ * tells. */
+static int read_line(FILE *f, char *buf, size_t *len)
+{
+	size_t n = 0;
+	int c;
+	while ((c = getc(f)) != EOF) {
+		if (n == CPUID_LINE_MAX)
+			return -1;
+		buf[n++] = (char)c;
+		if (c == '\n')
+			break;
+	}
+	buf[n] = '\0';
+	*len = n;
+	return n > 0 ? 1 : 0;
+}
+
 int pvspin_env_cpuid_parse(pvspin_env_cpuid_t *t, FILE *f, const char *name,
 			   char *err, size_t errlen)
 {
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t len;
+	char line[CPUID_LINE_MAX + 1];
+	size_t len;
+	int got;
 	unsigned lineno = 0, *lines = NULL;
 	size_t lines_cap = 0;   /* line of each leaf, for a repeated one */
 	int cpus = 0;
@@ -183,12 +208,18 @@ int pvspin_env_cpuid_parse(pvspin_env_cpuid_t *t, FILE *f, const char *name,
 	if (!name)
 		name = "cpuid";
 	t->count = 0;
-	while ((len = getline(&line, &cap, f)) >= 0) {
+	while ((got = read_line(f, line, &len)) != 0) {
 		lineno++;
+		if (got < 0) {
+			set_err(err, errlen, "%s:%u: line longer than %d characters", name, lineno,
+				CPUID_LINE_MAX);
+			ret = -1;
+			break;
+		}
 		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r' ||
 				   line[len - 1] == ' ' || line[len - 1] == '\t'))
 			line[--len] = '\0';
-		if (strlen(line) != (size_t)len) {
+		if (strlen(line) != len) {
 			set_err(err, errlen, "%s:%u: NUL byte in line", name, lineno);
 			ret = -1;
 			break;
@@ -238,7 +269,6 @@ int pvspin_env_cpuid_parse(pvspin_env_cpuid_t *t, FILE *f, const char *name,
 			set_err(err, errlen, "%s: empty file, no CPUID leaves", name);
 		ret = -1;
 	}
-	free(line);
 	free(lines);
 	if (ret)
 		pvspin_env_cpuid_free(t);
