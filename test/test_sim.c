@@ -47,6 +47,15 @@ static void set_all(struct sim_config *c, const char *list)
 		assert_int_equal(sim_config_set_pair(c, kv, stderr), 0);
 }
 
+/* A run from the defaults with set_all(list) that must finish (sim_run()
+ * returns 0); its result in *r (result_free() it). */
+static void run_ok(struct sim_config *c, struct sim_result *r, const char *list)
+{
+	sim_config_defaults(c);
+	set_all(c, list);
+	assert_int_equal(sim_run(c, r), 0);
+}
+
 /* JSON of a run without the wall-clock-dependent members. */
 static char *run_json(const struct sim_config *c, int *rc, enum sim_stop *stop)
 {
@@ -116,9 +125,7 @@ static void test_engine_events_unchanged(void **state)
 	(void)state;
 	struct sim_config c;
 	struct sim_result r;
-	sim_config_defaults(&c);
-	set_all(&c, "vms=3 vcpus=8 pcpus=8 workload=ebizzy seconds=0.05");
-	assert_int_equal(sim_run(&c, &r), 0);
+	run_ok(&c, &r, "vms=3 vcpus=8 pcpus=8 workload=ebizzy seconds=0.05");
 	json_t *vms = json_object_get(r.json, "vms"), *host = json_object_get(r.json, "host");
 	assert_int_equal(json_integer_value(json_object_get(r.json, "events")), 33704);
 	assert_int_equal(json_integer_value(json_object_get(json_array_get(vms, 0), "ops")), 751);
@@ -174,10 +181,8 @@ static void test_ebizzy_mm_small_host_progresses(void **state)
 	(void)state;
 	struct sim_config c;
 	struct sim_result r;
-	sim_config_defaults(&c);
-	set_all(&c, "preset=ebizzy-boost workload=ebizzy-mm vms=1 vcpus=4 pcpus=4 "
-	            "nodes=1 seconds=0.05");
-	assert_int_equal(sim_run(&c, &r), 0);
+	run_ok(&c, &r, "preset=ebizzy-boost workload=ebizzy-mm vms=1 vcpus=4 pcpus=4 "
+		       "nodes=1 seconds=0.05");
 	json_int_t ops = json_integer_value(json_object_get(
 		json_array_get(json_object_get(r.json, "vms"), 0), "ops"));
 	print_message("records in 0.05 s: %lld\n", (long long)ops);
@@ -191,11 +196,9 @@ static void test_scheduler_fair_share(void **state)
 	(void)state;
 	struct sim_config c;
 	struct sim_result r;
-	sim_config_defaults(&c);
-	set_all(&c, "vcpus=2 pcpus=1 "
-	            "ncs_us=10000000 "   /* never reaches a lock */
-	            "ncs_dist=const work=0 seconds=0.5");
-	assert_int_equal(sim_run(&c, &r), 0);
+	run_ok(&c, &r, "vcpus=2 pcpus=1 "
+		       "ncs_us=10000000 "   /* never reaches a lock */
+		       "ncs_dist=const work=0 seconds=0.5");
 	json_t *runs = json_object_get(json_array_get(json_object_get(r.json, "vms"), 0),
 				       "vcpu_run_ns");
 	double a = (double)json_integer_value(json_array_get(runs, 0));
@@ -398,18 +401,14 @@ static void test_spinpark_slice_mode(void **state)
 	(void)state;
 	struct sim_config c;
 	struct sim_result r;
-	sim_config_defaults(&c);
-	set_all(&c, SLICE_WINS_CONFIG);
-	assert_int_equal(sim_run(&c, &r), 0);
+	run_ok(&c, &r, SLICE_WINS_CONFIG);
 	long long on = vm0_event(&r, "slice_on"), sleeps = vm0_event(&r, "slice_sleep");
 	printf("  slices win: slice_on %lld, slice_sleep %lld\n", on, sleeps);
 	assert_true(on >= 2);   /* chosen again after its exploit period */
 	assert_true(sleeps >= 100);   /* 0.2 s of 250 us slices, most of it sliced */
 	result_free(&r);
 
-	sim_config_defaults(&c);
-	set_all(&c, SLICE_LOSES_CONFIG);
-	assert_int_equal(sim_run(&c, &r), 0);
+	run_ok(&c, &r, SLICE_LOSES_CONFIG);
 	long long probes = vm0_event(&r, "slice_probe");
 	on = vm0_event(&r, "slice_on");
 	sleeps = vm0_event(&r, "slice_sleep");
@@ -422,10 +421,8 @@ static void test_spinpark_slice_mode(void **state)
 	/* 32 vCPUs on the sliced lock: the sleepers' slices stretch with
 	 * their number (SP_SLICE_SLEEPERS a slice), so 0.2 s has about 3 100
 	 * slice sleeps, not the 24 000 of every sleeper waking every slice */
-	sim_config_defaults(&c);
-	set_all(&c, "vms=1 vcpus=32 pcpus=32 workload=spawn locks=1 ncs_us=0.02 cs_us=0.05 "
-		    "seconds=0.2 lock=spinpark");
-	assert_int_equal(sim_run(&c, &r), 0);
+	run_ok(&c, &r, "vms=1 vcpus=32 pcpus=32 workload=spawn locks=1 ncs_us=0.02 cs_us=0.05 "
+		       "seconds=0.2 lock=spinpark");
 	on = vm0_event(&r, "slice_on");
 	sleeps = vm0_event(&r, "slice_sleep");
 	double max_min32 = vm0_max_min(&r);
@@ -441,10 +438,8 @@ static void test_spinpark_slice_mode(void **state)
 	 * least served sleeper, which takes the lock by a hand-off, so the
 	 * vCPUs' acquisitions come out nearly equal (max/min 1.01 here;
 	 * 1.21 when turns ended by the clock, 1.12-2.31 when passed FIFO) */
-	sim_config_defaults(&c);
-	set_all(&c, "vms=1 vcpus=8 pcpus=8 workload=spawn locks=1 ncs_us=0.02 cs_us=0.05 "
-		    "seconds=0.2 lock=spinpark");
-	assert_int_equal(sim_run(&c, &r), 0);
+	run_ok(&c, &r, "vms=1 vcpus=8 pcpus=8 workload=spawn locks=1 ncs_us=0.02 cs_us=0.05 "
+		       "seconds=0.2 lock=spinpark");
 	long long handoffs = vm0_event(&r, "handoff"), passes = vm0_event(&r, "slice_pass");
 	double max_min = vm0_max_min(&r);
 	printf("  8 vCPUs: slice_on %lld, slice_pass %lld, handoff %lld, max/min %.3f\n",
@@ -469,9 +464,7 @@ static void test_spinpark_budget_not_lowered_by_turns(void **state)
 	(void)state;
 	struct sim_config c;
 	struct sim_result r;
-	sim_config_defaults(&c);
-	set_all(&c, "preset=spawn-dedicated profile=amd-epyc lock=spinpark seconds=0.02");
-	assert_int_equal(sim_run(&c, &r), 0);
+	run_ok(&c, &r, "preset=spawn-dedicated profile=amd-epyc lock=spinpark seconds=0.02");
 	long long ok = vm0_event(&r, "spin_acquire"), out = vm0_event(&r, "spin_fail");
 	printf("  spawn-dedicated: spin_acquire %lld, spin_fail %lld\n", ok, out);
 	assert_true(ok > 1000);
@@ -488,9 +481,7 @@ static void test_finish_after_waking_onto_own_pcpu(void **state)
 	(void)state;
 	struct sim_config c;
 	struct sim_result r;
-	sim_config_defaults(&c);
-	set_all(&c, "preset=kcbench-no-ple vms=2 lock=spinpark seed=3");
-	assert_int_equal(sim_run(&c, &r), 0);
+	run_ok(&c, &r, "preset=kcbench-no-ple vms=2 lock=spinpark seed=3");
 	assert_int_equal(r.stop, SIM_STOP_DONE);
 	json_t *vms = json_object_get(r.json, "vms");
 	for (size_t i = 0; i < json_array_size(vms); i++)
@@ -794,10 +785,8 @@ static void test_ebizzy_mm_guest_threads(void **state)
 	(void)state;
 	struct sim_config c;
 	struct sim_result r;
-	sim_config_defaults(&c);
-	set_all(&c, "vcpus=16 pcpus=16 nodes=2 lock=pvqspinlock workload=ebizzy-mm "
-	            "seconds=0.02 threads=1");
-	assert_int_equal(sim_run(&c, &r), 0);
+	run_ok(&c, &r, "vcpus=16 pcpus=16 nodes=2 lock=pvqspinlock workload=ebizzy-mm "
+		       "seconds=0.02 threads=1");
 	json_int_t waits1 = mm_counter(r.json, "mm_waits");
 	json_int_t idle1 = mm_counter(r.json, "idle_halts");
 	assert_int_equal(mm_counter(r.json, "thread_switches"), 0);
