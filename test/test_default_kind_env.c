@@ -38,36 +38,63 @@ static void *first_call(void *arg)
 	return NULL;
 }
 
-/* Run one child with VAR=bogus; returns its stderr's line count, and
- * its exit status in *status. */
-static int one_round(const char *var, int *status)
+/* Fork a child that sets VAR=bogus and runs body(), with its file
+ * descriptor `out` (1 or 2) on a pipe (and stderr on /dev/null when `out`
+ * is stdout); its output into buf (at most len - 1 bytes kept, the rest
+ * read and dropped; NUL-terminated) and its wait status into *status. */
+static void run_child(const char *var, void (*body)(void), int out, char *buf, size_t len,
+		      int *status)
 {
 	int fd[2];
 	assert_int_equal(pipe(fd), 0);
 	pid_t pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
-		dup2(fd[1], 2);
+		dup2(fd[1], out);
 		close(fd[0]);
 		close(fd[1]);
+		int devnull = out == 2 ? -1 : open("/dev/null", O_WRONLY);
+		if (devnull >= 0)
+			dup2(devnull, 2);
 		setenv(var, "bogus", 1);
-		pthread_t t[THREADS];
-		pthread_barrier_init(&start, NULL, THREADS);
-		for (int i = 0; i < THREADS; i++)
-			pthread_create(&t[i], NULL, first_call, NULL);
-		for (int i = 0; i < THREADS; i++)
-			pthread_join(t[i], NULL);
-		_exit(0);   /* not reached: the first call exits */
+		body();
+		_exit(0);   /* not reached: the bad value exits */
 	}
 	close(fd[1]);
-	char buf[4096];
-	int lines = 0;
+	size_t got = 0;
+	char chunk[512];
 	ssize_t n;
-	while ((n = read(fd[0], buf, sizeof(buf))) > 0)
-		for (ssize_t i = 0; i < n; i++)
-			lines += buf[i] == '\n';
+	while ((n = read(fd[0], chunk, sizeof(chunk))) > 0) {
+		size_t keep = len - 1 - got < (size_t)n ? len - 1 - got : (size_t)n;
+		memcpy(buf + got, chunk, keep);
+		got += keep;
+	}
+	buf[got] = 0;
 	close(fd[0]);
 	assert_int_equal(waitpid(pid, status, 0), pid);
+}
+
+/* The child of one_round(): THREADS threads make their first
+ * default-kind call at once. */
+static void threads_first_call(void)
+{
+	pthread_t t[THREADS];
+	pthread_barrier_init(&start, NULL, THREADS);
+	for (int i = 0; i < THREADS; i++)
+		pthread_create(&t[i], NULL, first_call, NULL);
+	for (int i = 0; i < THREADS; i++)
+		pthread_join(t[i], NULL);
+}
+
+/* Run one child with VAR=bogus; returns its stderr's line count, and
+ * its exit status in *status. */
+static int one_round(const char *var, int *status)
+{
+	char buf[4096];
+	run_child(var, threads_first_call, 2, buf, sizeof(buf), status);
+	int lines = 0;
+	for (const char *p = buf; *p; p++)
+		lines += *p == '\n';
 	return lines;
 }
 
@@ -96,38 +123,24 @@ static void locking_exit_handler(void)
 	pvspin_unlock(&lock);
 }
 
+/* The child of exit_handler_round(): an atexit handler that takes the
+ * lock, some buffered output, then its first default-kind call (which
+ * exits 2: the bad value), under a 10 s alarm that kills a hang. */
+static void exit_with_locking_handler(void)
+{
+	alarm(10);
+	atexit(locking_exit_handler);
+	fputs("main ran\n", stdout);
+	pvspin_lock(&lock);
+}
+
 /* A child with VAR=bogus whose atexit handler takes the lock: exit status
- * 2 within 10 s (an alarm kills a hang), its stdout flushed; returns that
- * stdout's bytes in buf. */
+ * 2 within 10 s, its stdout flushed; returns that stdout's bytes in
+ * buf. */
 static void exit_handler_round(const char *var, char *buf, size_t len)
 {
-	int fd[2];
-	assert_int_equal(pipe(fd), 0);
-	pid_t pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		dup2(fd[1], 1);
-		close(fd[0]);
-		close(fd[1]);
-		int devnull = open("/dev/null", O_WRONLY);
-		if (devnull >= 0)
-			dup2(devnull, 2);
-		setenv(var, "bogus", 1);
-		alarm(10);
-		atexit(locking_exit_handler);
-		fputs("main ran\n", stdout);
-		pvspin_lock(&lock);   /* exits 2: the bad value */
-		_exit(0);
-	}
-	close(fd[1]);
-	size_t got = 0;
-	ssize_t n;
-	while (got + 1 < len && (n = read(fd[0], buf + got, len - 1 - got)) > 0)
-		got += (size_t)n;
-	buf[got] = 0;
-	close(fd[0]);
 	int status;
-	assert_int_equal(waitpid(pid, &status, 0), pid);
+	run_child(var, exit_with_locking_handler, 1, buf, len, &status);
 	assert_true(WIFEXITED(status));   /* not killed by the alarm */
 	assert_int_equal(WEXITSTATUS(status), 2);
 }
