@@ -53,6 +53,10 @@
 #define SP_TURN_MIN 16u
 #define SP_TURN_MAX 65536u
 #define SP_TURN_DEFAULT 1024u
+/* Cells of an entry's `asleep`: this many slice sleepers of a lock sleep
+ * on their slot's own wake word, where a pass can choose among them; the
+ * rest (and threads without a slot) sleep on the entry's turn word, FIFO. */
+#define SP_TURN_CELLS 64u
 
 enum sp_phase {
 	SP_PHASE_SHARED,        /* exploit shared mode until end_us */
@@ -75,11 +79,11 @@ struct sp_mode {
 	uint32_t shared_us;         /* ... in this many us */
 	uint32_t sleepers;          /* waiters sleeping through a slice now */
 	uint32_t turn;              /* futex word of slice sleepers without a
-				     * slot below 32: +1 per pass to them */
+				     * cell: +1 per pass to them */
 	uint32_t turn_acqs;         /* a turn's acquisitions (0: SP_TURN_DEFAULT) */
 	uint32_t unlocks;           /* unlocks of a sliced lock, SP_METER_FLUSH a step */
-	uint32_t asleep[64];        /* slice sleepers on their own wake words:
-				     * slot + 1 each (0: a free cell) */
+	uint32_t asleep[SP_TURN_CELLS]; /* slice sleepers on their own wake
+				     * words: slot + 1 each (0: a free cell) */
 	uint32_t vmin;              /* `served` of the last successor chosen */
 	uint32_t passed_us;         /* a pass not yet taken: its time (0: none) */
 } __attribute__((aligned(64)));
@@ -317,19 +321,14 @@ static void sp_mode_meter(pvspin_lock_t *lock, struct sp_mode *e, int cpu, uint3
 	sp_mode_unlock(e);
 }
 
-/* A waiter is about to sleep through a slice of `lock` (delta +1), or has
- * slept (-1): the count of such sleepers in the lock's entry, after the
- * change. */
-static uint32_t sp_mode_sleepers_add(pvspin_lock_t *lock, int32_t delta)
+/* A waiter is about to sleep through a slice of entry e's lock (delta
+ * +1), or has slept (-1): the count of such sleepers, after the change. */
+static uint32_t sp_mode_sleepers_add(struct sp_mode *e, int32_t delta)
 {
-	return pvspin_plat_fetch_add32(&sp_mode_entry(lock)->sleepers, (uint32_t)delta,
-				       PVSPIN_RELAXED) + (uint32_t)delta;
+	return pvspin_plat_fetch_add32(&e->sleepers, (uint32_t)delta, PVSPIN_RELAXED) +
+	       (uint32_t)delta;
 }
 
-/* Cells of an entry's `asleep`: this many slice sleepers of a lock sleep
- * on their slot's own wake word, where a pass can choose among them; the
- * rest (and threads without a slot) sleep on the entry's turn word, FIFO. */
-#define SP_TURN_CELLS 64u
 /* A slot's served count is kept within this many turns below the last
  * successor's (CFS's bound on a woken task's lag, after
  * kernel/sched/fair.c place_entity): a thread back from a long absence
@@ -478,7 +477,7 @@ int sp_mode_slice_sleep(pvspin_lock_t *lock)
 		word = &e->turn;
 		seen = pvspin_plat_load32(word, PVSPIN_ACQUIRE);
 	}
-	uint32_t n = sp_mode_sleepers_add(lock, 1);
+	uint32_t n = sp_mode_sleepers_add(e, 1);
 	uint64_t ns = (uint64_t)SP_SLICE_NS * ((n + SP_SLICE_SLEEPERS - 1) / SP_SLICE_SLEEPERS);
 	pvspin_plat_event(PVSPIN_EV_SLICE_SLEEP);
 	int r = pvspin_plat_park32(word, seen, ns < SP_SLICE_WAIT_MAX_NS ? ns : SP_SLICE_WAIT_MAX_NS);
@@ -486,7 +485,7 @@ int sp_mode_slice_sleep(pvspin_lock_t *lock)
 		uint32_t me = (uint32_t)cpu + 1;
 		pvspin_plat_cmpxchg32(&e->asleep[cell], &me, 0, PVSPIN_RELAXED);
 	}
-	sp_mode_sleepers_add(lock, -1);
+	sp_mode_sleepers_add(e, -1);
 	if (r != PVSPIN_PARK_TIMEDOUT || pvspin_plat_load32(word, PVSPIN_ACQUIRE) != seen)
 		return SP_SLEEP_PASSED;
 	return pvspin_plat_load32(&e->unlocks, PVSPIN_RELAXED) == unlocks ? SP_SLEEP_IDLE
