@@ -92,7 +92,13 @@ static void test_cpuid_parse_errors(void **state)
 		{ "CPU:\n   1 0x00: eax=0x0 ebx=0x0 ecx=0x0 edx=0x0\n", 0,
 		  "dump:2: malformed CPUID line, expected a leaf number" },
 		{ "CPU: x\n", 0, "dump:1: malformed" },
-		/* a bounded line: --cpuid /dev/zero grew a buffer without limit */
+		/* a bounded line: --cpuid /dev/zero grew a buffer without limit;
+		 * 255 characters before the newline still fit */
+		{ "CPU:\n   0x00000001 0x00: eax=0x0 ebx=0x0 ecx=0x0 edx=0x0"
+		  "                                                                "
+		  "                                                                "
+		  "                                                                "
+		  "            \n", 1, NULL },
 		{ "CPU:\n   0x00000001 0x00: eax=0x0 ebx=0x0 ecx=0x0 edx=0x0"
 		  "                                                                "
 		  "                                                                "

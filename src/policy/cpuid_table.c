@@ -172,18 +172,18 @@ static long table_add(pvspin_env_cpuid_t *t, const pvspin_env_cpuid_leaf_t *l,
 /* Longest line read, characters (a `cpuid -1 -r` line is about 80). */
 #define CPUID_LINE_MAX 255
 
-/* One line of f into buf (CPUID_LINE_MAX + 1 bytes, NUL-terminated; the
- * newline kept), its length in *len: 1, or 0 at the end of the file with
- * nothing read, or -1 for a line longer than CPUID_LINE_MAX (the rest of
- * it is not read: `--cpuid /dev/zero` grew getline's buffer to 6.8 GB in
- * 10 s, a new user's finding).  A read error ends the line; ferror(f)
- * tells. */
+/* One line of f into buf (CPUID_LINE_MAX + 2 bytes: the characters, the
+ * newline kept, NUL-terminated), its length in *len: 1, or 0 at the end
+ * of the file with nothing read, or -1 for a line of more than
+ * CPUID_LINE_MAX characters before its newline (the rest of it is not
+ * read: `--cpuid /dev/zero` grew getline's buffer to 6.8 GB in 10 s, a
+ * new user's finding).  A read error ends the line; ferror(f) tells. */
 static int read_line(FILE *f, char *buf, size_t *len)
 {
 	size_t n = 0;
 	int c;
 	while ((c = getc(f)) != EOF) {
-		if (n == CPUID_LINE_MAX)
+		if (n == CPUID_LINE_MAX && c != '\n')
 			return -1;
 		buf[n++] = (char)c;
 		if (c == '\n')
@@ -197,7 +197,7 @@ static int read_line(FILE *f, char *buf, size_t *len)
 int pvspin_env_cpuid_parse(pvspin_env_cpuid_t *t, FILE *f, const char *name,
 			   char *err, size_t errlen)
 {
-	char line[CPUID_LINE_MAX + 1];
+	char line[CPUID_LINE_MAX + 2];
 	size_t len;
 	int got;
 	unsigned lineno = 0, *lines = NULL;
