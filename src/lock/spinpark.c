@@ -102,7 +102,9 @@
 
  * Starvation (after Go's starvation mode and the kernel mutex's HANDOFF):
  * a parked waiter that has waited more than SP_STARVE_NS and then spins
- * sets STARVING (one owner at a time).  The next unlock then does not
+ * sets STARVING (one owner at a time, and one claim per lock per
+ * SP_STARVE_GAP_US: with many more threads than CPUs every waiter
+ * starves, by the scheduler's doing too).  The next unlock then does not
  * release the lock to bargers but hands it off, locked byte 1 -> 2, and
  * only that spinning owner may take a handed-off lock (2 -> 1).  The
  * owner spins SP_STARVE_SPIN_LOOPS at most, and clears STARVING when it
@@ -134,6 +136,24 @@
 #define SP_SHORT_PARK_NS 30000u
 /* Waiting longer than this makes a waiter starving (Go: 1 ms). */
 #define SP_STARVE_NS 1000000u
+/* At most one STARVING claim per lock in this long, us (the claim's time
+ * in the stamps' side table, spinpark_stamp.h).  With many more threads
+ * than CPUs every waiter waits more than SP_STARVE_NS, for the scheduler
+ * as much as for the lock: claims then followed one another, each a spin
+ * of up to SP_STARVE_SPIN_LOOPS that more than half the time got no
+ * hand-off (the holder was off-CPU), while STARVING kept every other
+ * waiter from spinning, so that those parked.  `pvspin bench`, 64
+ * threads, 1 s cells: 2 600-4 200 claims and 116-932 hand-offs a second
+ * at 3.4-4.4 M ops/s; limited: 450-710 claims, 146-311 hand-offs, 7.1-7.8
+ * M, max/min 2-5 (15, 3, 5 before).  `pvspin torture`, 3 s: 64 threads
+ * 325-349 k acquisitions/s against 182-252 k; 256 threads 243-288 k
+ * against 145-147 k, longest wait 363-405 ms against 604-715 ms; 1 024
+ * threads 180-237 k against 124-137 k, longest 1.7-2.4 s against 2.4-2.5
+ * s.  At 2-8 threads a claim every millisecond is more than the waits
+ * ask for: 2, 4 (`--hog 1`) and 8 threads 1.00, 1.00 and 1.00 of the code
+ * without the limit (medians of 8-10 alternating 300 ms pairs), max/min
+ * the same (2026-12-06). */
+#define SP_STARVE_GAP_US 1000u
 /* Sleep timeouts: the first, and the cap after doubling. */
 #define SP_PARK_TIMEOUT_MIN_NS 1000000u
 #define SP_PARK_TIMEOUT_MAX_NS 16000000u
@@ -336,7 +356,11 @@ static bool sp_spin(pvspin_lock_t *lock, struct sp_waiter *w)
 				return true;
 			continue;
 		}
-		bool owner = starving && !(v & _SP_STARVING);
+		/* one claim per SP_STARVE_GAP_US per lock (a turn's
+		 * successor excepted: the pass chose it) */
+		bool owner = starving && !(v & _SP_STARVING) &&
+			     (w->successor ||
+			      !sp_stamp_starve_claimed_within(lock, SP_STARVE_GAP_US));
 		/* Another's hand-off pending, or enough spinners: do not
 		 * spin. */
 		if (((v & _SP_STARVING) && !owner) || sp_spinners(v) >= cap + owner) {
@@ -349,8 +373,10 @@ static bool sp_spin(pvspin_lock_t *lock, struct sp_waiter *w)
 		if (owner)
 			nv |= _SP_STARVING;
 		if (pvspin_plat_cmpxchg32(&lock->val, &v, nv, PVSPIN_RELAXED)) {
-			if (owner)
+			if (owner) {
+				sp_stamp_starve_claim(lock);
 				pvspin_plat_event(PVSPIN_EV_STARVING);
+			}
 			w->starving_owner = owner;
 			v = nv;
 			break;

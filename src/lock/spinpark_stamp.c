@@ -12,6 +12,7 @@
 struct sp_stamp {
 	const pvspin_lock_t *lock;   /* whose stamp this is (NULL: none yet) */
 	uint32_t wake_us;            /* its last wake-up, sp_now_us() */
+	uint32_t starving_us;        /* its last STARVING claim, sp_now_us() */
 };
 
 static struct sp_stamp sp_stamps[SP_STAMP_ENTRIES];
@@ -36,6 +37,22 @@ bool sp_stamp_last_wake(const pvspin_lock_t *lock, uint32_t *wake_us)
 		return false;
 	*wake_us = pvspin_plat_load32(&e->wake_us, PVSPIN_RELAXED);
 	return true;
+}
+
+void sp_stamp_starve_claim(const pvspin_lock_t *lock)
+{
+	struct sp_stamp *e = sp_stamp_entry(lock);
+	pvspin_plat_store32(&e->starving_us, sp_now_us(), PVSPIN_RELAXED);
+	pvspin_plat_storeptr((void **)&e->lock, (void *)lock, PVSPIN_RELEASE);
+}
+
+bool sp_stamp_starve_claimed_within(const pvspin_lock_t *lock, uint32_t us)
+{
+	struct sp_stamp *e = sp_stamp_entry(lock);
+	if (pvspin_plat_loadptr((void *const *)&e->lock, PVSPIN_ACQUIRE) != lock)
+		return false;
+	/* us that wrap: a difference */
+	return sp_now_us() - pvspin_plat_load32(&e->starving_us, PVSPIN_RELAXED) < us;
 }
 
 void pvspin_spinpark_stamps_reset(void)

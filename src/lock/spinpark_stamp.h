@@ -1,7 +1,9 @@
 /*
- * spinpark_stamp.h - spinpark's wake stamps: the time of each lock's last
+ * spinpark_stamp.h - spinpark's stamps: the time of each lock's last
  * wake-up, for a woken waiter's evidence on the spin budget (spinpark.c,
- * sp_spin_longer).  Private to src/lock; docs/spinpark.md.
+ * sp_spin_longer), and of its last STARVING claim, which limits claims to
+ * one per SP_STARVE_GAP_US (spinpark.c, sp_spin).  Private to src/lock;
+ * docs/spinpark.md.
  *
  * The 4-byte word has no room for a time, so the stamps live in a side
  * table of SP_STAMP_ENTRIES entries indexed by a hash of the lock's
@@ -10,7 +12,9 @@
  * the reader then finds no stamp of its lock, or in a race another
  * lock's time, and at worst misjudges one budget step (the evidence is a
  * heuristic; sp_next_budget falls back to a fixed bound, SP_SHORT_PARK_NS,
- * without it).  Only wake-ups write here, so the table costs nothing on
+ * without it; a claim stamp not found allows a claim, as before the
+ * limit).  Only wake-ups and STARVING claims (waiters that have waited
+ * for more than a millisecond) write here, so the table costs nothing on
  * the lock's other paths.
  */
 #ifndef PVSPIN_SPINPARK_STAMP_H
@@ -45,6 +49,16 @@ void sp_stamp_wake(const pvspin_lock_t *lock);
  *  Thread-safe (the address with acquire, then the
  *  time). */
 bool sp_stamp_last_wake(const pvspin_lock_t *lock, uint32_t *wake_us);
+
+/** Stamp `lock`'s entry with sp_now_us() as the time of its last
+ *  STARVING claim (spinpark.c, sp_spin: a waiter has just set STARVING).
+ *  Thread-safe (two stores, as sp_stamp_wake()). */
+void sp_stamp_starve_claim(const pvspin_lock_t *lock);
+
+/** Was `lock`'s last STARVING claim less than `us` microseconds ago?
+ *  False if its entry holds no stamp of this lock (none yet, or another
+ *  lock's): a claim is then allowed, as without the table.  Thread-safe. */
+bool sp_stamp_starve_claimed_within(const pvspin_lock_t *lock, uint32_t us);
 
 /** Forget every stamp (the simulator, before each run, so that no time
  *  of one run leaks into the next).  Not thread-safe: call it while no
