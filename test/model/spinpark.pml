@@ -545,6 +545,10 @@ join:		/* join the spinners, or take a free lock on the way */
 		:: else -> skip
 		fi;
 		owner = late && !(v & STARV);
+		if                                              /* one claim per SP_STARVE_GAP_US: */
+		:: owner -> owner = 0                           /* another claimed less than 1 ms ago */
+		:: true -> skip
+		fi;
 		if
 		:: ((v & STARV) && !owner) || SPINNERS(v) >= CAP + owner ->
 			owner = 0; goto count                   /* sp_take_or_count */
