@@ -270,12 +270,25 @@ if(TARGET pvspin_sim_core AND TARGET pvspin)
     "bad key 'vm4294967296.lock': VM numbers go from 0 to 63"
     ${P} sim --preset smoke --set vms=2 --set vm4294967296.lock=tas)
 
+  # The N of vmN.KEY is canonical decimal: vm00.lock was run as vm0.lock
+  # (exit 0) and vm01.lock said "a vm1.* key is set"; a leading zero, a
+  # sign or a blank is refused, naming the key and the number (exit 2).
+  add_test(NAME sim_cli_vm_number_canonical COMMAND sh -c
+    "p=\"$0\"; fail=0
+     for k in vm00.lock vm01.lock vm+1.lock 'vm 1.lock' vm0x.lock; do
+       n=\${k#vm}; n=\${n%.lock}
+       e=$(\"$p\" sim --set \"$k=tas\" 2>&1 >/dev/null); r=$?
+       w=\"pvspin sim: bad key '$k': '$n' is not a VM number; write it in decimal without a sign, blank or leading zero (vm0 to vm63)\"
+       [ \"$r:$e\" = \"2:$w\" ] || { echo \"FAIL $k: exit $r: '$e'\"; fail=1; }
+     done; [ $fail -eq 0 ] && echo vm-number-ok" ${P})
+  set_tests_properties(sim_cli_vm_number_canonical PROPERTIES PASS_REGULAR_EXPRESSION "vm-number-ok")
+
   # A key that looks like vmN but is not vmN.KEY is an unknown key listing the
   # valid keys, on --set, in INI and in JSON (it used to exit 2 silently).
   pvspin_sim_cli_expect(sim_cli_vm_key_typo_set 2 "unknown key 'vm0lock'. valid keys: vms.*vmN.lock"
     ${P} sim --preset smoke --set vm0lock=tas)
-  pvspin_sim_cli_expect(sim_cli_vm_key_typo_dot 2 "unknown key 'vm0x.lock'. valid keys: vms"
-    ${P} sim --preset smoke --set vm0x.lock=tas)
+  pvspin_sim_cli_expect(sim_cli_vm_key_typo_dot 2 "unknown key 'vm0x.bogus'. valid keys: vms"
+    ${P} sim --preset smoke --set vm0x.bogus=tas)
   pvspin_sim_cli_expect(sim_cli_vm_key_typo_ini 2
     "unknown key 'vm1_lock'. valid keys: vms.*sim_vm_key_typo.ini:3: "
     ${P} sim ${CMAKE_CURRENT_SOURCE_DIR}/data/sim_vm_key_typo.ini)
