@@ -43,6 +43,34 @@ add_test(NAME cli_extra_args COMMAND sh -c
   ${_pvspin})
 set_tests_properties(cli_extra_args PROPERTIES
   PASS_REGULAR_EXPRESSION "^exit=2\nexit=2\nexit=2\n$" LABELS sanitize)
+# Every subcommand alike: -h / --help alone prints the usage on stdout
+# (exit 0); an operand with it (before or after) or an unknown option
+# after it is a usage error, not the help (`pvspin bench -h extra` and
+# `pvspin bench -h --bogus` exited 0); a stray operand to a subcommand
+# that takes none is said in the same words by bench, torture and detect
+# (they said "unexpected argument", in three shapes).
+add_test(NAME cli_help_operand COMMAND sh -c
+  "p=\"$0\"; fail=0; t=$(mktemp) || exit 1
+   chk() { w=$1; shift; o=$(\"$p\" \"$@\" 2>\"$t\"); r=$?
+     e=$(grep -v -e '^==[0-9]*==' -e '^$' \"$t\")
+     [ \"$r:$o:$e\" = \"$w\" ] || { printf 'FAIL: %s: exit %s: out [%.60s] err [%s]\\n' \"$*\" $r \"$o\" \"$e\"; fail=1; }; }
+   for c in bench torture sim detect run; do
+     n=\"pvspin $c\"; l=\"($n --help lists the options)\"
+     for h in -h --help; do
+       o=$(\"$p\" $c $h 2>\"$t\"); r=$?
+       case \"$r:$o\" in \"0:usage: $n \"*) ;; *) echo \"FAIL: $c $h: exit $r\"; fail=1;; esac
+       chk \"2::$n: unexpected operand 'extra'
+$l\" $c $h extra
+       chk \"2::$n: unknown option '--bogus'
+$l\" $c $h --bogus
+       [ $c = run ] || chk \"2::$n: unexpected operand 'extra'
+$l\" $c extra $h
+     done
+     case $c in bench|torture|detect) chk \"2::$n: unexpected operand 'extra'
+$l\" $c extra;; esac
+   done; rm -f \"$t\"; [ $fail -eq 0 ] && echo help-operand-ok" ${_pvspin})
+set_tests_properties(cli_help_operand PROPERTIES PASS_REGULAR_EXPRESSION "help-operand-ok"
+                     LABELS sanitize TIMEOUT 60)
 # a value given to the flags (--version=1, --help=x, --version=) is said
 # as the subcommands say it, not "unknown command"
 add_test(NAME cli_flag_value COMMAND sh -c

@@ -306,7 +306,7 @@ int pvspin_cmd_detect(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	bool json = false;
+	bool json = false, help = false;
 	const char *cpuid_file = NULL, *root = NULL, *policy_name = NULL;
 	long interval = DEFAULT_INTERVAL_MS;
 	pvspin_policy_t one;
@@ -338,16 +338,17 @@ int pvspin_cmd_detect(int argc, char **argv)
 			break;
 		}
 		case 'h':
-			usage(stdout);
-			return 0;
+			help = true;   /* after the whole line: an operand is an error */
+			break;
 		default:
 			return tool_option_error("pvspin detect", opt, argv);
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "pvspin detect: unexpected argument '%s' "
-			"(see pvspin detect --help)\n", argv[optind]);
-		return 2;
+	if (optind < argc)
+		return tool_operand_error("pvspin detect", argv[optind]);
+	if (help) {
+		usage(stdout);
+		return 0;
 	}
 	/* A bad PVSPIN_* tunable: detect takes no lock that reads it, so it
 	 * goes on, but says what every program started from here says of it
