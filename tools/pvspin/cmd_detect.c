@@ -3,7 +3,7 @@
  * leaves, CPUs, NUMA nodes, CPU quota, steal time, load) and what each
  * lock-selection policy picks here, and why.  Text, or JSON (jansson).
  *
- *   pvspin detect [--json] [--cpuid FILE] [--root DIR] [--policy NAME]
+ *   pvspin detect [--json] [--cpuid FILE|-] [--root DIR] [--policy NAME]
  *                 [--interval-ms N]
  */
 #include <dirent.h>
@@ -40,7 +40,8 @@ static void usage(FILE *f)
 		"\n"
 		"  --json            print JSON instead of text\n"
 		"  --cpuid FILE      read CPUID from FILE, a dump of `cpuid -1 -r` holding\n"
-		"                    at least leaf 0x00000001 (the hypervisor bit)\n"
+		"                    at least leaf 0x00000001 (the hypervisor bit), or\n"
+		"                    - for standard input (./- for a file named -)\n"
 		"                    (default: the CPUID instruction)\n"
 		"  --root DIR        read /proc and /sys under DIR instead of /; the\n"
 		"                    allowed CPUs then come from DIR/proc/self/status\n"
@@ -377,7 +378,15 @@ int pvspin_cmd_detect(int argc, char **argv)
 
 	pvspin_env_cpuid_t table = { 0 };
 	char err[512];
-	if (cpuid_file && pvspin_env_cpuid_load(&table, cpuid_file, err, sizeof(err))) {
+	/* "-": the dump on stdin (cpuid -1 -r | pvspin detect --cpuid -),
+	 * named <stdin> from here on, in the messages and the report */
+	if (cpuid_file && !strcmp(cpuid_file, "-")) {
+		cpuid_file = "<stdin>";
+		if (pvspin_env_cpuid_parse(&table, stdin, cpuid_file, err, sizeof(err))) {
+			fprintf(stderr, "pvspin detect: %s\n", err);
+			return 1;
+		}
+	} else if (cpuid_file && pvspin_env_cpuid_load(&table, cpuid_file, err, sizeof(err))) {
 		fprintf(stderr, "pvspin detect: %s\n", err);
 		return 1;
 	}
