@@ -17,6 +17,7 @@
 #include <ini.h>
 
 #include "sim.h"
+#include "util/line_read.h"
 
 /* ---- keys ----------------------------------------------------------------- */
 
@@ -490,29 +491,23 @@ static void scenario_section_error(struct ini_ctx *x, const char *s, int n, cons
 	x->fail_rc = -2;
 }
 
-/* ini_reader: fgets() that counts lines and refuses a line longer than
- * inih's buffer (it would split it and parse the tail as a line of its
- * own) or one with a NUL byte (inih would end the line there and silently
- * drop the rest: "preset = smoke\0lock = tas" ran qspinlock).  Returns NULL
- * (end of file for inih) once an error was found. */
+/* ini_reader: the project's bounded line reader (src/util/line_read.h,
+ * also `pvspin detect --cpuid`'s), counting lines and refusing a line
+ * longer than inih's buffer (it would split it and parse the tail as a
+ * line of its own; /dev/zero is refused at its first line, not read whole)
+ * or one with a NUL byte (inih would end the line there and silently drop
+ * the rest: "preset = smoke\0lock = tas" ran qspinlock).  A NUL byte is
+ * said first, in a line too long too.  Returns NULL (end of file for inih)
+ * once an error was found. */
 static char *scenario_read_line(char *str, int num, void *stream)
 {
 	struct ini_ctx *x = stream;
-	size_t n = 0;
-	bool nul = false;
-	int c;
+	bool nul;
 	if (x->fail_line)
 		return NULL;
-	/* fgets() by hand: it would not say how many bytes it read */
-	while (n < (size_t)num - 1 && (c = getc(x->f)) != EOF) {
-		str[n++] = (char)c;
-		nul |= !c;
-		if (c == '\n')
-			break;
-	}
-	if (!n)
+	ssize_t got = pvspin_read_line_bounded(x->f, str, (size_t)num, &nul);
+	if (!got)
 		return NULL;
-	str[n] = '\0';
 	x->line++;
 	if (nul) {
 		fprintf(x->msgf, "pvspin sim: %s:%d: NUL byte in line\n", x->path, x->line);
@@ -520,16 +515,14 @@ static char *scenario_read_line(char *str, int num, void *stream)
 		x->fail_rc = -2;
 		return NULL;
 	}
-	if (n == (size_t)num - 1 && str[n - 1] != '\n') {
-		int ch = getc(x->f);   /* '\n' or EOF: the line just fits */
-		if (ch != EOF && ch != '\n') {
-			fprintf(x->msgf, "pvspin sim: %s:%d: line longer than %d characters\n",
-				x->path, x->line, num - 1);
-			x->fail_line = x->line;
-			x->fail_rc = -2;
-			return NULL;
-		}
+	if (got < 0) {
+		fprintf(x->msgf, "pvspin sim: %s:%d: line longer than %d characters\n",
+			x->path, x->line, num - 1);
+		x->fail_line = x->line;
+		x->fail_rc = -2;
+		return NULL;
 	}
+	size_t n = (size_t)got;
 	snprintf(x->raw, sizeof(x->raw), "%.*s", (int)strcspn(str, "\r\n"), str);
 	/* no continuation lines: inih glues an indented line to the value
 	 * above it (multi-line values), so the indentation goes here and

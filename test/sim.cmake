@@ -364,6 +364,27 @@ if(TARGET pvspin_sim_core AND TARGET pvspin)
       "^pvspin sim: <stdin>:2: NUL byte in line\nexit=1\n$")
   endforeach()
 
+  # An INI scenario line is bounded by libinih's line buffer (Debian's: 200
+  # bytes, so 199 characters before the newline), read by the bounded
+  # reader that `pvspin detect --cpuid` uses (src/util/line_read.h): a line
+  # that just fits runs, one character more is refused naming the line
+  # (exit 1), and /dev/zero is refused at its first line, not read whole
+  add_test(NAME sim_cli_ini_line_bound COMMAND sh -c
+    "p=\"$0\"; t=$(mktemp -d) || exit 1; fail=0
+     pad() { printf 'preset = smoke\\nseconds = 0.001 ;%*s\\n' $(($1 - 17)) x > \"$t/s.ini\"; }
+     pad 199; [ $(sed -n 2p \"$t/s.ini\" | wc -c) -eq 200 ] || { echo 'FAIL: pad'; fail=1; }
+     e=$(\"$p\" sim \"$t/s.ini\" 2>&1 >/dev/null); r=$?
+     [ $r -eq 0 ] || { echo \"FAIL 199: exit $r: $e\"; fail=1; }
+     pad 200; e=$(\"$p\" sim \"$t/s.ini\" 2>&1 >/dev/null); r=$?
+     [ \"$r:$e\" = \"1:pvspin sim: $t/s.ini:2: line longer than 199 characters\" ] ||
+       { echo \"FAIL 200: exit $r: $e\"; fail=1; }
+     e=$(timeout 20 \"$p\" sim /dev/zero 2>&1 >/dev/null); r=$?
+     [ \"$r:$e\" = \"1:pvspin sim: /dev/zero:1: NUL byte in line\" ] ||
+       { echo \"FAIL /dev/zero: exit $r: $e\"; fail=1; }
+     rm -r \"$t\"; [ $fail -eq 0 ] && echo ini-line-bound-ok" ${P})
+  set_tests_properties(sim_cli_ini_line_bound PROPERTIES PASS_REGULAR_EXPRESSION "ini-line-bound-ok"
+    TIMEOUT 60)
+
   # --seeds N: the seeds seed .. seed+N-1, the median and min-max of every
   # figure in text and JSON; a seed that stops is exit 1 with its report.
   pvspin_sim_cli_output(sim_cli_seeds_text 0
