@@ -109,7 +109,7 @@ add_test(NAME cli_kind_env_typo COMMAND sh -c
             'torture --lock tas --seconds 1' 'torture --seconds 1'; do \
      for v in PVSPIN_LOCK PVSPIN_POLICY; do \
        e=$(env $v=bogus \"$0\" $c 2>&1 >/dev/null); r=$?; set -- $c; n=\"pvspin $1\"; \
-       case $v in PVSPIN_LOCK) w=\"$n: PVSPIN_LOCK=bogus is not a lock kind; valid kinds: qspinlock\";; \
+       case $v in PVSPIN_LOCK) w=\"$n: PVSPIN_LOCK=bogus: not a lock kind; valid kinds: qspinlock\";; \
                   *) w=\"$n: PVSPIN_POLICY=bogus: not a policy; valid policies: \";; esac; \
        case \"$r:$e\" in \"2:$w\"*) ;; *) echo \"$v $c: exit $r: '$e'\"; exit 1;; esac; \
      done; done; echo kind-env-ok" ${_pvspin})
@@ -143,7 +143,7 @@ add_test(NAME cli_switch_env_one_message COMMAND sh -c
      x='not a valid value for'; i='(expected a decimal integer from 1 to 4294967295)'
      case \"$r:$(echo \"$e\" | wc -l):$e\" in \"2:6:$n: bad PVSPIN_SPIN_THRESHOLD=x: $x spin_threshold $i
 $n: bad PVSPIN_PENDING_LOOPS=y: $x pending_loops $i
-$n: PVSPIN_LOCK=bad is not a lock kind; valid kinds: qspinlock, \"*\"
+$n: PVSPIN_LOCK=bad: not a lock kind; valid kinds: qspinlock, \"*\"
 $n: PVSPIN_POLICY=bad: not a policy; valid policies: linux, \"*\"
 $n: PVSPIN_STATS=2: expected 1 (on) or 0 (off)
 $n: PVSPIN_NO_MEMBARRIER=2: expected 1 (no membarrier) or 0 (membarrier)\") ;;

@@ -283,7 +283,7 @@ static void say_kind_stats_env_ignored(void)
 	pvspin_policy_t policy;
 	const char *s;
 	if (pvspin_default_lock_env(NULL, NULL, &kind) < 0)
-		fprintf(stderr, "pvspin detect: ignoring PVSPIN_LOCK=%s: not a lock kind; valid kinds: "
+		fprintf(stderr, "pvspin detect: ignoring PVSPIN_LOCK=%s: " PVSPIN_LOCK_NOT_A_KIND
 			"%s; pvspin detect takes no lock kind from the environment\n",
 			getenv("PVSPIN_LOCK"), pvspin_kind_names());
 	/* errno: the parse's reason (nothing is written with err NULL) */
