@@ -243,7 +243,8 @@ int sim_config_load_ini(struct sim_config *c, const char *path, FILE *err);
  *  in the messages (e.g. "<stdin>").  Same returns. */
 int sim_config_load_ini_stream(struct sim_config *c, FILE *f, const char *name, FILE *err);
 /** Whether `name` is a configuration key (of --set: a key, "preset" or
- *  vmN.KEY with a per-VM KEY; the VM number is not range-checked). */
+ *  vmN.KEY with a per-VM KEY and N in plain decimal without a leading zero;
+ *  the VM number is not range-checked). */
 bool sim_config_key_exists(const char *name);
 /** Check that scenario file `path` exists, is not a directory and is
  *  readable.  Returns 0, or -1 after a message naming the reason to `err`. */

@@ -17,6 +17,7 @@
 #include <ini.h>
 
 #include "sim.h"
+#include "util/line_read.h"
 
 /* ---- keys ----------------------------------------------------------------- */
 
@@ -137,24 +138,6 @@ void sim_config_defaults(struct sim_config *c)
 static int config_set(struct sim_config *c, const char *key, const char *shown,
 		      const char *value, FILE *err);
 
-/* Split a per-VM key "vm<decimal N>.<SUB>" (SUB not checked).  Returns N,
- * SIM_MAX_VMS for any N above the last VM (however many digits: never
- * wrapped), or -1 if `key` is not of that form; *sub points into `key`. */
-static int per_vm_key(const char *key, const char **sub)
-{
-	const char *p = key + 2;
-	int n = 0;
-	if (strncmp(key, "vm", 2) || *p < '0' || *p > '9')
-		return -1;
-	for (; *p >= '0' && *p <= '9'; p++)
-		if (n < SIM_MAX_VMS)
-			n = 10 * n + (*p - '0');
-	if (*p != '.' || !p[1])
-		return -1;
-	*sub = p + 1;
-	return n < SIM_MAX_VMS ? n : SIM_MAX_VMS;
-}
-
 /* Whether SUB of vmN.SUB is a key with a per-VM override. */
 static bool per_vm_sub_valid(const char *sub)
 {
@@ -162,12 +145,45 @@ static bool per_vm_sub_valid(const char *sub)
 	       !strcmp(sub, "pv_unhalt") || !strcmp(sub, "steal_time");
 }
 
+/* per_vm_key()'s return for a per-VM key whose N is not canonical. */
+#define PER_VM_BAD_NUMBER (-2)
+
+/* Split a per-VM key "vm<N>.<SUB>" (SUB not checked when N is canonical
+ * decimal).  Returns N, SIM_MAX_VMS for any N above the last VM (however
+ * many digits: never wrapped), PER_VM_BAD_NUMBER when SUB is a per-VM key
+ * but N is not written the one decimal way (empty, a leading zero, a sign,
+ * a blank, any other character: "vm00.lock" is not vm0's), or -1 if `key`
+ * is not of that form; *sub points into `key`, *len is the length of N
+ * (both set unless -1). */
+static int per_vm_key(const char *key, const char **sub, size_t *len)
+{
+	const char *num = key + 2, *dot;
+	int n = 0;
+	if (strncmp(key, "vm", 2) || !(dot = strchr(num, '.')) || !dot[1])
+		return -1;
+	*sub = dot + 1;
+	*len = (size_t)(dot - num);
+	if (strspn(num, "0123456789") != *len || !*len || (num[0] == '0' && *len > 1))
+		return per_vm_sub_valid(*sub) ? PER_VM_BAD_NUMBER : -1;
+	for (const char *p = num; p < dot; p++)
+		if (n < SIM_MAX_VMS)
+			n = 10 * n + (*p - '0');
+	return n < SIM_MAX_VMS ? n : SIM_MAX_VMS;
+}
+
 /* vmN.KEY: a per-VM override of lock, ple, kick_yield, pv_unhalt or
  * steal_time.  Returns 1 if `key` is not of that form. */
 static int set_per_vm(struct sim_config *c, const char *key, const char *value, FILE *err)
 {
 	const char *sub;
-	int n = per_vm_key(key, &sub);
+	size_t len;
+	int n = per_vm_key(key, &sub, &len);
+	if (n == PER_VM_BAD_NUMBER) {
+		fprintf(err, "pvspin sim: bad key '%s': '%.*s' is not a VM number; write it in "
+			"decimal without a sign, blank or leading zero (vm0 to vm%d)\n", key,
+			(int)len, key + 2, SIM_MAX_VMS - 1);
+		return -1;
+	}
 	if (n < 0)
 		return 1;
 	if (n >= SIM_MAX_VMS) {
@@ -202,9 +218,10 @@ static const struct key *key_find(const char *name)
 bool sim_config_key_exists(const char *name)
 {
 	const char *sub;
+	size_t len;
 	if (!strcmp(name, "preset") || key_find(name))
 		return true;
-	return per_vm_key(name, &sub) >= 0 && per_vm_sub_valid(sub);
+	return per_vm_key(name, &sub, &len) >= 0 && per_vm_sub_valid(sub);
 }
 
 static void key_names(FILE *err)
@@ -474,29 +491,23 @@ static void scenario_section_error(struct ini_ctx *x, const char *s, int n, cons
 	x->fail_rc = -2;
 }
 
-/* ini_reader: fgets() that counts lines and refuses a line longer than
- * inih's buffer (it would split it and parse the tail as a line of its
- * own) or one with a NUL byte (inih would end the line there and silently
- * drop the rest: "preset = smoke\0lock = tas" ran qspinlock).  Returns NULL
- * (end of file for inih) once an error was found. */
+/* ini_reader: the project's bounded line reader (src/util/line_read.h,
+ * also `pvspin detect --cpuid`'s), counting lines and refusing a line
+ * longer than inih's buffer (it would split it and parse the tail as a
+ * line of its own; /dev/zero is refused at its first line, not read whole)
+ * or one with a NUL byte (inih would end the line there and silently drop
+ * the rest: "preset = smoke\0lock = tas" ran qspinlock).  A NUL byte is
+ * said first, in a line too long too.  Returns NULL (end of file for inih)
+ * once an error was found. */
 static char *scenario_read_line(char *str, int num, void *stream)
 {
 	struct ini_ctx *x = stream;
-	size_t n = 0;
-	bool nul = false;
-	int c;
+	bool nul;
 	if (x->fail_line)
 		return NULL;
-	/* fgets() by hand: it would not say how many bytes it read */
-	while (n < (size_t)num - 1 && (c = getc(x->f)) != EOF) {
-		str[n++] = (char)c;
-		nul |= !c;
-		if (c == '\n')
-			break;
-	}
-	if (!n)
+	ssize_t got = pvspin_read_line_bounded(x->f, str, (size_t)num, &nul);
+	if (!got)
 		return NULL;
-	str[n] = '\0';
 	x->line++;
 	if (nul) {
 		fprintf(x->msgf, "pvspin sim: %s:%d: NUL byte in line\n", x->path, x->line);
@@ -504,16 +515,14 @@ static char *scenario_read_line(char *str, int num, void *stream)
 		x->fail_rc = -2;
 		return NULL;
 	}
-	if (n == (size_t)num - 1 && str[n - 1] != '\n') {
-		int ch = getc(x->f);   /* '\n' or EOF: the line just fits */
-		if (ch != EOF && ch != '\n') {
-			fprintf(x->msgf, "pvspin sim: %s:%d: line longer than %d characters\n",
-				x->path, x->line, num - 1);
-			x->fail_line = x->line;
-			x->fail_rc = -2;
-			return NULL;
-		}
+	if (got < 0) {
+		fprintf(x->msgf, "pvspin sim: %s:%d: line longer than %d characters\n",
+			x->path, x->line, num - 1);
+		x->fail_line = x->line;
+		x->fail_rc = -2;
+		return NULL;
 	}
+	size_t n = (size_t)got;
 	snprintf(x->raw, sizeof(x->raw), "%.*s", (int)strcspn(str, "\r\n"), str);
 	/* no continuation lines: inih glues an indented line to the value
 	 * above it (multi-line values), so the indentation goes here and

@@ -572,7 +572,7 @@ static int sim_main(int argc, char **argv, char **sets)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *preset = NULL, *json_path = NULL, *seed_s = NULL, *seeds_s = NULL;
-	int nsets = 0, c, list = 0, keys = 0;
+	int nsets = 0, c, list = 0, keys = 0, help = 0;
 	long fuzz = -1, nseeds = 0;
 	struct sim_config cfg;
 
@@ -623,9 +623,16 @@ static int sim_main(int argc, char **argv, char **sets)
 			nseeds = (long)v;
 			break;
 		}
-		case 'h': usage(stdout); return 0;
+		case 'h': help = 1; break;
 		default: return tool_option_error("pvspin sim", c, argv);
 		}
+	}
+	/* --help after the whole line: it takes no scenario file */
+	if (help) {
+		if (optind < argc)
+			return tool_operand_error("pvspin sim", argv[optind]);
+		usage(stdout);
+		return 0;
 	}
 	if (list || keys) {
 		const char *what = list ? "--list" : "--keys";

@@ -43,6 +43,34 @@ add_test(NAME cli_extra_args COMMAND sh -c
   ${_pvspin})
 set_tests_properties(cli_extra_args PROPERTIES
   PASS_REGULAR_EXPRESSION "^exit=2\nexit=2\nexit=2\n$" LABELS sanitize)
+# Every subcommand alike: -h / --help alone prints the usage on stdout
+# (exit 0); an operand with it (before or after) or an unknown option
+# after it is a usage error, not the help (`pvspin bench -h extra` and
+# `pvspin bench -h --bogus` exited 0); a stray operand to a subcommand
+# that takes none is said in the same words by bench, torture and detect
+# (they said "unexpected argument", in three shapes).
+add_test(NAME cli_help_operand COMMAND sh -c
+  "p=\"$0\"; fail=0; t=$(mktemp) || exit 1
+   chk() { w=$1; shift; o=$(\"$p\" \"$@\" 2>\"$t\"); r=$?
+     e=$(grep -v -e '^==[0-9]*==' -e '^$' \"$t\")
+     [ \"$r:$o:$e\" = \"$w\" ] || { printf 'FAIL: %s: exit %s: out [%.60s] err [%s]\\n' \"$*\" $r \"$o\" \"$e\"; fail=1; }; }
+   for c in bench torture sim detect run; do
+     n=\"pvspin $c\"; l=\"($n --help lists the options)\"
+     for h in -h --help; do
+       o=$(\"$p\" $c $h 2>\"$t\"); r=$?
+       case \"$r:$o\" in \"0:usage: $n \"*) ;; *) echo \"FAIL: $c $h: exit $r\"; fail=1;; esac
+       chk \"2::$n: unexpected operand 'extra'
+$l\" $c $h extra
+       chk \"2::$n: unknown option '--bogus'
+$l\" $c $h --bogus
+       [ $c = run ] || chk \"2::$n: unexpected operand 'extra'
+$l\" $c extra $h
+     done
+     case $c in bench|torture|detect) chk \"2::$n: unexpected operand 'extra'
+$l\" $c extra;; esac
+   done; rm -f \"$t\"; [ $fail -eq 0 ] && echo help-operand-ok" ${_pvspin})
+set_tests_properties(cli_help_operand PROPERTIES PASS_REGULAR_EXPRESSION "help-operand-ok"
+                     LABELS sanitize TIMEOUT 60)
 # a value given to the flags (--version=1, --help=x, --version=) is said
 # as the subcommands say it, not "unknown command"
 add_test(NAME cli_flag_value COMMAND sh -c
@@ -81,7 +109,7 @@ add_test(NAME cli_kind_env_typo COMMAND sh -c
             'torture --lock tas --seconds 1' 'torture --seconds 1'; do \
      for v in PVSPIN_LOCK PVSPIN_POLICY; do \
        e=$(env $v=bogus \"$0\" $c 2>&1 >/dev/null); r=$?; set -- $c; n=\"pvspin $1\"; \
-       case $v in PVSPIN_LOCK) w=\"$n: PVSPIN_LOCK=bogus is not a lock kind; valid kinds: qspinlock\";; \
+       case $v in PVSPIN_LOCK) w=\"$n: PVSPIN_LOCK=bogus: not a lock kind; valid kinds: qspinlock\";; \
                   *) w=\"$n: PVSPIN_POLICY=bogus: not a policy; valid policies: \";; esac; \
        case \"$r:$e\" in \"2:$w\"*) ;; *) echo \"$v $c: exit $r: '$e'\"; exit 1;; esac; \
      done; done; echo kind-env-ok" ${_pvspin})
@@ -115,7 +143,7 @@ add_test(NAME cli_switch_env_one_message COMMAND sh -c
      x='not a valid value for'; i='(expected a decimal integer from 1 to 4294967295)'
      case \"$r:$(echo \"$e\" | wc -l):$e\" in \"2:6:$n: bad PVSPIN_SPIN_THRESHOLD=x: $x spin_threshold $i
 $n: bad PVSPIN_PENDING_LOOPS=y: $x pending_loops $i
-$n: PVSPIN_LOCK=bad is not a lock kind; valid kinds: qspinlock, \"*\"
+$n: PVSPIN_LOCK=bad: not a lock kind; valid kinds: qspinlock, \"*\"
 $n: PVSPIN_POLICY=bad: not a policy; valid policies: linux, \"*\"
 $n: PVSPIN_STATS=2: expected 1 (on) or 0 (off)
 $n: PVSPIN_NO_MEMBARRIER=2: expected 1 (no membarrier) or 0 (membarrier)\") ;;

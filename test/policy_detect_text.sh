@@ -3,7 +3,7 @@
 # errors (test/policy.cmake): where the facts come from with --cpuid,
 # "unknown" CPU counts, a quoted signature that stays unambiguous, a
 # write error named by the subcommand, a directory given as --cpuid, an
-# unparsable cgroup cpu.max, a quota below 0.01 CPUs, a load average not
+# unparsable cgroup cpu.max, --cpuid - (stdin), a quota below 0.01 CPUs, a load average not
 # as the kernel writes it, the file behind each unknown fact (a malformed
 # proc/stat "cpu" line, an unparsable cpu/online) and a FIFO under --root.  Prints what failed; exit 0 when all hold, 1 otherwise.
 p="$1"; d="$2"; fail=0
@@ -83,6 +83,27 @@ out=$("$p" detect --root "$t/r" --interval-ms 0) || bad "tiny quota: exit $?"
 rm -rf "$t"
 has "$out" "cpu quota      0.00100 CPUs (cgroup)" tiny-quota
 has "$out" "CPU quota 0.00100 CPUs below" tiny-quota-reason
+
+# --cpuid - reads the dump from stdin, as `pvspin sim -` reads a scenario
+# (it was taken as a file named '-': "-: No such file or directory", exit 1);
+# the output and the errors name it <stdin>
+out=$("$p" detect --cpuid - --interval-ms 0 < "$d/cpuid/hyperv-kvm.txt") || bad "stdin: exit $?"
+has "$out" "sources        CPUID from <stdin>; CPUs, NUMA" stdin
+has "$out" 'signature "Microsoft Hv"' stdin
+has "$out" "kvm interface  at 0x40000100" stdin
+out=$("$p" detect --json --cpuid - --interval-ms 0 < "$d/cpuid/hyperv-kvm.txt") || bad "stdin json: exit $?"
+has "$out" '"cpuid": "<stdin>"' stdin-json
+err=$("$p" detect --cpuid - --interval-ms 0 < "$d/cpuid/malformed.txt" 2>&1 >/dev/null); r=$?
+[ $r -eq 1 ] || bad "stdin malformed: exit $r"
+has "$err" "pvspin detect: <stdin>:4: malformed CPUID line" stdin-malformed
+err=$("$p" detect --cpuid - --interval-ms 0 < "$d/cpuid/no-leaf1.txt" 2>&1 >/dev/null); r=$?
+[ $r -eq 1 ] || bad "stdin no leaf 1: exit $r"
+has "$err" "pvspin detect: <stdin>: no leaf 0x00000001" stdin-no-leaf1
+err=$("$p" detect --cpuid - --interval-ms 0 < /dev/null 2>&1 >/dev/null); r=$?
+[ $r -eq 1 ] || bad "stdin empty: exit $r"
+has "$err" "pvspin detect: <stdin>: empty" stdin-empty
+# help text says so
+has "$("$p" detect --help)" "- for standard input" stdin-help
 
 t=$(mktemp -d) && mkdir -p "$t/proc" && mkfifo "$t/proc/cmdline" && mkfifo "$t/proc/stat" || exit 1
 out=$(timeout 30 "$p" detect --root "$t" --interval-ms 50); r=$?

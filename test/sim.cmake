@@ -270,12 +270,25 @@ if(TARGET pvspin_sim_core AND TARGET pvspin)
     "bad key 'vm4294967296.lock': VM numbers go from 0 to 63"
     ${P} sim --preset smoke --set vms=2 --set vm4294967296.lock=tas)
 
+  # The N of vmN.KEY is canonical decimal: vm00.lock was run as vm0.lock
+  # (exit 0) and vm01.lock said "a vm1.* key is set"; a leading zero, a
+  # sign or a blank is refused, naming the key and the number (exit 2).
+  add_test(NAME sim_cli_vm_number_canonical COMMAND sh -c
+    "p=\"$0\"; fail=0
+     for k in vm00.lock vm01.lock vm+1.lock 'vm 1.lock' vm0x.lock; do
+       n=\${k#vm}; n=\${n%.lock}
+       e=$(\"$p\" sim --set \"$k=tas\" 2>&1 >/dev/null); r=$?
+       w=\"pvspin sim: bad key '$k': '$n' is not a VM number; write it in decimal without a sign, blank or leading zero (vm0 to vm63)\"
+       [ \"$r:$e\" = \"2:$w\" ] || { echo \"FAIL $k: exit $r: '$e'\"; fail=1; }
+     done; [ $fail -eq 0 ] && echo vm-number-ok" ${P})
+  set_tests_properties(sim_cli_vm_number_canonical PROPERTIES PASS_REGULAR_EXPRESSION "vm-number-ok")
+
   # A key that looks like vmN but is not vmN.KEY is an unknown key listing the
   # valid keys, on --set, in INI and in JSON (it used to exit 2 silently).
   pvspin_sim_cli_expect(sim_cli_vm_key_typo_set 2 "unknown key 'vm0lock'. valid keys: vms.*vmN.lock"
     ${P} sim --preset smoke --set vm0lock=tas)
-  pvspin_sim_cli_expect(sim_cli_vm_key_typo_dot 2 "unknown key 'vm0x.lock'. valid keys: vms"
-    ${P} sim --preset smoke --set vm0x.lock=tas)
+  pvspin_sim_cli_expect(sim_cli_vm_key_typo_dot 2 "unknown key 'vm0x.bogus'. valid keys: vms"
+    ${P} sim --preset smoke --set vm0x.bogus=tas)
   pvspin_sim_cli_expect(sim_cli_vm_key_typo_ini 2
     "unknown key 'vm1_lock'. valid keys: vms.*sim_vm_key_typo.ini:3: "
     ${P} sim ${CMAKE_CURRENT_SOURCE_DIR}/data/sim_vm_key_typo.ini)
@@ -350,6 +363,27 @@ if(TARGET pvspin_sim_core AND TARGET pvspin)
     set_tests_properties(sim_cli_stdin_${tag} PROPERTIES PASS_REGULAR_EXPRESSION
       "^pvspin sim: <stdin>:2: NUL byte in line\nexit=1\n$")
   endforeach()
+
+  # An INI scenario line is bounded by libinih's line buffer (Debian's: 200
+  # bytes, so 199 characters before the newline), read by the bounded
+  # reader that `pvspin detect --cpuid` uses (src/util/line_read.h): a line
+  # that just fits runs, one character more is refused naming the line
+  # (exit 1), and /dev/zero is refused at its first line, not read whole
+  add_test(NAME sim_cli_ini_line_bound COMMAND sh -c
+    "p=\"$0\"; t=$(mktemp -d) || exit 1; fail=0
+     pad() { printf 'preset = smoke\\nseconds = 0.001 ;%*s\\n' $(($1 - 17)) x > \"$t/s.ini\"; }
+     pad 199; [ $(sed -n 2p \"$t/s.ini\" | wc -c) -eq 200 ] || { echo 'FAIL: pad'; fail=1; }
+     e=$(\"$p\" sim \"$t/s.ini\" 2>&1 >/dev/null); r=$?
+     [ $r -eq 0 ] || { echo \"FAIL 199: exit $r: $e\"; fail=1; }
+     pad 200; e=$(\"$p\" sim \"$t/s.ini\" 2>&1 >/dev/null); r=$?
+     [ \"$r:$e\" = \"1:pvspin sim: $t/s.ini:2: line longer than 199 characters\" ] ||
+       { echo \"FAIL 200: exit $r: $e\"; fail=1; }
+     e=$(timeout 20 \"$p\" sim /dev/zero 2>&1 >/dev/null); r=$?
+     [ \"$r:$e\" = \"1:pvspin sim: /dev/zero:1: NUL byte in line\" ] ||
+       { echo \"FAIL /dev/zero: exit $r: $e\"; fail=1; }
+     rm -r \"$t\"; [ $fail -eq 0 ] && echo ini-line-bound-ok" ${P})
+  set_tests_properties(sim_cli_ini_line_bound PROPERTIES PASS_REGULAR_EXPRESSION "ini-line-bound-ok"
+    TIMEOUT 60)
 
   # --seeds N: the seeds seed .. seed+N-1, the median and min-max of every
   # figure in text and JSON; a seed that stops is exit 1 with its report.

@@ -394,7 +394,14 @@ static void test_default_kind_check_env(void **state)
 	}
 	/* PVSPIN_LOCK: the library's line, with the caller's prefix */
 	assert_int_equal(check_env("lcok", NULL, "pvspin run", &out), 1);
-	snprintf(want, sizeof(want), "pvspin run: PVSPIN_LOCK=lcok is not a lock kind; "
+	snprintf(want, sizeof(want), "pvspin run: PVSPIN_LOCK=lcok: not a lock kind; "
+		 "valid kinds: %s\n", pvspin_kind_names());
+	assert_string_equal(out, want);
+	free(out);
+	/* the library's own line (NULL who: "pvspin"), in the shape of
+	 * PVSPIN_POLICY's below: VAR=VALUE: what is wrong; what it takes */
+	assert_int_equal(check_env("lcok", NULL, NULL, &out), 1);
+	snprintf(want, sizeof(want), "pvspin: PVSPIN_LOCK=lcok: not a lock kind; "
 		 "valid kinds: %s\n", pvspin_kind_names());
 	assert_string_equal(out, want);
 	free(out);
@@ -411,7 +418,7 @@ static void test_default_kind_check_env(void **state)
 	free(out);
 	/* both bad: one line, PVSPIN_LOCK's (the one the library exits on) */
 	assert_int_equal(check_env("lcok", "fast", "x", &out), 1);
-	snprintf(want, sizeof(want), "x: PVSPIN_LOCK=lcok is not a lock kind; "
+	snprintf(want, sizeof(want), "x: PVSPIN_LOCK=lcok: not a lock kind; "
 		 "valid kinds: %s\n", pvspin_kind_names());
 	assert_string_equal(out, want);
 	free(out);

@@ -677,13 +677,57 @@ static void test_per_vm_key_number(void **state)
 	assert_int_equal(c.vm_lock[63], PVSPIN_KIND_TAS);
 }
 
+/* vmN.KEY: N in canonical decimal only.  A leading zero, a sign, a blank
+ * or any other character in N is refused, naming the key and the number
+ * (vm00.lock was taken as vm0.lock, vm01.lock as vm1.lock); the
+ * configuration is left as it was. */
+static void test_per_vm_key_not_canonical(void **state)
+{
+	(void)state;
+	static const struct { const char *key, *num; } bad_keys[] = {
+		{ "vm00.lock", "00" }, { "vm01.lock", "01" }, { "vm007.ple", "007" },
+		{ "vm+1.lock", "+1" }, { "vm-1.lock", "-1" }, { "vm 1.lock", " 1" },
+		{ "vm1 .lock", "1 " }, { "vm0x.lock", "0x" }, { "vm0x1.kick_yield", "0x1" },
+		{ "vm.steal_time", "" },
+	};
+	struct sim_config c;
+	sim_config_defaults(&c);
+	for (size_t i = 0; i < sizeof(bad_keys) / sizeof(bad_keys[0]); i++) {
+		char *msg = NULL, want[128];
+		size_t len = 0;
+		const char *key = bad_keys[i].key;
+		/* a value the key itself would take */
+		const char *value = strstr(key, ".lock") ? "tas" : "1";
+		FILE *m = open_memstream(&msg, &len);
+		assert_int_equal(sim_config_set(&c, key, value, m), -1);
+		fclose(m);
+		snprintf(want, sizeof(want), "pvspin sim: bad key '%s': '%s' is not a VM number; ",
+			 key, bad_keys[i].num);
+		if (!strstr(msg, want) || !strstr(msg, "vm0 to vm63"))
+			fail_msg("%s: got '%s'", key, msg);
+		free(msg);
+	}
+	for (int i = 0; i < SIM_MAX_VMS; i++) {
+		assert_int_equal(c.vm_lock[i], PVSPIN_KIND_NONE);
+		assert_int_equal(c.vm_ple[i], -1);
+		assert_int_equal(c.vm_kick_yield[i], -1);
+	}
+	/* not configuration keys either (a JSON scenario's top level) */
+	assert_false(sim_config_key_exists("vm00.lock"));
+	assert_false(sim_config_key_exists("vm+1.lock"));
+	assert_true(sim_config_key_exists("vm0.lock"));
+	assert_true(sim_config_key_exists("vm10.lock"));
+	set(&c, "vm10.lock", "tas");
+	assert_int_equal(c.vm_lock[10], PVSPIN_KIND_TAS);
+}
+
 /* A key that starts like vmN but is not vmN.KEY is an unknown key, with a
  * message listing the valid keys (it used to fail without a word). */
 static void test_per_vm_key_typos(void **state)
 {
 	(void)state;
-	static const char *const typos[] = { "vm0lock", "vm1_lock", "vm0", "vm12", "vm0x.lock",
-					     "vm0 .lock", "vm0.", "vm" };
+	static const char *const typos[] = { "vm0lock", "vm1_lock", "vm0", "vm12", "vm0x.bogus",
+					     "vm0 .bogus", "vm0.", "vm" };
 	struct sim_config c;
 	sim_config_defaults(&c);
 	for (size_t i = 0; i < sizeof(typos) / sizeof(typos[0]); i++) {
@@ -1477,6 +1521,7 @@ int main(void)
 		cmocka_unit_test(test_ini_scenario),
 		cmocka_unit_test(test_ini_preset_anywhere),
 		cmocka_unit_test(test_per_vm_key_number),
+		cmocka_unit_test(test_per_vm_key_not_canonical),
 		cmocka_unit_test(test_per_vm_key_typos),
 		cmocka_unit_test(test_ini_indented_line),
 		cmocka_unit_test(test_ini_comments),

@@ -292,7 +292,7 @@ if(TARGET pvspin)
   add_test(NAME run_cli_env_typo_with_option COMMAND sh -c
     "e=$(PVSPIN_LOCK=bogus \"$0\" run -l tas -- echo ran 2>&1); r=$?
      [ $r -eq 2 ] || { echo \"lock: exit $r\"; exit 1; }
-     case \"$e\" in 'pvspin run: PVSPIN_LOCK=bogus is not a lock kind; valid kinds: '*) ;;
+     case \"$e\" in 'pvspin run: PVSPIN_LOCK=bogus: not a lock kind; valid kinds: '*) ;;
        *) echo \"lock: '$e'\"; exit 1;; esac
      e=$(PVSPIN_POLICY=bogus \"$0\" run -p pvspin -- echo ran 2>&1); r=$?
      [ $r -eq 2 ] || { echo \"policy: exit $r\"; exit 1; }

@@ -24,7 +24,7 @@ int pvspin_default_lock_env(FILE *err, const char *who, pvspin_kind_t *kind)
 	if (*kind != PVSPIN_KIND_NONE)
 		return 1;
 	if (err)
-		fprintf(err, "%s: PVSPIN_LOCK=%s is not a lock kind; valid kinds: %s\n",
+		fprintf(err, "%s: PVSPIN_LOCK=%s: " PVSPIN_LOCK_NOT_A_KIND "%s\n",
 			who ? who : "pvspin", name, pvspin_kind_names());
 	return -1;
 }

@@ -12,6 +12,7 @@
 
 #include "pvspin/policy.h"
 #include "policy_internal.h"
+#include "util/line_read.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
@@ -169,37 +170,18 @@ static long table_add(pvspin_env_cpuid_t *t, const pvspin_env_cpuid_leaf_t *l,
 	return 0;
 }
 
-/* Longest line read, characters (a `cpuid -1 -r` line is about 80). */
+/* Longest line read, characters before the newline (a `cpuid -1 -r`
+ * line is about 80); longer is an error, read no further
+ * (pvspin_read_line_bounded(): `--cpuid /dev/zero` once grew getline's
+ * buffer to 6.8 GB). */
 #define CPUID_LINE_MAX 255
-
-/* One line of f into buf (CPUID_LINE_MAX + 2 bytes: the characters, the
- * newline kept, NUL-terminated), its length in *len: 1, or 0 at the end
- * of the file with nothing read, or -1 for a line of more than
- * CPUID_LINE_MAX characters before its newline (the rest of it is not
- * read: `--cpuid /dev/zero` grew getline's buffer to 6.8 GB in 10 s, a
- * new user's finding).  A read error ends the line; ferror(f) tells. */
-static int read_line(FILE *f, char *buf, size_t *len)
-{
-	size_t n = 0;
-	int c;
-	while ((c = getc(f)) != EOF) {
-		if (n == CPUID_LINE_MAX && c != '\n')
-			return -1;
-		buf[n++] = (char)c;
-		if (c == '\n')
-			break;
-	}
-	buf[n] = '\0';
-	*len = n;
-	return n > 0 ? 1 : 0;
-}
 
 int pvspin_env_cpuid_parse(pvspin_env_cpuid_t *t, FILE *f, const char *name,
 			   char *err, size_t errlen)
 {
-	char line[CPUID_LINE_MAX + 2];
-	size_t len;
-	int got;
+	char line[CPUID_LINE_MAX + 1];   /* the newline after 255 is read, not kept */
+	ssize_t got;
+	bool nul;
 	unsigned lineno = 0, *lines = NULL;
 	size_t lines_cap = 0;   /* line of each leaf, for a repeated one */
 	int cpus = 0;
@@ -208,7 +190,7 @@ int pvspin_env_cpuid_parse(pvspin_env_cpuid_t *t, FILE *f, const char *name,
 	if (!name)
 		name = "cpuid";
 	t->count = 0;
-	while ((got = read_line(f, line, &len)) != 0) {
+	while ((got = pvspin_read_line_bounded(f, line, sizeof(line), &nul)) != 0) {
 		lineno++;
 		if (got < 0) {
 			set_err(err, errlen, "%s:%u: line longer than %d characters", name, lineno,
@@ -216,14 +198,15 @@ int pvspin_env_cpuid_parse(pvspin_env_cpuid_t *t, FILE *f, const char *name,
 			ret = -1;
 			break;
 		}
-		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r' ||
-				   line[len - 1] == ' ' || line[len - 1] == '\t'))
-			line[--len] = '\0';
-		if (strlen(line) != len) {
+		if (nul) {
 			set_err(err, errlen, "%s:%u: NUL byte in line", name, lineno);
 			ret = -1;
 			break;
 		}
+		size_t len = (size_t)got;
+		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r' ||
+				   line[len - 1] == ' ' || line[len - 1] == '\t'))
+			line[--len] = '\0';
 		const char *p = skip_space(line);
 		if (*p == '\0' || *p == '#')
 			continue;

@@ -24,11 +24,18 @@
  */
 pvspin_kind_t pvspin_policy_pick_default(void);
 
+/* What a message about a bad PVSPIN_LOCK says after "PVSPIN_LOCK=VALUE: ",
+ * before the valid names (pvspin_kind_names()): the shape of PVSPIN_POLICY's
+ * "PVSPIN_POLICY=VALUE: not a policy; valid policies: ..."
+ * (pvspin_policy_parse_error()), and of the switches' and tunables' lines:
+ * the variable, its value, what is wrong, what it takes. */
+#define PVSPIN_LOCK_NOT_A_KIND "not a lock kind; valid kinds: "
+
 /**
  * PVSPIN_LOCK as it is now: 0 unset (absent or empty), 1 a kind
  * (*kind), -1 not a kind, after one line on `err` unless NULL, prefixed
- * with `who` (NULL: "pvspin"): "WHO: PVSPIN_LOCK=VALUE is not a lock
- * kind; valid kinds: ...".  The test pvspin_default_kind() makes first
+ * with `who` (NULL: "pvspin"): "WHO: PVSPIN_LOCK=VALUE: not a lock
+ * kind; valid kinds: ..." (PVSPIN_LOCK_NOT_A_KIND).  The test pvspin_default_kind() makes first
  * (its value wins; PVSPIN_POLICY is read only when it is unset), and
  * the wording of pvspin_default_kind_check_env(), which calls it; also
  * `pvspin detect`'s, which says which variable programs started from

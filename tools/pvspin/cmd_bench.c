@@ -260,6 +260,7 @@ static int parse_options(int argc, char **argv, struct bench_config *c)
 {
 	uint64_t v;
 	int ret, opt;
+	bool help = false;
 	const char *locks_arg = NULL;   /* --locks as given (the last one) */
 
 	c->cs_ns = BENCH_DEFAULT_CS_NS;
@@ -331,8 +332,8 @@ static int parse_options(int argc, char **argv, struct bench_config *c)
 				ret = usage_error("--plot: '%s' must end in .png or .svg", optarg);
 			break;
 		case 'h':
-			usage(stdout, c->machine.ncpus);
-			return 0;
+			help = true;   /* after the whole line: an operand is an error */
+			break;
 		default:
 			ret = tool_option_error("pvspin bench", opt, argv);
 			break;
@@ -341,7 +342,11 @@ static int parse_options(int argc, char **argv, struct bench_config *c)
 			return ret;
 	}
 	if (optind < argc)
-		return usage_error("unexpected argument '%s'", argv[optind]);
+		return tool_operand_error("pvspin bench", argv[optind]);
+	if (help) {
+		usage(stdout, c->machine.ncpus);
+		return 0;
+	}
 	/* The locks measured here read the PVSPIN_* tunables, and
 	 * PVSPIN_LOCK / PVSPIN_POLICY pick the footer's default kind: a bad
 	 * one fails now (exit 2, named by this command), as in `pvspin run`,

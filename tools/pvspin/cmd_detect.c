@@ -3,7 +3,7 @@
  * leaves, CPUs, NUMA nodes, CPU quota, steal time, load) and what each
  * lock-selection policy picks here, and why.  Text, or JSON (jansson).
  *
- *   pvspin detect [--json] [--cpuid FILE] [--root DIR] [--policy NAME]
+ *   pvspin detect [--json] [--cpuid FILE|-] [--root DIR] [--policy NAME]
  *                 [--interval-ms N]
  */
 #include <dirent.h>
@@ -40,7 +40,8 @@ static void usage(FILE *f)
 		"\n"
 		"  --json            print JSON instead of text\n"
 		"  --cpuid FILE      read CPUID from FILE, a dump of `cpuid -1 -r` holding\n"
-		"                    at least leaf 0x00000001 (the hypervisor bit)\n"
+		"                    at least leaf 0x00000001 (the hypervisor bit), or\n"
+		"                    - for standard input (./- for a file named -)\n"
 		"                    (default: the CPUID instruction)\n"
 		"  --root DIR        read /proc and /sys under DIR instead of /; the\n"
 		"                    allowed CPUs then come from DIR/proc/self/status\n"
@@ -282,7 +283,7 @@ static void say_kind_stats_env_ignored(void)
 	pvspin_policy_t policy;
 	const char *s;
 	if (pvspin_default_lock_env(NULL, NULL, &kind) < 0)
-		fprintf(stderr, "pvspin detect: ignoring PVSPIN_LOCK=%s: not a lock kind; valid kinds: "
+		fprintf(stderr, "pvspin detect: ignoring PVSPIN_LOCK=%s: " PVSPIN_LOCK_NOT_A_KIND
 			"%s; pvspin detect takes no lock kind from the environment\n",
 			getenv("PVSPIN_LOCK"), pvspin_kind_names());
 	/* errno: the parse's reason (nothing is written with err NULL) */
@@ -306,7 +307,7 @@ int pvspin_cmd_detect(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	bool json = false;
+	bool json = false, help = false;
 	const char *cpuid_file = NULL, *root = NULL, *policy_name = NULL;
 	long interval = DEFAULT_INTERVAL_MS;
 	pvspin_policy_t one;
@@ -338,16 +339,17 @@ int pvspin_cmd_detect(int argc, char **argv)
 			break;
 		}
 		case 'h':
-			usage(stdout);
-			return 0;
+			help = true;   /* after the whole line: an operand is an error */
+			break;
 		default:
 			return tool_option_error("pvspin detect", opt, argv);
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "pvspin detect: unexpected argument '%s' "
-			"(see pvspin detect --help)\n", argv[optind]);
-		return 2;
+	if (optind < argc)
+		return tool_operand_error("pvspin detect", argv[optind]);
+	if (help) {
+		usage(stdout);
+		return 0;
 	}
 	/* A bad PVSPIN_* tunable: detect takes no lock that reads it, so it
 	 * goes on, but says what every program started from here says of it
@@ -376,7 +378,15 @@ int pvspin_cmd_detect(int argc, char **argv)
 
 	pvspin_env_cpuid_t table = { 0 };
 	char err[512];
-	if (cpuid_file && pvspin_env_cpuid_load(&table, cpuid_file, err, sizeof(err))) {
+	/* "-": the dump on stdin (cpuid -1 -r | pvspin detect --cpuid -),
+	 * named <stdin> from here on, in the messages and the report */
+	if (cpuid_file && !strcmp(cpuid_file, "-")) {
+		cpuid_file = "<stdin>";
+		if (pvspin_env_cpuid_parse(&table, stdin, cpuid_file, err, sizeof(err))) {
+			fprintf(stderr, "pvspin detect: %s\n", err);
+			return 1;
+		}
+	} else if (cpuid_file && pvspin_env_cpuid_load(&table, cpuid_file, err, sizeof(err))) {
 		fprintf(stderr, "pvspin detect: %s\n", err);
 		return 1;
 	}

@@ -415,7 +415,7 @@ int pvspin_cmd_run(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *lock = NULL, *policy = NULL, *spin_limit = NULL;
-	bool stats = false;
+	bool stats = false, help = false;
 	int c;
 
 	optind = 1;
@@ -437,9 +437,17 @@ int pvspin_cmd_run(int argc, char **argv)
 			spin_limit = optarg;
 			break;
 		}
-		case 'h': run_usage(stdout); return 0;
+		case 'h': help = true; break;
 		default: return tool_option_error("pvspin run", c, argv);
 		}
+	}
+	/* --help takes no program: `pvspin run -h prog` is a usage error, not
+	 * the help with prog dropped (nor a run) */
+	if (help) {
+		if (optind < argc)
+			return tool_operand_error("pvspin run", argv[optind]);
+		run_usage(stdout);
+		return 0;
 	}
 	if (optind >= argc) {
 		fprintf(stderr, "pvspin run: no program given\n");

@@ -314,7 +314,7 @@ int pvspin_cmd_torture(int argc, char **argv)
 	struct torture t;
 	const char *kind_name = NULL;
 	uint64_t v;
-	bool seeded = false;
+	bool seeded = false, help = false;
 	int c;
 
 	uint64_t cmd_start = tool_now_ns();
@@ -361,14 +361,15 @@ int pvspin_cmd_torture(int argc, char **argv)
 			t.spin_threshold = (uint32_t)v;
 			break;
 		case 'n': t.inject = false; break;
-		case 'h': usage(stdout); return 0;
+		case 'h': help = true; break;   /* after the whole line: an operand is an error */
 		default: return tool_option_error("pvspin torture", c, argv);
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "pvspin torture: unexpected argument '%s'\n", argv[optind]);
-		usage(stderr);
-		return 2;
+	if (optind < argc)
+		return tool_operand_error("pvspin torture", argv[optind]);
+	if (help) {
+		usage(stdout);
+		return 0;
 	}
 	/* a bad PVSPIN_* variable fails here (exit 2, named), as in `pvspin
 	 * run` (env_check.h): the tunables, which the kinds tortured read,

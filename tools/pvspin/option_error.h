@@ -1,6 +1,6 @@
 /*
- * option_error.h - one wording for a bad command-line option in every
- * subcommand of `pvspin` (and in `pvspin-sim`):
+ * option_error.h - one wording for a bad command-line option (and a stray
+ * operand) in every subcommand of `pvspin` (and in `pvspin-sim`):
  *
  *   pvspin run: unknown option '--bogus'
  *   (pvspin run --help lists the options)
@@ -62,6 +62,24 @@ static inline int tool_option_error(const char *prog, int opt, char *const *argv
 	else
 		fprintf(stderr, "%s: unknown option '%s'\n", prog, name);
 	fprintf(stderr, "(%s --help lists the options)\n", prog);
+	return 2;
+}
+
+/**
+ * Report an operand (a word that is not an option) that the subcommand
+ * does not take, and return 2 (bad usage):
+ *
+ *   pvspin bench: unexpected operand 'extra'
+ *   (pvspin bench --help lists the options)
+ *
+ * Every subcommand says it in these words, also for an operand given with
+ * -h / --help (help takes none).  `prog` is the name to print ("pvspin
+ * bench").  Thread-safe: one fprintf() writes both lines.
+ */
+static inline int tool_operand_error(const char *prog, const char *operand)
+{
+	fprintf(stderr, "%s: unexpected operand '%s'\n(%s --help lists the options)\n", prog,
+		operand, prog);
 	return 2;
 }
 
