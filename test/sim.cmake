@@ -249,7 +249,7 @@ if(TARGET pvspin_sim_core AND TARGET pvspin)
     ${P} sim --preset smoke --set seconds=0.001 --set seconds=0.002)
   pvspin_sim_cli_output(sim_cli_set_over_file 0 "stop end at 0.003000 s"
     ${P} sim ${CMAKE_CURRENT_SOURCE_DIR}/data/sim_preset_smoke.ini --set seconds=0.003)
-  # the order is not the command line's (README, sim/README.md): a --set
+  # the order is not the command line's (sim/README.md): a --set
   # written before the file still wins over the file's key, and --seed
   # wins over a --set seed= written after it
   pvspin_sim_cli_output(sim_cli_set_before_file 0 "stop end at 0.003000 s"

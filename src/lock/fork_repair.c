@@ -88,9 +88,10 @@
  * (more than PVSPIN_MAX_CPUS threads and a fork from a signal handler:
  * not handled).  A lock in use has valid memory (its
  * waiter was inside lock()), and only the entries below a slot's note
- * depth are read.  What the notes do not cover is not repaired (README,
- * "Known limits"): a ticket taken by the inline fetch_add of a thread
- * that had not yet reached its note; the waits of a thread without a slot
+ * depth are read.  What the notes do not cover is not repaired
+ * (docs/architecture.md, "Known limits"): a ticket taken by the inline
+ * fetch_add of a thread that had not yet reached its note; the waits of
+ * a thread without a slot
  * (beyond PVSPIN_MAX_CPUS: a pending bit, tickets, spinpark counts and
  * hand-offs, the last revoked by the child's waiters after 1 ms; queued
  * waiters without a node leave nothing in the word) or nested deeper than

@@ -8,7 +8,7 @@
  * of the child will ever be served (fork_repair.c).  The ticket is taken
  * by the inline fast path's fetch_add and the note is written only here,
  * a few instructions later: a waiter between the two when another thread
- * forks is not seen (README, "Known limits").
+ * forks is not seen (docs/architecture.md, "Known limits").
  */
 #include "pvspin/ticket.h"
 #include "wait_note.h"

@@ -48,7 +48,7 @@
 _Static_assert(_Alignof(pvspin_lock_t) >= 4, "wait notes tag the low 2 bits of a lock address");
 
 /** Entries per slot: nested waits that can be noted (a deeper one is not,
- *  README "Known limits"). */
+ *  docs/architecture.md, "Known limits"). */
 #define PVSPIN_MAX_WAIT_NOTES 7
 
 /** Tags of a note (the low 2 bits of the lock's address): how the fork
