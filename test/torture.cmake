@@ -170,6 +170,22 @@ if(PVSPIN_SPIN)
     "spinpark_wake_no_barrier_mutant_safety|spinpark_wake_no_barrier_mutant.pml|safety|fail|"
     "spinpark_store_drop_wake_mutant_safety|spinpark_drop_wake_mutant.pml|safety|fail|"
     "spinpark_store_stale_wake_mutant_safety|spinpark_stale_wake_mutant.pml|safety|fail|"
+    # the crowd (2026-12-06, SP_CROWD): an unlock that reads CROWD or more
+    # parked releases by the lock xadd, and a sleeper whose last RMW met
+    # that many sleeps without the add and the membarrier; the code's 8
+    # is never reached by 3 threads, so CROWD 1 and 2 stand for it: safety
+    # and liveness pass (3 threads, CAP 1 and 0; 2 threads x 3 rounds,
+    # with the hand-off timeout and with a gone owner).  Mutant (w), the
+    # crowd's sleepers without the unlock's RMW, loses a wake-up
+    "spinpark_store_crowd1_safety|spinpark.pml|safety|pass|-DCROWD=1"
+    "spinpark_store_crowd1_liveness|spinpark.pml|liveness|pass|-DCROWD=1"
+    "spinpark_store_crowd2_safety|spinpark.pml|safety|pass|-DCROWD=2"
+    "spinpark_store_crowd1_cap0_safety|spinpark.pml|safety|pass|-DCROWD=1,-DCAP=0"
+    "spinpark_store_crowd1_2thr_3rounds_liveness|spinpark.pml|liveness|pass|-DCROWD=1,-DNTHR=2,-DROUNDS=3"
+    "spinpark_store_crowd1_revoke_2thr_3rounds_liveness|spinpark.pml|liveness|pass|-DCROWD=1,-DHANDOFF_TIMEOUT,-DNTHR=2,-DROUNDS=3"
+    "spinpark_store_crowd1_gone_owner_2thr_3rounds_safety|spinpark.pml|safety|pass|-DCROWD=1,-DGONE_OWNER,-DSLEEP_TIMEOUT,-DNTHR=2,-DROUNDS=3"
+    "spinpark_crowd_plain_mutant_safety|spinpark_crowd_plain_mutant.pml|safety|fail|-DCROWD=1"
+    "spinpark_crowd_plain_mutant_liveness|spinpark_crowd_plain_mutant.pml|liveness|fail|-DCROWD=1"
     # preload_mutex (test/model/README.md): the interposer's mutex as coded
     # (8cece85: one word, LOCKED, WOKEN and the sleepers' count; the unlock
     # is one cmpxchg that sets WOKEN where it wakes, then only FUTEX_WAKE)

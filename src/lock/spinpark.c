@@ -59,6 +59,35 @@
  * holds: the releasing CPU goes on at once, where a `lock xadd` stalls
  * for a line transfer (~165 ns when this guest's vCPUs sit apart).
  *
+ * The crowd (SP_CROWD, 2026-12-06): a membarrier costs the sleeper about
+ * 9 us and every other CPU running the process about 5 us, and with
+ * hundreds of waiters there are tens of thousands of sleeps a second.
+ * So an unlock that reads SP_CROWD or more parked waiters releases by
+ * the RMW below, not the store, and a sleeper whose last RMW on the word
+ * in this round (its count, a spinner's give-up, or clearing WOKEN)
+ * replaced a word that counted SP_CROWD or more skips the add and the
+ * membarrier.  Why no wake-up is lost: take an unlock U whose release
+ * such a sleeper S misses.  U released by the store, so the word U last
+ * read counted fewer than SP_CROWD.  If U read it after S's RMW, U counted
+ * S, and decided on it as for any counted sleeper: it wakes one (whose
+ * FUTEX_WAKE drains the store first), or leaves the lock to a spinner or
+ * a WOKEN waiter, which takes it or counts itself with an RMW (fencing,
+ * or meeting a crowd: below).  If U read it before S's RMW, the count
+ * rose from below SP_CROWD to SP_CROWD between the two: the waiter G
+ * whose count made it SP_CROWD met fewer, so G fences before it sleeps,
+ * after U's read.  G's membarrier splits U as above: U's store is in
+ * memory before G's re-check (G takes the lock, or finds it taken by a
+ * thread whose unlock counts S), or U's second read of the sequence
+ * sees G's add and U wakes one.  A re-sleep without an RMW in its round
+ * (counted already, WOKEN clear) fences.  The Promela model checks this
+ * with CROWD 1 and 2 (3 threads), and rejects mutant (w), whose unlock
+ * keeps the store while the crowd's sleepers skip the fence: a spinner
+ * that gives up then counts itself unfenced while the store it should
+ * have seen is still buffered.  `pvspin torture`, 3 s: 256 threads 363-365
+ * k acquisitions a second against 278-287 k, 1 024 threads 266-281 k
+ * against 214-235 k (glibc's pthread_mutex 379 k and 370 k in the same
+ * hour); `pvspin bench` at 8 threads (never 8 parked) 1.00 of before.
+ *
  * Lost wake-ups, with the RMW release (a process without the fence or
  * on more than PVSPIN_PARK_SEQ_STORE_MAX_CPUS CPUs, where the pairing's
  * membarrier IPIs and the sequence's line cost more: the sequence's
@@ -169,6 +198,13 @@
  * from 63 parked waiters on (16 ms / 256 us): never in `pvspin bench`'s
  * default cells (at most 7 parked at 8 threads). */
 #define SP_PARK_TIMEOUT_PER_PARKED_NS 256000u
+/* A crowd of parked waiters: an unlock that reads this many or more
+ * counted releases by an RMW, not the plain store, and a waiter whose
+ * last RMW on the word replaced a word that counted this many sleeps
+ * without the park sequence's add and the membarrier (file comment,
+ * "Lost wake-ups", the crowd).  8: never in `pvspin bench`'s default
+ * cells (at most 7 parked at 8 threads), where the plain store pays. */
+#define SP_CROWD 8u
 /* A waiter that the full `parked` count leaves uncounted is never woken:
  * it polls, from SP_PARK_TIMEOUT_MIN_NS doubling per poll up to this.  A fixed 1 ms
  * poll let 1 000 such waiters (3 000 threads on one lock, a new user's
@@ -213,6 +249,10 @@ struct sp_waiter {
 				* lock that stayed held all along (it never
 				* saw it free): holds outlast the budget */
 	bool took;             /* we hold the lock (sp_take succeeded) */
+	bool crowd;            /* our last RMW on the word in this round (the
+				* count, or clearing WOKEN) replaced a word with
+				* SP_CROWD or more parked: our sleep needs no
+				* fence (sp_park) */
 	bool sliced;           /* we slept through slices first (t0: since) */
 	bool successor;        /* a sliced lock's turn was passed to us: we wait
 				* as a starving waiter (sp_mode_turn_pass) */
@@ -316,8 +356,13 @@ static bool sp_take_or_count(pvspin_lock_t *lock, struct sp_waiter *w, uint32_t 
 			nv += _SP_PARKED_ONE;         /* (p, s, l) -> (p + 1, s, l) */
 		else if (w->counted)
 			nv &= ~_SP_WOKEN;
-		if (nv == v || pvspin_plat_cmpxchg32(&lock->val, &v, nv, PVSPIN_RELAXED)) {
-			w->counted = w->counted || nv != v;
+		if (nv == v) {
+			w->crowd = false;   /* no RMW now: our sleep fences */
+			return false;
+		}
+		if (pvspin_plat_cmpxchg32(&lock->val, &v, nv, PVSPIN_RELAXED)) {
+			w->counted = true;
+			w->crowd = sp_parked(v) >= SP_CROWD;   /* v: the word replaced */
 			return false;
 		}
 	}
@@ -424,6 +469,7 @@ static bool sp_spin(pvspin_lock_t *lock, struct sp_waiter *w)
 			w->spun_out = !left && !w->starving_owner && sp_locked(v) == _SP_LOCKED;
 			w->held_out = w->held_out || (w->spun_out && !saw_free);
 			w->counted = w->counted || count;
+			w->crowd = sp_parked(v) >= SP_CROWD;   /* v: the word replaced */
 			w->starving_owner = false;
 			pvspin_plat_event(PVSPIN_EV_SPIN_FAIL);
 			return false;
@@ -528,7 +574,7 @@ static bool sp_park(pvspin_lock_t *lock, struct sp_waiter *w)
 		 * (test/model/spinpark.pml). */
 		if (v & _SP_WOKEN)
 			return false;
-		if (fenced || !w->counted)
+		if (fenced || !w->counted || w->crowd)
 			break;
 		/* About to sleep: the sleeper's side of the asymmetric Dekker
 		 * with the plain-store release (file comment, "Lost
@@ -859,7 +905,8 @@ void pvspin_spinpark_unlock_slowpath_seq(pvspin_lock_t *lock, uint32_t v, uint32
 		 * came after our read of it may have missed the release (its
 		 * membarrier makes sure we see it move), so wake one.  After
 		 * the store the lock is not ours to touch. */
-		if (!(seq & PVSPIN_PARK_SEQ_RMW_RELEASE) && !(v & _SP_EXTENDED)) {
+		if (!(seq & PVSPIN_PARK_SEQ_RMW_RELEASE) && !(v & _SP_EXTENDED) &&
+		    sp_parked(v) < SP_CROWD) {
 			if (_pvspin_spinpark_store_release(lock, seq) || wake)
 				sp_wake_one(lock);
 			break;

@@ -267,6 +267,20 @@
 #endif
 #define SHOULD_WAKE(x) (PARKED(x) != 0 && WAKE_OK(x))
 
+/* CROWD (SP_CROWD in the code, 2026-12-06): an unlock that reads CROWD or
+ * more parked waiters releases by the lock xadd, not the plain store, and
+ * a sleeper whose last RMW on the word (its count, or its clearing of
+ * WOKEN) replaced a word with CROWD or more parked skips the park
+ * sequence's add and the membarrier.  Without CROWD: every slow-path
+ * release without EXTENDED may be the store, every sleeper fences.
+ * CROWD_PLAIN (mutant w): the sleepers skip as with CROWD, but the
+ * unlock keeps the plain store whatever it read. */
+#if defined(CROWD) && !defined(CROWD_PLAIN)
+#define PLAIN_OK(x) (!((x) & EXT) && PARKED(x) < CROWD)
+#else
+#define PLAIN_OK(x) (!((x) & EXT))
+#endif
+
 #ifndef GONE_OWNER
 short w;             /* the lock word */
 #else
@@ -456,7 +470,13 @@ inline sp_take(spinning)
 	}
 	cas(0);
 	if
-	:: ok -> d_step { counted = 0; sowner = 0; revk = 0; late = 0; t0 = 0; hw = 0; ok = 0; nv = 0 };
+	:: ok -> d_step { counted = 0; sowner = 0; revk = 0; late = 0; t0 = 0; hw = 0; ok = 0; nv = 0;
+#ifdef CROWD
+		crowd = 0
+#else
+		skip
+#endif
+		};
 		if
 		:: d_step { ACC; w = w | EXT }          /* sp_hold_begin: fetch_or32(EXTENDED) */
 		:: skip                                 /* the extension is not offered */
@@ -508,6 +528,10 @@ active [NTHR] proctype thr()
 	bit revk;      /* in sp_revoke_handoff (ghost for the asserts of cas) */
 	bit wake;      /* the release sets WOKEN: FUTEX_WAKE after it */
 	bit last;      /* ghost: our critical section is the run's last */
+#ifdef CROWD
+	bit crowd;     /* .crowd: our last RMW of this round replaced a word
+			* with CROWD or more parked: sleep without the fence */
+#endif
 #ifdef REACH_RACED_WAKE
 	bit raced;     /* ghost: this wake-up is only the moved park_seq's */
 #endif
@@ -606,7 +630,11 @@ spinloop:	/* the registered spin */
 		}
 		cas(0);
 		if
-		:: ok -> d_step { counted = 1; sowner = 0; left = 0; ok = 0 }; goto park
+		:: ok -> d_step {
+#ifdef CROWD
+				crowd = (PARKED(v) >= CROWD);
+#endif
+				counted = 1; sowner = 0; left = 0; ok = 0 }; goto park
 		:: else -> goto spinloop
 		fi;
 
@@ -623,11 +651,21 @@ count:		/* ---- sp_take_or_count ---- */
 			fi
 		}
 		if
-		:: nv == v -> skip                              /* nothing to change */
+		:: nv == v ->                                   /* nothing to change */
+#ifdef CROWD
+			crowd = 0                               /* no RMW: fence */
+#else
+			skip
+#endif
 		:: else ->
 			cas(0);
 			if
-			:: ok -> ok = 0
+			:: ok -> ok = 0;
+#ifdef CROWD
+				crowd = (PARKED(v) >= CROWD)
+#else
+				skip
+#endif
 			:: else -> goto count
 			fi
 		fi;
@@ -678,10 +716,18 @@ recheck:
 		 * here): fetch_add(park_seq, 2) (release; a locked instruction,
 		 * our buffer is empty: cas's assert), then membarrier(); the
 		 * futex wait's compare comes after it */
+#ifdef CROWD
+		if
+		:: crowd -> skip        /* a crowd counted before us: no add, no fence */
+		:: else ->
+#endif
 		d_step { assert(!sb[me]); SEQ_ADD };
 #ifndef NO_MEMBARRIER
 		membarrier();
 #endif                                                  /* else MUTATION (s): none */
+#ifdef CROWD
+		fi;
+#endif
 #endif
 		/* park32: FUTEX_WAIT(word, v), no timeout but on a handed-off
 		 * word (HANDOFF_TIMEOUT) or on any (SLEEP_TIMEOUT); handoff_word
@@ -819,7 +865,7 @@ uslow:		/* pvspin_spinpark_unlock_slowpath(lock, v) */
 		fi;
 #ifndef RMW_RELEASE
 		if
-		:: !(v & EXT) -> d_step { STORE_REL }; goto sstored    /* the store release */
+		:: PLAIN_OK(v) -> d_step { STORE_REL }; goto sstored    /* the store release */
 		:: else -> skip
 		fi;
 #endif
@@ -845,7 +891,7 @@ uslow:		/* pvspin_spinpark_unlock_slowpath(lock, v) */
 		/* v as read asks for neither a hand-off nor a wake-up, and
 		 * has no EXTENDED to clear: no write before the release, the
 		 * store (wake = 0; s2 decides) */
-		:: d_step { !(v & STARV) && !SHOULD_WAKE(v) && !(v & EXT) -> STORE_REL; wake = 0 } ->
+		:: d_step { !(v & STARV) && !SHOULD_WAKE(v) && PLAIN_OK(v) -> STORE_REL; wake = 0 } ->
 			goto sstored
 #endif
 		/* v as read asks for neither a hand-off nor a wake-up: no
@@ -855,7 +901,7 @@ uslow:		/* pvspin_spinpark_unlock_slowpath(lock, v) */
 		 * WOKEN).  (Store release: only with EXTENDED to clear.) */
 		:: d_step {
 #ifndef RMW_RELEASE
-			!(v & STARV) && !SHOULD_WAKE(v) && (v & EXT) ->
+			!(v & STARV) && !SHOULD_WAKE(v) && !PLAIN_OK(v) ->
 #else
 			!(v & STARV) && !SHOULD_WAKE(v) ->
 #endif
@@ -905,7 +951,7 @@ uslow:		/* pvspin_spinpark_unlock_slowpath(lock, v) */
 			 * of its own, as in the fast path), and s2 decides with
 			 * wake ... */
 			if
-			:: d_step { !(v & EXT) -> STORE_REL } -> goto sstored
+			:: d_step { PLAIN_OK(v) -> STORE_REL } -> goto sstored
 			:: else -> skip
 			fi;
 #endif
