@@ -754,11 +754,10 @@ static int sim_main(int argc, char **argv, char **sets)
 			return 1;
 		return run_fuzz(fuzz, cfg.seed, json_path);
 	}
-	if (optind < argc - 1) {
-		fprintf(stderr, "pvspin sim: one scenario file at most ('%s' is extra)\n",
-			argv[optind + 1]);
-		return 2;
-	}
+	/* one operand, the scenario: a second is stray, said as every
+	 * subcommand says one (the usage shows the one FILE) */
+	if (optind < argc - 1)
+		return tool_operand_error("pvspin sim", argv[optind + 1]);
 	if (!preset && optind == argc && !nsets) {
 		/* plain `pvspin sim` gets the usage; with other options given,
 		 * say first what is missing */

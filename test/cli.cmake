@@ -48,7 +48,8 @@ set_tests_properties(cli_extra_args PROPERTIES
 # after it is a usage error, not the help (`pvspin bench -h extra` and
 # `pvspin bench -h --bogus` exited 0); a stray operand to a subcommand
 # that takes none is said in the same words by bench, torture and detect
-# (they said "unexpected argument", in three shapes).
+# (they said "unexpected argument", in three shapes), and a second one by
+# sim, which takes one.
 add_test(NAME cli_help_operand COMMAND sh -c
   "p=\"$0\"; fail=0; t=$(mktemp) || exit 1
    chk() { w=$1; shift; o=$(\"$p\" \"$@\" 2>\"$t\"); r=$?
@@ -68,6 +69,11 @@ $l\" $c extra $h
      done
      case $c in bench|torture|detect) chk \"2::$n: unexpected operand 'extra'
 $l\" $c extra;; esac
+     # sim takes one operand, the scenario: a second is stray, said alike
+     # (it was \"one scenario file at most ('extra' is extra)\"), before
+     # the first is read
+     [ $c = sim ] && chk \"2::$n: unexpected operand 'extra'
+$l\" sim /nonexistent.ini extra more
    done; rm -f \"$t\"; [ $fail -eq 0 ] && echo help-operand-ok" ${_pvspin})
 set_tests_properties(cli_help_operand PROPERTIES PASS_REGULAR_EXPRESSION "help-operand-ok"
                      LABELS sanitize TIMEOUT 60)
