@@ -236,16 +236,43 @@ int sim_config_preset(struct sim_config *c, const char *name, FILE *err);
  *  message when the file is missing, a directory, unreadable or malformed:
  *  a line that is not INI, a line over inih's 199 characters, an unknown
  *  section, a key given twice (preset included; the message names it and
- *  both lines), no key at all (an empty scenario: the file failed).  '#' and
+ *  both lines), no key at all (an empty scenario: the file failed); -1 +
+ *  message for a file of more than SIM_SCENARIO_MAX bytes.  '#' and
  *  ';' start comments, at the start of a line or after a value. */
 int sim_config_load_ini(struct sim_config *c, const char *path, FILE *err);
 /** sim_config_load_ini() of an open stream `f` (not closed), named `name`
- *  in the messages (e.g. "<stdin>").  Same returns. */
+ *  in the messages (e.g. "<stdin>"), from its current position.  Same
+ *  returns; also -1 after sim_scenario_too_big()'s message once more than
+ *  SIM_SCENARIO_MAX bytes were read without an error (a regular file: by
+ *  its size, before it is read).  Reads no further than the line of the
+ *  first error of a line (not INI, too long, a NUL byte, an unknown
+ *  section), so an endless stream stops there. */
 int sim_config_load_ini_stream(struct sim_config *c, FILE *f, const char *name, FILE *err);
 /** Whether `name` is a configuration key (of --set: a key, "preset" or
  *  vmN.KEY with a per-VM KEY and N in plain decimal without a leading zero;
  *  the VM number is not range-checked). */
 bool sim_config_key_exists(const char *name);
+/**
+ * The most bytes of a scenario, INI or JSON, file or stdin, that pvspin sim
+ * reads: 1 GiB.  A JSON scenario is parsed whole (jansson), so it is held
+ * whole; an INI one is read line by line (src/util/line_read.h), so the
+ * bound is its time, not its memory.  The largest report `pvspin sim --json`
+ * writes, which `pvspin sim FILE` and `pvspin sim -` take back (its
+ * "config"), is one of --seeds 1000 (the most) with 4096 vCPUs (vms x
+ * vcpus, the most): each run repeats vcpu_ops and vcpu_run_ns, about 50
+ * bytes a vCPU with 3600-s figures, so 1000 x 4096 x 50 B ~ 205 MB, plus
+ * the summary (~1 MB) and 1000 x ~5 KB of the rest: ~220 MB, a fifth of the
+ * bound (one run of 4096 vCPUs: ~0.2 MB).  The reports of runs that stop
+ * on a deadlock also hold a line per vCPU, twice per seed with --seeds:
+ * only --seeds reports of thousands of vCPUs that deadlock in most seeds
+ * come near the bound.
+ */
+#define SIM_SCENARIO_MAX ((size_t)1 << 30)
+/** Say on `err` that the scenario `name` (the file, or "<stdin>") has more
+ *  than SIM_SCENARIO_MAX bytes, naming the bound: "pvspin sim: NAME: larger
+ *  than 1 GiB (1073741824 bytes), the most pvspin sim reads of a scenario".
+ *  Returns -1, what the scenario loaders return for it (exit 2). */
+int sim_scenario_too_big(const char *name, FILE *err);
 /** Check that scenario file `path` exists, is not a directory and is
  *  readable.  Returns 0, or -1 after a message naming the reason to `err`. */
 int sim_scenario_check_file(const char *path, FILE *err);

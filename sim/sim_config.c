@@ -466,6 +466,7 @@ struct ini_ctx {
 	const char *path;
 	FILE *f;
 	int line;           /* line of the text last handed to inih, from 1 */
+	size_t bytes;       /* read of the stream so far (SIM_SCENARIO_MAX) */
 	char raw[256];      /* that line as it is in the file, without its end */
 	int fail_line;      /* line of the first error, 0 = none yet */
 	int fail_rc;        /* -1 a bad key or value (usage), -2 the file failed */
@@ -523,6 +524,13 @@ static char *scenario_read_line(char *str, int num, void *stream)
 		return NULL;
 	}
 	size_t n = (size_t)got;
+	x->bytes += n;
+	if (x->bytes > SIM_SCENARIO_MAX) {
+		sim_scenario_too_big(x->path, x->msgf);
+		x->fail_line = x->line;
+		x->fail_rc = -1;
+		return NULL;
+	}
 	snprintf(x->raw, sizeof(x->raw), "%.*s", (int)strcspn(str, "\r\n"), str);
 	/* no continuation lines: inih glues an indented line to the value
 	 * above it (multi-line values), so the indentation goes here and
@@ -644,6 +652,13 @@ static void scenario_free(struct ini_ctx *x)
 	free(x->msg);
 }
 
+int sim_scenario_too_big(const char *name, FILE *err)
+{
+	fprintf(err, "pvspin sim: %s: larger than 1 GiB (%zu bytes), the most pvspin sim reads "
+		"of a scenario\n", name, SIM_SCENARIO_MAX);
+	return -1;
+}
+
 int sim_scenario_check_file(const char *path, FILE *err)
 {
 	struct stat st;
@@ -665,21 +680,30 @@ int sim_scenario_check_file(const char *path, FILE *err)
 
 /* '#' and ';' start a comment at the start of a line and, after a blank,
  * after a value, whatever libinih was built to accept: Debian's takes
- * these options at run time (the values of the keys never hold either). */
-static void scenario_comment_syntax(void)
+ * these options at run time (the values of the keys never hold either).
+ * And inih stops at its first error, which is the one reported: it read
+ * on to the end of the stream (`yes | pvspin sim -` for ever; a libinih
+ * without these options reads on up to SIM_SCENARIO_MAX, then reports it). */
+static void scenario_inih_options(void)
 {
 #ifdef PVSPIN_INIH_RUNTIME_OPTIONS
 	static char prefixes[] = ";#";
 	ini_start_comment_prefixes = prefixes;
 	ini_allow_inline_comments = true;
 	ini_inline_comment_prefixes = prefixes;
+	ini_stop_on_first_error = true;
 #endif
 }
 
 int sim_config_load_ini_stream(struct sim_config *c, FILE *f, const char *name, FILE *err)
 {
 	struct ini_ctx x = { .c = c, .scratch = *c, .path = name, .f = f };
-	scenario_comment_syntax();
+	struct stat st;
+	off_t at = ftello(f);
+	if (fileno(f) >= 0 && !fstat(fileno(f), &st) && S_ISREG(st.st_mode) &&
+	    st.st_size - (at > 0 ? at : 0) > (off_t)SIM_SCENARIO_MAX)
+		return sim_scenario_too_big(name, err);
+	scenario_inih_options();
 	x.msgf = open_memstream(&x.msg, &x.msg_len);
 	if (!x.msgf) {
 		fprintf(err, "pvspin sim: out of memory\n");

@@ -25,7 +25,8 @@
  * scenario file is missing, unreadable or malformed (e.g. an INI line that
  * is not KEY = VALUE, an unknown [section], or a NUL byte), or the JSON output
  * cannot be written (checked before simulating, then at the write); 2 bad
- * usage (option, key or value, a host shape that makes no sense).  SIGINT,
+ * usage (option, key or value, a host shape that makes no sense, a scenario
+ * larger than 1 GiB: SIM_SCENARIO_MAX).  SIGINT,
  * SIGTERM and SIGHUP stop the run at its next event; its results so far are
  * reported, then the process ends by that signal.
  *
@@ -38,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <gsl/gsl_rng.h>
@@ -175,34 +177,94 @@ static int load_json_text(struct sim_config *c, const char *buf, size_t len, con
 	return rc;
 }
 
-/* The whole of `f` in a malloc()ed buffer (*len bytes, room for one more),
- * or NULL when out of memory or on a read error (ferror(f), errno). */
-static char *read_whole(FILE *f, size_t *len)
+/* A JSON scenario as read so far: buf[0..len), cap bytes allocated.  It is
+ * parsed whole (jansson), so it is read whole: at most SIM_SCENARIO_MAX
+ * bytes (sim.h says why that many). */
+struct scenario_text {
+	char *buf;
+	size_t len, cap;
+};
+
+/* How a read of a scenario ended (read_scenario_rest()). */
+enum scenario_read {
+	SCENARIO_READ_END,      /* the end of the input */
+	SCENARIO_READ_NUL,      /* a NUL byte was read; the rest is left unread */
+	SCENARIO_READ_TOO_BIG,  /* more than SIM_SCENARIO_MAX bytes */
+	SCENARIO_READ_ERROR,    /* a read error: ferror(), errno */
+	SCENARIO_READ_NOMEM,
+};
+
+/* Room for one byte more in t, growing it up to SIM_SCENARIO_MAX + 1
+ * bytes (the one past the bound tells that there is more). */
+static enum scenario_read scenario_text_room(struct scenario_text *t)
 {
-	char *buf = NULL;
-	size_t cap = 0, got;
-	*len = 0;
-	do {
-		if (*len == cap) {
-			char *b = realloc(buf, cap = cap ? 2 * cap : 65536);
-			if (!b) {
-				free(buf);
-				return NULL;
-			}
-			buf = b;
-		}
-		got = fread(buf + *len, 1, cap - *len, f);
-		*len += got;
-	} while (got);
-	if (ferror(f)) {
-		free(buf);
-		return NULL;
+	if (t->len < t->cap)
+		return SCENARIO_READ_END;
+	if (t->cap > SIM_SCENARIO_MAX)
+		return SCENARIO_READ_TOO_BIG;
+	size_t cap = t->cap ? 2 * t->cap : 65536;
+	if (cap > SIM_SCENARIO_MAX + 1)
+		cap = SIM_SCENARIO_MAX + 1;
+	char *b = realloc(t->buf, cap);
+	if (!b)
+		return SCENARIO_READ_NOMEM;
+	t->buf = b;
+	t->cap = cap;
+	return SCENARIO_READ_END;
+}
+
+/* Append the rest of `f` to t, 64 KiB at a time: up to its end, its first
+ * NUL byte (the chunk that holds it is appended; a scenario with a NUL
+ * byte is refused at its line, so nothing after it is needed: /dev/zero
+ * stops at its first chunk), or SIM_SCENARIO_MAX bytes in all.  A regular
+ * file longer than that is refused by its size, before it is read. */
+static enum scenario_read read_scenario_rest(FILE *f, struct scenario_text *t)
+{
+	struct stat st;
+	off_t at = ftello(f);
+	if (!fstat(fileno(f), &st) && S_ISREG(st.st_mode) &&
+	    st.st_size - (at > 0 ? at : 0) > (off_t)(SIM_SCENARIO_MAX - t->len))
+		return SCENARIO_READ_TOO_BIG;
+	for (;;) {
+		enum scenario_read r = scenario_text_room(t);
+		if (r != SCENARIO_READ_END)
+			return r;
+		size_t want = t->cap - t->len < 65536 ? t->cap - t->len : 65536;
+		size_t got = fread(t->buf + t->len, 1, want, f);
+		bool nul = memchr(t->buf + t->len, '\0', got) != NULL;
+		t->len += got;
+		if (nul)
+			return SCENARIO_READ_NUL;
+		if (got < want)
+			return ferror(f) ? SCENARIO_READ_ERROR : SCENARIO_READ_END;
 	}
-	return buf;
+}
+
+/* Say why a JSON scenario named `name` ("<stdin>" or the file) could not be
+ * read (r, from read_scenario_rest(); errno for SCENARIO_READ_ERROR).
+ * Returns what the loaders return for it: -1 for a scenario above the
+ * bound (exit 2), -2 otherwise (exit 1). */
+static int scenario_read_error(enum scenario_read r, const char *name)
+{
+	if (r == SCENARIO_READ_TOO_BIG)
+		return sim_scenario_too_big(name, stderr);
+	bool in = !strcmp(name, "<stdin>");
+	if (r == SCENARIO_READ_ERROR && in)
+		fprintf(stderr, "pvspin sim: cannot read the scenario from stdin: %s\n",
+			strerror(errno));
+	else if (r == SCENARIO_READ_ERROR)
+		fprintf(stderr, "pvspin sim: cannot read scenario file '%s': %s\n", name,
+			strerror(errno));
+	else if (in)
+		fprintf(stderr, "pvspin sim: out of memory reading the scenario from stdin\n");
+	else
+		fprintf(stderr, "pvspin sim: out of memory reading scenario file '%s'\n", name);
+	return -2;
 }
 
 /* The JSON scenario file `path`: returns as apply_json_scenario(), -2
- * also when the file is missing or unreadable. */
+ * also when the file is missing or unreadable, -1 when it is larger than
+ * SIM_SCENARIO_MAX. */
 static int load_json_scenario(struct sim_config *c, const char *path)
 {
 	if (sim_scenario_check_file(path, stderr))
@@ -213,62 +275,83 @@ static int load_json_scenario(struct sim_config *c, const char *path)
 			strerror(errno));
 		return -2;
 	}
-	size_t len;
-	char *buf = read_whole(f, &len);
-	int rerr = ferror(f), err = errno;
+	struct scenario_text t = { 0 };
+	enum scenario_read r = read_scenario_rest(f, &t);
+	int err = errno;
 	fclose(f);
-	if (!buf) {
-		if (rerr)
-			fprintf(stderr, "pvspin sim: cannot read scenario file '%s': %s\n", path,
-				strerror(err));
-		else
-			fprintf(stderr, "pvspin sim: out of memory reading scenario file '%s'\n",
-				path);
-		return -2;
-	}
-	int rc = load_json_text(c, buf, len, path);
-	free(buf);
+	errno = err;
+	int rc = r == SCENARIO_READ_END || r == SCENARIO_READ_NUL
+		 ? load_json_text(c, t.buf ? t.buf : "", t.len, path) : scenario_read_error(r, path);
+	free(t.buf);
 	return rc;
 }
 
+/* stdin as an INI scenario: the bytes already read (the blanks before
+ * its first character, and that character), then the rest of stdin. */
+struct stdin_ini {
+	const struct scenario_text *head;
+	size_t off;     /* of head, handed out */
+};
+
+/* cookie_read_function_t of struct stdin_ini: -1 on a read error of
+ * stdin (ferror(stdin)), 0 at its end. */
+static ssize_t stdin_ini_read(void *cookie, char *buf, size_t size)
+{
+	struct stdin_ini *s = cookie;
+	if (s->off < s->head->len) {
+		size_t n = s->head->len - s->off < size ? s->head->len - s->off : size;
+		memcpy(buf, s->head->buf + s->off, n);
+		s->off += n;
+		return (ssize_t)n;
+	}
+	size_t got = fread(buf, 1, size, stdin);
+	return !got && ferror(stdin) ? -1 : (ssize_t)got;
+}
+
 /* `pvspin sim -`: the scenario on stdin, JSON if its first non-blank
- * character is '{', else INI; messages name it "<stdin>".  Returns as
- * load_json_scenario(). */
+ * character is '{', else INI; messages name it "<stdin>".  JSON is read
+ * whole, as a JSON file, bounded as it is (SIM_SCENARIO_MAX); INI is read
+ * line by line, as an INI file (the line reader's bound; /dev/zero is
+ * refused at its first line).  Returns as load_json_scenario(). */
 static int load_stdin_scenario(struct sim_config *c)
 {
 	static const char name[] = "<stdin>";
-	size_t len;
-	int ret;
-	char *buf = read_whole(stdin, &len);
-	if (!buf) {
-		if (ferror(stdin))
-			fprintf(stderr, "pvspin sim: cannot read the scenario from stdin: %s\n",
-				strerror(errno));
-		else
-			fprintf(stderr, "pvspin sim: out of memory reading the scenario "
-					"from stdin\n");
-		return -2;
+	struct scenario_text t = { 0 };
+	enum scenario_read r = SCENARIO_READ_END;
+	int ch = EOF, ret;
+	while (r == SCENARIO_READ_END && (ch = getc(stdin)) != EOF) {
+		r = scenario_text_room(&t);
+		if (r != SCENARIO_READ_END)
+			break;
+		t.buf[t.len++] = (char)ch;
+		if (ch != ' ' && ch != '\t' && ch != '\r' && ch != '\n')
+			break;
 	}
-	size_t i = 0;
-	while (i < len && buf[i] && strchr(" \t\r\n", buf[i]))
-		i++;
-	if (i < len && buf[i] == '{') {
-		ret = load_json_text(c, buf, len, name);
-		free(buf);
+	if (r == SCENARIO_READ_END && ch == EOF && ferror(stdin))
+		r = SCENARIO_READ_ERROR;
+	if (r == SCENARIO_READ_END && ch == '{')
+		r = read_scenario_rest(stdin, &t);
+	if (r != SCENARIO_READ_END && r != SCENARIO_READ_NUL) {
+		ret = scenario_read_error(r, name);
+		free(t.buf);
 		return ret;
 	}
-	if (!len)
-		buf[len++] = '\n';   /* fmemopen needs a size: an empty line */
-	FILE *f = fmemopen(buf, len, "r");
+	if (ch == '{') {
+		ret = load_json_text(c, t.buf, t.len, name);
+		free(t.buf);
+		return ret;
+	}
+	struct stdin_ini s = { .head = &t };
+	FILE *f = fopencookie(&s, "r", (cookie_io_functions_t){ .read = stdin_ini_read });
 	if (!f) {
 		fprintf(stderr, "pvspin sim: cannot read the scenario from stdin: %s\n",
 			strerror(errno));
-		free(buf);
+		free(t.buf);
 		return -2;
 	}
 	ret = sim_config_load_ini_stream(c, f, name, stderr);
 	fclose(f);
-	free(buf);
+	free(t.buf);
 	return ret;
 }
 
@@ -671,11 +754,10 @@ static int sim_main(int argc, char **argv, char **sets)
 			return 1;
 		return run_fuzz(fuzz, cfg.seed, json_path);
 	}
-	if (optind < argc - 1) {
-		fprintf(stderr, "pvspin sim: one scenario file at most ('%s' is extra)\n",
-			argv[optind + 1]);
-		return 2;
-	}
+	/* one operand, the scenario: a second is stray, said as every
+	 * subcommand says one (the usage shows the one FILE) */
+	if (optind < argc - 1)
+		return tool_operand_error("pvspin sim", argv[optind + 1]);
 	if (!preset && optind == argc && !nsets) {
 		/* plain `pvspin sim` gets the usage; with other options given,
 		 * say first what is missing */

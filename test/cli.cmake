@@ -48,7 +48,8 @@ set_tests_properties(cli_extra_args PROPERTIES
 # after it is a usage error, not the help (`pvspin bench -h extra` and
 # `pvspin bench -h --bogus` exited 0); a stray operand to a subcommand
 # that takes none is said in the same words by bench, torture and detect
-# (they said "unexpected argument", in three shapes).
+# (they said "unexpected argument", in three shapes), and a second one by
+# sim, which takes one.
 add_test(NAME cli_help_operand COMMAND sh -c
   "p=\"$0\"; fail=0; t=$(mktemp) || exit 1
    chk() { w=$1; shift; o=$(\"$p\" \"$@\" 2>\"$t\"); r=$?
@@ -68,6 +69,11 @@ $l\" $c extra $h
      done
      case $c in bench|torture|detect) chk \"2::$n: unexpected operand 'extra'
 $l\" $c extra;; esac
+     # sim takes one operand, the scenario: a second is stray, said alike
+     # (it was \"one scenario file at most ('extra' is extra)\"), before
+     # the first is read
+     [ $c = sim ] && chk \"2::$n: unexpected operand 'extra'
+$l\" sim /nonexistent.ini extra more
    done; rm -f \"$t\"; [ $fail -eq 0 ] && echo help-operand-ok" ${_pvspin})
 set_tests_properties(cli_help_operand PROPERTIES PASS_REGULAR_EXPRESSION "help-operand-ok"
                      LABELS sanitize TIMEOUT 60)
@@ -115,6 +121,41 @@ add_test(NAME cli_kind_env_typo COMMAND sh -c
      done; done; echo kind-env-ok" ${_pvspin})
 set_tests_properties(cli_kind_env_typo PROPERTIES LABELS sanitize TIMEOUT 60
   PASS_REGULAR_EXPRESSION "kind-env-ok")
+# A bad lock or policy name given to an option is said in the shape of
+# the same name in PVSPIN_LOCK / PVSPIN_POLICY, "WHO: OPTION VALUE: what
+# is wrong; what it takes" (tool_value_error()): run's --lock and --policy
+# lines are its PVSPIN_LOCK and PVSPIN_POLICY lines with the option for
+# the variable; detect's --policy line too; torture's --lock names its
+# kinds, bench's --locks its locks (peers included).  Each command had its
+# own words: "unknown lock kind 'x' (valid: ...)", "--locks: unknown lock
+# 'x'; valid locks: ...", "unknown lock kind 'x'; valid kinds: ...",
+# "policy 'x': not a policy; ...".
+add_test(NAME cli_lock_policy_option_value COMMAND sh -c
+  "p=\"$0\"; fail=0; t=$(mktemp) || exit 1
+   # N lines on stderr (without a sanitizer runtime's), matching the case
+   # pattern W (a * in it is a wildcard), after exit 2
+   chk() { n=$1; w=$2; shift 2; \"$p\" \"$@\" 2>\"$t\" >/dev/null; r=$?
+     e=$(grep -v -e '^==[0-9]*==' -e '^$' \"$t\"); l=$(printf '%s\\n' \"$e\" | wc -l)
+     case \"$r:$l:$e\" in 2:$n:$w) ;; *) printf 'FAIL: %s: exit %s: %s\\n' \"$*\" $r \"$e\"; fail=1;; esac; }
+   envline() { v=$1; shift; env $v=bogus \"$p\" \"$@\" 2>&1 >/dev/null | grep -v '^==[0-9]*=='; }
+   k=$(envline PVSPIN_LOCK run -- true); k=\${k#'pvspin run: PVSPIN_LOCK=bogus: '}
+   po=$(envline PVSPIN_POLICY run -- true); po=\${po#'pvspin run: PVSPIN_POLICY=bogus: '}
+   case \"$k|$po\" in 'not a lock kind; valid kinds: qspinlock, '*'|not a policy; valid policies: linux, '*) ;;
+     *) echo \"FAIL: the environment's lines: $k|$po\"; fail=1;; esac
+   chk 1 \"pvspin run: --lock bogus: $k\" run --lock bogus -- true
+   chk 1 \"pvspin run: --lock bogus: $k\" run -l bogus -- true
+   chk 1 \"pvspin run: --policy bogus: $po\" run --policy bogus -- true
+   chk 1 \"pvspin detect: --policy bogus: $po\" detect --policy bogus
+   rg='N of threshold=N is a CPU count from 0 to 1000000'
+   chk 1 \"pvspin run: --policy threshold=x: $rg\" run --policy threshold=x -- true
+   chk 1 \"pvspin detect: --policy threshold=-1: $rg\" detect --policy=threshold=-1
+   chk 1 'pvspin torture: --lock bogus: not a lock kind; valid kinds: qspinlock, *, pthread_mutex, *' \\
+     torture --lock bogus
+   chk 2 'pvspin bench: --locks bogus: not a lock; valid locks: qspinlock, *, pthread_mutex, *
+(pvspin bench --help lists the options)' bench --locks tas,bogus
+   rm -f \"$t\"; [ $fail -eq 0 ] && echo option-value-ok" ${_pvspin})
+set_tests_properties(cli_lock_policy_option_value PROPERTIES LABELS sanitize TIMEOUT 60
+  PASS_REGULAR_EXPRESSION "option-value-ok")
 # A bad switch (PVSPIN_NO_MEMBARRIER, PVSPIN_STATS) is said once, in the
 # command's words: bench, torture and run refuse it (exit 2, one line:
 # the library's load-time "pvspin: ignoring PVSPIN_NO_MEMBARRIER=..." came

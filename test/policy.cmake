@@ -26,7 +26,7 @@ set(PVSPIN_DETECT_CHECKS
   "bad_option|--exit|2|--stderr-has|unknown option '--bogus'|--|detect|--bogus"
   "bad_policy|--exit|2|--stderr-has|valid policies: linux|--|detect|--policy|fastest"
   # threshold=N out of range names the range, not "unknown policy"
-  "bad_threshold|--exit|2|--stderr-has|policy 'threshold=4294967296': N of threshold=N is a CPU count from 0 to 1000000|--|detect|--policy|threshold=4294967296"
+  "bad_threshold|--exit|2|--stderr-has|pvspin detect: --policy threshold=4294967296: N of threshold=N is a CPU count from 0 to 1000000|--|detect|--policy|threshold=4294967296"
   "bad_interval|--exit|2|--stderr-has|--interval-ms|--|detect|--interval-ms|-5"
   # a missing or non-directory --root is bad input (1, with strerror), like
   # --cpuid; a --root without its value is bad usage (2)

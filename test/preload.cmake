@@ -335,7 +335,7 @@ e=$(PVSPIN_PRELOAD_LIB=/nonexistent \"$p\" run -- true 2>&1); r=$?; [ $r -eq 2 ]
 \"$p\" run; r=$?; [ $r -eq 2 ] || { echo \"no program: exit $r\"; exit 1; }
 \"$p\" run --spin-limit -5 -- true; r=$?; [ $r -eq 2 ] || { echo \"bad spin limit: exit $r\"; exit 1; }
 e=$(\"$p\" run --policy foo -- true 2>&1); r=$?; [ $r -eq 2 ] || { echo \"bad policy: exit $r\"; exit 1; }
-case \"$e\" in \"pvspin run: policy 'foo': not a policy; valid policies: \"*) ;; *) echo \"bad policy: $e\"; exit 1;; esac
+case \"$e\" in \"pvspin run: --policy foo: not a policy; valid policies: \"*) ;; *) echo \"bad policy: $e\"; exit 1;; esac
 e=$(\"$p\" run --bogus -- true 2>&1); case \"$e\" in \"pvspin run: unknown option '--bogus'\"*) ;; *) echo \"bad option: $e\"; exit 1;; esac
 \"$p\" run -- true || { echo \"true: exit $?\"; exit 1; }
 e=$(\"$p\" run --lock ticket -- true 2>&1) || { echo \"ticket: exit $?\"; exit 1; }

@@ -473,6 +473,57 @@ if(TARGET pvspin_sim_core AND TARGET pvspin)
     pvspin_sim_cli_expect(sim_cli_${tag} 1 "pvspin sim: [^\n]*sim_${f}: empty scenario"
       ${P} sim ${CMAKE_CURRENT_SOURCE_DIR}/data/sim_${f})
   endforeach()
+  # A JSON scenario (a .json file, or stdin starting with '{') is read
+  # whole for jansson; a scenario is at most 1 GiB (the largest report
+  # `pvspin sim --json` writes, --seeds 1000 of 4096 vCPUs, is ~220 MB).
+  # More is refused naming the input and the bound, exit 2: a regular file
+  # by its size, before it is read.  A NUL byte stops the reading where it
+  # is (/dev/zero, as a .json file and on stdin, was read whole: a 2 GB
+  # address-space limit ran out of memory in 2 s; unlimited, it took the
+  # machine's memory).  An INI scenario on stdin is read line by line, as
+  # an INI file is, and stops at a line that is not INI (`yes` was read
+  # whole too); a --seeds report piped back runs its "config".
+  add_test(NAME sim_cli_json_size_bound COMMAND sh -c
+    "p=\"$0\"; t=$(mktemp -d) || exit 1; fail=0; ulimit -v 2000000
+     big='larger than 1 GiB (1073741824 bytes), the most pvspin sim reads of a scenario'
+     ln -s /dev/zero \"$t/zero.json\"
+     e=$(timeout 20 \"$p\" sim \"$t/zero.json\" 2>&1 >/dev/null); r=$?
+     [ \"$r:$e\" = \"1:pvspin sim: $t/zero.json:1: NUL byte in line\" ] ||
+       { echo \"FAIL zero.json: exit $r: $e\"; fail=1; }
+     e=$(timeout 20 \"$p\" sim - < /dev/zero 2>&1 >/dev/null); r=$?
+     [ \"$r:$e\" = \"1:pvspin sim: <stdin>:1: NUL byte in line\" ] ||
+       { echo \"FAIL stdin /dev/zero: exit $r: $e\"; fail=1; }
+     e=$({ printf ' \\n{'; cat /dev/zero; } | timeout 20 \"$p\" sim - 2>&1 >/dev/null); r=$?
+     [ \"$r:$e\" = \"1:pvspin sim: <stdin>:2: NUL byte in line\" ] ||
+       { echo \"FAIL stdin {/dev/zero: exit $r: $e\"; fail=1; }
+     printf '{' > \"$t/big.json\" && truncate -s 1073741825 \"$t/big.json\" || exit 1
+     e=$(timeout 20 \"$p\" sim \"$t/big.json\" 2>&1 >/dev/null); r=$?
+     [ \"$r:$e\" = \"2:pvspin sim: $t/big.json: $big\" ] || { echo \"FAIL big.json: exit $r: $e\"; fail=1; }
+     e=$(timeout 20 \"$p\" sim - < \"$t/big.json\" 2>&1 >/dev/null); r=$?
+     [ \"$r:$e\" = \"2:pvspin sim: <stdin>: $big\" ] || { echo \"FAIL stdin big: exit $r: $e\"; fail=1; }
+     truncate -s 1073741825 \"$t/big.ini\" || exit 1
+     e=$(timeout 20 \"$p\" sim \"$t/big.ini\" 2>&1 >/dev/null); r=$?
+     [ \"$r:$e\" = \"2:pvspin sim: $t/big.ini: $big\" ] || { echo \"FAIL big.ini: exit $r: $e\"; fail=1; }
+     truncate -s 1073741824 \"$t/big.json\"
+     e=$(timeout 20 \"$p\" sim \"$t/big.json\" 2>&1 >/dev/null); r=$?
+     [ \"$r:$e\" = \"1:pvspin sim: $t/big.json:1: NUL byte in line\" ] ||
+       { echo \"FAIL 1 GiB: exit $r: $e\"; fail=1; }
+     o=$(\"$p\" sim --preset smoke --set seconds=0.001 --set vcpus=64 --seeds 2 --json - |
+         \"$p\" sim - 2>&1); r=$?
+     echo \"$o\" | grep -q '^pvspin sim: preset smoke, lock qspinlock, 1 VM x 64 vCPUs' && [ $r -eq 0 ] ||
+       { echo \"FAIL seeds report: exit $r: $o\"; fail=1; }
+     o=$(printf '\\n  preset = smoke\\n\\n seconds = 0.001\\n' | \"$p\" sim - 2>&1); r=$?
+     echo \"$o\" | grep -q '^pvspin sim: preset smoke, .* stop end at 0.001000 s' && [ $r -eq 0 ] ||
+       { echo \"FAIL stdin ini: exit $r: $o\"; fail=1; }
+     e=$(printf '\\n\\n  vms = 2x\\n' | \"$p\" sim - 2>&1 >/dev/null); r=$?
+     echo \"$e\" | grep -q \"^pvspin sim: <stdin>:3: in the line '  vms = 2x'\" && [ $r -eq 2 ] ||
+       { echo \"FAIL stdin ini line: exit $r: $e\"; fail=1; }
+     e=$(yes | timeout 20 \"$p\" sim - 2>&1 >/dev/null); r=$?
+     [ \"$r:$e\" = \"1:pvspin sim: <stdin>:1: not an INI 'key = value' line\" ] ||
+       { echo \"FAIL yes: exit $r: $e\"; fail=1; }
+     rm -r \"$t\"; [ $fail -eq 0 ] && echo json-size-bound-ok" ${P})
+  set_tests_properties(sim_cli_json_size_bound PROPERTIES PASS_REGULAR_EXPRESSION "json-size-bound-ok"
+    TIMEOUT 120)
   add_test(NAME sim_cli_stdin_empty COMMAND sh -c "\"$0\" sim - < /dev/null 2>&1; echo \"exit=$?\"" ${P})
   set_tests_properties(sim_cli_stdin_empty PROPERTIES PASS_REGULAR_EXPRESSION
     "^pvspin sim: <stdin>: empty scenario[^\n]*\nexit=1")

@@ -332,7 +332,8 @@ typedef struct pvspin_policy {
 int pvspin_policy_parse(const char *spec, pvspin_policy_t *p);
 
 /** Why pvspin_policy_parse() refused a spec, from the errno it set, for
- *  an error message "WHO: policy 'SPEC': REASON": ERANGE "N of
+ *  an error message "WHO: PVSPIN_POLICY=SPEC: REASON" (or, for an option,
+ *  "WHO: --policy SPEC: REASON"): ERANGE "N of
  *  threshold=N is a CPU count from 0 to 1000000", anything else "not a
  *  policy; valid policies: ..." (pvspin_policy_names()).  A static
  *  string; thread-safe. */

@@ -28,7 +28,9 @@ pvspin_kind_t pvspin_policy_pick_default(void);
  * before the valid names (pvspin_kind_names()): the shape of PVSPIN_POLICY's
  * "PVSPIN_POLICY=VALUE: not a policy; valid policies: ..."
  * (pvspin_policy_parse_error()), and of the switches' and tunables' lines:
- * the variable, its value, what is wrong, what it takes. */
+ * the variable, its value, what is wrong, what it takes.  Also what the
+ * tools' --lock options say after "--lock VALUE: " (tool_value_error(),
+ * tools/pvspin/option_error.h). */
 #define PVSPIN_LOCK_NOT_A_KIND "not a lock kind; valid kinds: "
 
 /**

@@ -92,6 +92,13 @@ static void usage(FILE *f, unsigned ncpus)
 		fprintf(f, "  %-23s %s\n", locks[i].name, locks[i].what);
 }
 
+/* The line under each usage error of bench; returns USAGE_EXIT. */
+static int usage_hint(void)
+{
+	fputs("(pvspin bench --help lists the options)\n", stderr);
+	return USAGE_EXIT;
+}
+
 __attribute__((format(printf, 1, 2)))
 static int usage_error(const char *fmt, ...)
 {
@@ -100,8 +107,8 @@ static int usage_error(const char *fmt, ...)
 	fputs("pvspin bench: ", stderr);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fputs("\n(pvspin bench --help lists the options)\n", stderr);
-	return USAGE_EXIT;
+	fputs("\n", stderr);
+	return usage_hint();
 }
 
 /* One file per report: a second --json / --csv / --plot is a mistake, not
@@ -161,13 +168,9 @@ static int parse_locks(const char *arg, struct bench_config *c)
 	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 		const struct bench_lock *l = bench_lock_find(t);
 		if (!l) {
-			if (bench_lock_is_unavailable(t))
-				ret = usage_error("--locks: '%s' is not in this build (built without "
-						  "Concurrency Kit, libck-dev); valid locks: %s", t,
-						  bench_lock_names());
-			else
-				ret = usage_error("--locks: unknown lock '%s'; valid locks: %s", t,
-						  bench_lock_names());
+			tool_value_error("pvspin bench", "--locks", t, bench_lock_is_unavailable(t)
+					 ? BENCH_LOCK_NOT_BUILT : BENCH_NOT_A_LOCK, bench_lock_names());
+			ret = usage_hint();
 			goto out;
 		}
 		int dup = 0;

@@ -323,9 +323,8 @@ int pvspin_cmd_detect(int argc, char **argv)
 		case 'p':
 			policy_name = optarg;
 			if (pvspin_policy_parse(optarg, &one)) {
-				fprintf(stderr, "pvspin detect: policy '%s': %s\n", optarg,
-					pvspin_policy_parse_error(errno));
-				return 2;
+				return tool_value_error("pvspin detect", "--policy", optarg,
+							pvspin_policy_parse_error(errno), NULL);
 			}
 			break;
 		case 'i': {

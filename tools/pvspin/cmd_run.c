@@ -44,6 +44,7 @@
 #include "pvspin/policy.h"
 #include "pvspin/tunables.h"
 #include "option_error.h"
+#include "policy/policy_default.h"
 
 #ifndef PVSPIN_INSTALL_LIBDIR
 #define PVSPIN_INSTALL_LIBDIR "lib"
@@ -459,9 +460,8 @@ int pvspin_cmd_run(int argc, char **argv)
 		/* here, not in the library's constructor after exec: a usage error */
 		pvspin_policy_t p;
 		if (pvspin_policy_parse(policy, &p)) {
-			fprintf(stderr, "pvspin run: policy '%s': %s\n", policy,
-				pvspin_policy_parse_error(errno));
-			return 2;
+			return tool_value_error("pvspin run", "--policy", policy,
+						pvspin_policy_parse_error(errno), NULL);
 		}
 	}
 
@@ -479,9 +479,8 @@ int pvspin_cmd_run(int argc, char **argv)
 	if (lock) {
 		kind = pvspin_kind_from_name(lock);
 		if (kind == PVSPIN_KIND_NONE) {
-			fprintf(stderr, "pvspin run: unknown lock kind '%s'; valid kinds: %s\n",
-				lock, pvspin_kind_names());
-			return 2;
+			return tool_value_error("pvspin run", "--lock", lock, PVSPIN_LOCK_NOT_A_KIND,
+						pvspin_kind_names());
 		}
 		if (policy)
 			setenv("PVSPIN_POLICY", policy, 1);

@@ -45,6 +45,7 @@
 #include "pvspin/tunables.h"
 #include "torture/torture.h"
 #include "option_error.h"
+#include "policy/policy_default.h"
 #include "stop_signal.h"
 
 /* Spin threshold forced on lost_kick unless given: small, so that waiters
@@ -381,9 +382,8 @@ int pvspin_cmd_torture(int argc, char **argv)
 		kind_name = pvspin_kind_name(pvspin_default_kind());
 	t.kind = torture_kind_find(kind_name);
 	if (!t.kind) {
-		fprintf(stderr, "pvspin torture: unknown lock kind '%s' (valid: %s)\n", kind_name,
-			torture_kind_names());
-		return 2;
+		return tool_value_error("pvspin torture", "--lock", kind_name,
+					PVSPIN_LOCK_NOT_A_KIND, torture_kind_names());
 	}
 	if (t.spin_threshold && !t.kind->pv) {
 		/* Only the kinds with pvqspinlock's halt path read it; a value

@@ -1,9 +1,11 @@
 /*
  * option_error.h - one wording for a bad command-line option (and a stray
- * operand) in every subcommand of `pvspin` (and in `pvspin-sim`):
+ * operand, and a bad lock or policy name given to an option) in every
+ * subcommand of `pvspin` (and in `pvspin-sim`):
  *
  *   pvspin run: unknown option '--bogus'
  *   (pvspin run --help lists the options)
+ *   pvspin run: --lock bogus: not a lock kind; valid kinds: qspinlock, ...
  */
 #ifndef PVSPIN_TOOLS_OPTION_ERROR_H
 #define PVSPIN_TOOLS_OPTION_ERROR_H
@@ -80,6 +82,29 @@ static inline int tool_operand_error(const char *prog, const char *operand)
 {
 	fprintf(stderr, "%s: unexpected operand '%s'\n(%s --help lists the options)\n", prog,
 		operand, prog);
+	return 2;
+}
+
+/**
+ * Report a bad value of an option and return 2 (bad usage), in the shape
+ * of a bad environment variable's line ("WHO: PVSPIN_LOCK=bogus: not a
+ * lock kind; valid kinds: ...", src/policy/policy_default.h): the command,
+ * the option and its value, what is wrong, what it takes:
+ *
+ *   pvspin torture: --lock bogus: not a lock kind; valid kinds: qspinlock, ...
+ *   pvspin run: --policy bogus: not a policy; valid policies: linux, ...
+ *
+ * `prog` is the name to print ("pvspin run"), `option` the option's long
+ * name ("--lock", also when the short one was given), `value` the value
+ * refused (for a list, the item refused), `reason` what is wrong ("not a
+ * lock kind; valid kinds: ": PVSPIN_LOCK_NOT_A_KIND), followed by `names`
+ * (the valid ones, or NULL when `reason` says all).  One line on stderr,
+ * written by one fprintf(): thread-safe.
+ */
+static inline int tool_value_error(const char *prog, const char *option, const char *value,
+				   const char *reason, const char *names)
+{
+	fprintf(stderr, "%s: %s %s: %s%s\n", prog, option, value, reason, names ? names : "");
 	return 2;
 }
 

@@ -39,6 +39,15 @@ const struct bench_lock *bench_lock_find(const char *name);
 /** Every name of this build joined by ", " (for messages). */
 const char *bench_lock_names(void);
 
+/** What a message about a bad --locks item says after "--locks ITEM: ",
+ *  before bench_lock_names(): "lock", not "lock kind", as the list holds
+ *  the glibc and Concurrency Kit peers too (tool_value_error(), in the
+ *  shape of PVSPIN_LOCK_NOT_A_KIND). */
+#define BENCH_NOT_A_LOCK "not a lock; valid locks: "
+/** The same, for a peer that bench_lock_is_unavailable(). */
+#define BENCH_LOCK_NOT_BUILT \
+	"not in this build (built without Concurrency Kit, libck-dev); valid locks: "
+
 /** True if `name` is a peer known to pvspin but left out of this build
  *  (Concurrency Kit missing at build time). */
 int bench_lock_is_unavailable(const char *name);
