@@ -13,7 +13,7 @@ if(TARGET pvspin)
   set(PVSPIN_TORTURE_EXPECT ${PROJECT_SOURCE_DIR}/tools/pvspin/torture/torture_expect.cmake)
   set(PVSPIN_TORTURE_ROUND --threads 4 --seconds 3 --stats-interval 1 --seed 1)
 
-  foreach(kind qspinlock pvqspinlock tas ticket pthread_mutex pthread_spin)
+  foreach(kind qspinlock pvqspinlock tas ticket spinpark pthread_mutex pthread_spin)
     add_test(NAME torture_${kind}
       COMMAND ${CMAKE_COMMAND} -DPVSPIN=$<TARGET_FILE:pvspin>
               "-DARGS=--lock;${kind};${PVSPIN_TORTURE_ROUND}" -DEXPECT=SUCCESS

@@ -6,7 +6,7 @@
  *                  [--long-hold-ms M] [--seed N] [--stats-interval S]
  *                  [--stall-ms MS] [--spin-threshold LOOPS] [--no-inject]
  *
- * Writers (default 2x the online CPUs) take the one lock in a loop.  Inside
+ * Writers (default 2x the CPUs the process may run on) take the one lock in a loop.  Inside
  * the critical section a writer bumps a holder counter (two holders at once
  * is a failure), writes its id into a plain variable and checks it after a
  * random short hold (a few PAUSEs, sometimes 2 us, rarely a long hold of
@@ -241,7 +241,7 @@ static void usage(FILE *f)
 	for (const struct torture_kind *k = torture_kinds; k->name; k++)
 		fprintf(f, "                         %-14s %s\n", k->name, k->what);
 	fprintf(f,
-		"  --threads N          writer threads, 1..1024 (default 2x online CPUs, at most 1024)\n"
+		"  --threads N          writer threads, 1..1024 (default 2x the CPUs allowed, at most 1024)\n"
 		"  --seconds S          run time, 1..604800 s (default 10)\n"
 		"  --long-hold-ms M     rare long hold, 1 in threads*2000*M acquisitions\n"
 		"                       (0..10000, default 100, 0 = never)\n"
