@@ -65,7 +65,7 @@ static void test_versus_by_placement(void **state)
 	free(out);
 
 	/* spinpark never ran apart: "apart -" */
-	double b2_rtt[] = { 64, 330, 64, 64, 64 };
+	double b2_rtt[] = { 64, 330, 330, 64, 64 };   /* two probes: a class (one is an outlier) */
 	rows[1].rtt_repeats = b2_rtt;
 	out = by_placement(rows, 3);
 	assert_non_null(strstr(out, "; apart -\n"));

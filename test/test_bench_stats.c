@@ -143,6 +143,21 @@ static void test_placement_classes(void **state)
 	assert_true(isnan(thr));
 	assert_false(bench_placement_split(single, 2, &thr));
 	assert_false(bench_placement_split(none, 2, &thr));
+
+	/* one outlier is not a class (a busy CPU's probe among apart ones:
+	 * every repeat was called close), nor does it hide two real classes */
+	double busy[21], both[21];
+	for (int i = 0; i < 20; i++) {
+		busy[i] = 307 + 2 * i;
+		both[i] = i < 10 ? 60 + i : 320 + i;   /* 60-69, 330-339 */
+	}
+	busy[20] = both[20] = 2500;
+	assert_false(bench_placement_split(busy, 21, &thr));
+	assert_true(isnan(thr));
+	assert_true(bench_placement_split(both, 21, &thr));
+	assert_true(fabs(thr - sqrt(60.0 * 339.0)) < 1e-9);   /* 60-69 and 330-339 */
+	assert_true(fabs(bench_median_in_class(both, both, 21, thr, false, &n) - 64.5) < 1e-9);
+	assert_int_equal(n, 10);
 	assert_true(isnan(bench_median_in_class(ops, none, 2, 100, false, &n)));
 	assert_int_equal(n, 0);
 }

@@ -161,18 +161,38 @@ long bench_median_index(const double *v, size_t n)
 
 bool bench_placement_split(const double *rtt, size_t n, double *threshold)
 {
-	double lo = INFINITY, hi = -INFINITY;
-	size_t measured = 0;
-	for (size_t k = 0; k < n; k++) {
-		if (!isfinite(rtt[k]) || rtt[k] <= 0)
-			continue;
-		measured++;
-		lo = rtt[k] < lo ? rtt[k] : lo;
-		hi = rtt[k] > hi ? rtt[k] : hi;
+	/* the probes still considered lie in [lo, hi]; a class too small to
+	 * be one is dropped as outliers and the split tried again (each
+	 * round drops one end, so at most `n` rounds) */
+	double lo = 0, hi = INFINITY;
+	for (;;) {
+		double a = INFINITY, b = -INFINITY;
+		size_t measured = 0;
+		for (size_t k = 0; k < n; k++) {
+			if (!isfinite(rtt[k]) || rtt[k] <= 0 || rtt[k] < lo || rtt[k] > hi)
+				continue;
+			measured++;
+			a = rtt[k] < a ? rtt[k] : a;
+			b = rtt[k] > b ? rtt[k] : b;
+		}
+		if (measured < 2 || b < 2 * a)
+			break;
+		double thr = sqrt(a * b);
+		size_t apart = 0, least = measured / 10 > 2 ? measured / 10 : 2;
+		for (size_t k = 0; k < n; k++)
+			apart += isfinite(rtt[k]) && rtt[k] >= thr && rtt[k] <= hi;
+		if (apart >= least && measured - apart >= least) {
+			*threshold = thr;
+			return true;
+		}
+		/* drop the smaller class's probes */
+		if (apart < least)
+			hi = nextafter(thr, 0);
+		else
+			lo = thr;
 	}
-	bool two = measured >= 2 && hi >= 2 * lo;
-	*threshold = two ? sqrt(lo * hi) : NAN;
-	return two;
+	*threshold = NAN;
+	return false;
 }
 
 double bench_median_in_class(const double *x, const double *rtt, size_t n, double threshold,

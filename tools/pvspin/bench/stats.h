@@ -96,9 +96,13 @@ long bench_median_index(const double *v, size_t n);
  * in two classes, "close" and "apart"?  True if the largest measured is
  * at least twice the smallest (this 2-vCPU guest: about 64 ns when the
  * host runs its vCPUs on cores that share a cache, 300-350 ns when not,
- * flipping within seconds); then *threshold = their geometric mean, and
- * a probe below it is close, one at or above it apart.  False (and
- * *threshold = NAN) with fewer than two measured or one class only.
+ * flipping within seconds) and each side of their geometric mean holds
+ * at least 2 probes and a tenth of them; then *threshold = that mean, and
+ * a probe below it is close, one at or above it apart.  A side with
+ * fewer is dropped as outliers and the rest tried again: one probe of
+ * 2.5 us on a busy CPU among 307-343 ns ones made every repeat "close"
+ * (a new user's `make run`, 2026-12-06).  False (and *threshold = NAN)
+ * with fewer than two measured or one class only.
  */
 bool bench_placement_split(const double *rtt, size_t n, double *threshold);
 
