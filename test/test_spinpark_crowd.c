@@ -56,12 +56,16 @@ static void *waiter(void *arg)
 }
 
 /* One real waiter waits `ms` on a held lock whose word counts `crowd`
- * parked waiters besides it; then an unlock wakes it and it is joined.
+ * parked waiters besides it (none of them there) and has `flags` set;
+ * then an unlock wakes it (with STARVING: hands the lock off to an owner
+ * that is not there, which the waiter revokes after a 1 ms sleep) and it
+ * is joined.
  * Its sleeps into *parks; returns the park sequence's moves
  * (PVSPIN_PARK_SEQ_ONE each) meanwhile. */
-static uint32_t wait_among(uint32_t crowd, long ms, uint64_t *parks)
+static uint32_t wait_among(uint32_t crowd, uint32_t flags, long ms, uint64_t *parks)
 {
-	__atomic_store_n(&lock.val, _SP_LOCKED | crowd << _SP_PARKED_OFFSET, __ATOMIC_RELEASE);
+	__atomic_store_n(&lock.val, _SP_LOCKED | crowd << _SP_PARKED_OFFSET | flags,
+			 __ATOMIC_RELEASE);
 	uint32_t seq0 = __atomic_load_n(pvspin_plat_park_seq(), __ATOMIC_ACQUIRE);
 	pthread_t t;
 	assert_true(events_while_thread_runs(waiter, &t, ms, PVSPIN_EV_PARK, parks));
@@ -69,7 +73,7 @@ static uint32_t wait_among(uint32_t crowd, long ms, uint64_t *parks)
 	/* the waiter counted itself in the word, and sleeps */
 	assert_int_equal(__atomic_load_n(&lock.val, __ATOMIC_ACQUIRE) >> _SP_PARKED_OFFSET,
 			 crowd + 1);
-	pvspin_spinpark_unlock(&lock);   /* wakes it (WOKEN) */
+	pvspin_spinpark_unlock(&lock);   /* wakes it (WOKEN), or hands off */
 	assert_int_equal(pthread_join(t, NULL), 0);
 	/* the waiter took its count out with the lock: the crowd is left */
 	assert_int_equal(__atomic_load_n(&lock.val, __ATOMIC_ACQUIRE) >> _SP_PARKED_OFFSET, crowd);
@@ -81,8 +85,8 @@ static void test_crowd_sleeps_longer(void **state)
 {
 	(void)state;
 	uint64_t crowd, alone;
-	wait_among(1000, 600, &crowd);
-	wait_among(0, 600, &alone);
+	wait_among(1000, 0, 600, &crowd);
+	wait_among(0, 0, 600, &alone);
 	print_message("sleeps in 600 ms: %llu with 1000 counted, %llu alone\n",
 		      (unsigned long long)crowd, (unsigned long long)alone);
 	assert_true(crowd >= 3);
@@ -99,13 +103,21 @@ static void test_crowd_sleeps_unfenced(void **state)
 	if (pvspin_plat_spin_cpus() < 2)
 		skip();   /* no spin: re-sleeps without an RMW fence */
 	uint64_t parks_crowd, parks_alone;
-	uint32_t crowd = wait_among(100, 200, &parks_crowd);
-	uint32_t alone = wait_among(0, 200, &parks_alone);
-	print_message("park sequence moves: %u in %llu sleeps among 100 counted, "
-		      "%u in %llu sleeps alone\n", crowd, (unsigned long long)parks_crowd,
+	uint64_t parks_full;
+	uint32_t crowd = wait_among(100, 0, 200, &parks_crowd);
+	/* another's hand-off pending (STARVING): no spin, no claim, no
+	 * give-up; after each timeout the waiter is counted and has nothing
+	 * to change, and writes the word back unchanged to meet the crowd
+	 * (each such re-sleep fenced before: 11 of 12 moved the sequence) */
+	uint32_t full = wait_among(100, _SP_STARVING, 200, &parks_full);
+	uint32_t alone = wait_among(0, 0, 200, &parks_alone);
+	print_message("park sequence moves: %u in %llu sleeps among 100 counted, %u in %llu "
+		      "with a hand-off pending, %u in %llu sleeps alone\n", crowd,
+		      (unsigned long long)parks_crowd, full, (unsigned long long)parks_full,
 		      alone, (unsigned long long)parks_alone);
-	assert_true(parks_crowd >= 3 && parks_alone >= 3);
+	assert_true(parks_crowd >= 3 && parks_full >= 3 && parks_alone >= 3);
 	assert_int_equal(crowd, 0);
+	assert_int_equal(full, 0);
 	/* alone, every sleep fences (nothing else sleeps in this process;
 	 * one sleep may straddle the window's edges) */
 	assert_true(alone + 1 >= parks_alone && alone <= parks_alone + 1);

@@ -175,7 +175,9 @@ if(PVSPIN_SPIN)
     # that many sleeps without the add and the membarrier; the code's 8
     # is never reached by 3 threads, so CROWD 1 and 2 stand for it: safety
     # and liveness pass (3 threads, CAP 1 and 0; 2 threads x 3 rounds,
-    # with the hand-off timeout and with a gone owner).  Mutant (w), the
+    # with the hand-off timeout and with a gone owner; with every sleep
+    # able to time out, where a counted waiter with nothing to change
+    # writes the word back unchanged to meet the crowd).  Mutant (w), the
     # crowd's sleepers without the unlock's RMW, loses a wake-up
     "spinpark_store_crowd1_safety|spinpark.pml|safety|pass|-DCROWD=1"
     "spinpark_store_crowd1_liveness|spinpark.pml|liveness|pass|-DCROWD=1"
@@ -184,6 +186,7 @@ if(PVSPIN_SPIN)
     "spinpark_store_crowd1_2thr_3rounds_liveness|spinpark.pml|liveness|pass|-DCROWD=1,-DNTHR=2,-DROUNDS=3"
     "spinpark_store_crowd1_revoke_2thr_3rounds_liveness|spinpark.pml|liveness|pass|-DCROWD=1,-DHANDOFF_TIMEOUT,-DNTHR=2,-DROUNDS=3"
     "spinpark_store_crowd1_gone_owner_2thr_3rounds_safety|spinpark.pml|safety|pass|-DCROWD=1,-DGONE_OWNER,-DSLEEP_TIMEOUT,-DNTHR=2,-DROUNDS=3"
+    "spinpark_store_crowd1_sleep_timeout_safety|spinpark.pml|safety|pass|-DCROWD=1,-DSLEEP_TIMEOUT"
     "spinpark_crowd_plain_mutant_safety|spinpark_crowd_plain_mutant.pml|safety|fail|-DCROWD=1"
     "spinpark_crowd_plain_mutant_liveness|spinpark_crowd_plain_mutant.pml|liveness|fail|-DCROWD=1"
     # preload_mutex (test/model/README.md): the interposer's mutex as coded

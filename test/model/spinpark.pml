@@ -653,7 +653,17 @@ count:		/* ---- sp_take_or_count ---- */
 		if
 		:: nv == v ->                                   /* nothing to change */
 #ifdef CROWD
-			crowd = 0                               /* no RMW: fence */
+			if
+			:: counted && PARKED(v) >= CROWD ->
+				/* among a crowd: an RMW that writes the word
+				 * back unchanged, so that the sleep meets it */
+				cas(0);
+				if
+				:: ok -> ok = 0; crowd = 1
+				:: else -> goto count
+				fi
+			:: else -> crowd = 0                    /* no RMW: fence */
+			fi
 #else
 			skip
 #endif
