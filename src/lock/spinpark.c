@@ -258,9 +258,11 @@ struct sp_waiter {
 				* saw it free): holds outlast the budget */
 	bool took;             /* we hold the lock (sp_take succeeded) */
 	bool crowd;            /* our last RMW on the word in this round (the
-				* count, or clearing WOKEN) replaced a word with
-				* SP_CROWD or more parked: our sleep needs no
-				* fence (sp_park) */
+				* count, a spinner's give-up, clearing WOKEN,
+				* or the write-back of an unchanged word)
+				* replaced a word with SP_CROWD or more parked:
+				* our sleep needs no fence (sp_park); set by
+				* every round's sp_spin before sp_park */
 	bool sliced;           /* we slept through slices first (t0: since) */
 	bool successor;        /* a sliced lock's turn was passed to us: we wait
 				* as a starving waiter (sp_mode_turn_pass) */
