@@ -228,6 +228,11 @@ static inline uint32_t sp_with_locked(uint32_t v, uint32_t locked)
 static inline uint32_t sp_with_budget(uint32_t v, uint32_t e)
 { return (v & ~_SP_BUDGET_MASK) | (e << _SP_BUDGET_OFFSET); }
 
+/* Does v count a crowd of parked waiters (SP_CROWD or more)?  Then its
+ * unlock releases by an RMW, and a waiter whose RMW replaced v sleeps
+ * without the fence (file comment, "the crowd"). */
+static inline bool sp_crowd(uint32_t v) { return sp_parked(v) >= SP_CROWD; }
+
 /* Wait predicate: the locked byte is not plain 1 (free, or handed off). */
 static inline bool sp_not_plain_locked(uint32_t v, uint32_t arg)
 { (void)arg; return sp_locked(v) != _SP_LOCKED; }
@@ -366,27 +371,20 @@ static bool sp_take_or_count(pvspin_lock_t *lock, struct sp_waiter *w, uint32_t 
 			nv += _SP_PARKED_ONE;         /* (p, s, l) -> (p + 1, s, l) */
 		else if (w->counted)
 			nv &= ~_SP_WOKEN;
-		if (nv == v) {
-			/* Counted already, nothing to change.  Among a crowd
-			 * (SP_CROWD or more counted), an RMW that writes the
-			 * word back unchanged, so that our sleep meets the
-			 * crowd and skips the fence (file comment, "the crowd":
-			 * any RMW of ours that replaced such a word does); a
-			 * line transfer against a membarrier's 9 us here and
-			 * 5 us on every other CPU.  Else no RMW, and our sleep
-			 * fences. */
-			if (w->counted && sp_parked(v) >= SP_CROWD) {
-				if (!pvspin_plat_cmpxchg32(&lock->val, &v, v, PVSPIN_RELAXED))
-					continue;   /* the word changed: decide again */
-				w->crowd = true;
-				return false;
-			}
+		/* Nothing to change (counted, WOKEN clear; or uncounted with
+		 * the count full) and no crowd to meet: no RMW, and our sleep
+		 * fences.  Among a crowd a counted waiter writes the word back
+		 * unchanged (nv == v), so that its sleep meets the crowd and
+		 * skips the fence (file comment, "the crowd": any RMW of ours
+		 * that replaced such a word does); a line transfer against a
+		 * membarrier's 9 us here and 5 us on every other CPU. */
+		if (nv == v && !(w->counted && sp_crowd(v))) {
 			w->crowd = false;
 			return false;
 		}
 		if (pvspin_plat_cmpxchg32(&lock->val, &v, nv, PVSPIN_RELAXED)) {
 			w->counted = true;
-			w->crowd = sp_parked(v) >= SP_CROWD;   /* v: the word replaced */
+			w->crowd = sp_crowd(v);   /* v: the word replaced */
 			return false;
 		}
 	}
@@ -493,7 +491,7 @@ static bool sp_spin(pvspin_lock_t *lock, struct sp_waiter *w)
 			w->spun_out = !left && !w->starving_owner && sp_locked(v) == _SP_LOCKED;
 			w->held_out = w->held_out || (w->spun_out && !saw_free);
 			w->counted = w->counted || count;
-			w->crowd = sp_parked(v) >= SP_CROWD;   /* v: the word replaced */
+			w->crowd = sp_crowd(v);   /* v: the word replaced */
 			w->starving_owner = false;
 			pvspin_plat_event(PVSPIN_EV_SPIN_FAIL);
 			return false;
@@ -929,8 +927,7 @@ void pvspin_spinpark_unlock_slowpath_seq(pvspin_lock_t *lock, uint32_t v, uint32
 		 * came after our read of it may have missed the release (its
 		 * membarrier makes sure we see it move), so wake one.  After
 		 * the store the lock is not ours to touch. */
-		if (!(seq & PVSPIN_PARK_SEQ_RMW_RELEASE) && !(v & _SP_EXTENDED) &&
-		    sp_parked(v) < SP_CROWD) {
+		if (!(seq & PVSPIN_PARK_SEQ_RMW_RELEASE) && !(v & _SP_EXTENDED) && !sp_crowd(v)) {
 			if (_pvspin_spinpark_store_release(lock, seq) || wake)
 				sp_wake_one(lock);
 			break;
