@@ -32,7 +32,8 @@ target_link_libraries(test_bench_output PRIVATE PkgConfig::JANSSON PkgConfig::GS
 
 # The placement probe: the median of its repeats on known inputs, a round
 # trip measured with 2+ CPUs and none with one.
-pvspin_test(test_bench_placement ${PVSPIN_BENCH_SRC}/placement.c ${PVSPIN_BENCH_SRC}/machine.c)
+pvspin_test(test_bench_placement ${PVSPIN_BENCH_SRC}/placement.c ${PVSPIN_BENCH_SRC}/machine.c
+            ${PVSPIN_BENCH_SRC}/stats.c)
 target_include_directories(test_bench_placement PRIVATE ${PROJECT_SOURCE_DIR}/tools/pvspin)
 target_link_libraries(test_bench_placement PRIVATE PkgConfig::GSL m)
 

@@ -584,7 +584,7 @@ int pvspin_cmd_bench(int argc, char **argv)
 		if (i % c.nthreads >= threads_done)
 			continue;
 		rows[i].r = res[i][bench_median_index(rows[i].ops_repeats, c.repeat)];
-		rows[i].line_rtt_ns = bench_placement_median(rows[i].rtt_repeats, c.repeat);
+		rows[i].line_rtt_ns = bench_median_finite(rows[i].rtt_repeats, c.repeat);
 		report[done++] = rows[i];
 	}
 	for (size_t i = 0; i < done; i++) {

@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE
 #include "bench/placement.h"
+#include "bench/stats.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -13,8 +14,6 @@
 #include <string.h>
 #include <time.h>
 
-#include <gsl/gsl_sort.h>
-#include <gsl/gsl_statistics_double.h>
 
 #include "bench/machine.h"
 #include "clock_random.h"
@@ -149,24 +148,7 @@ double bench_placement_probe(void)
 	}
 	double rtt = NAN;
 	if (joined == 2 && p->batches >= NBATCH / 2)
-		rtt = bench_placement_median(p->batch_ns, p->batches) / BENCH_PLACEMENT_BATCH;
+		rtt = bench_median_finite(p->batch_ns, p->batches) / BENCH_PLACEMENT_BATCH;
 	probe_put(p);
 	return rtt;
-}
-
-double bench_placement_median(const double *v, size_t n)
-{
-	double *s = malloc(sizeof(*s) * (n ? n : 1)), m = NAN;
-	size_t k = 0;
-	if (!s)
-		return NAN;
-	for (size_t i = 0; i < n; i++)
-		if (isfinite(v[i]))
-			s[k++] = v[i];
-	if (k) {
-		gsl_sort(s, 1, k);
-		m = gsl_stats_median_from_sorted_data(s, 1, k);
-	}
-	free(s);
-	return m;
 }

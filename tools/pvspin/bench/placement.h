@@ -43,11 +43,5 @@
  */
 double bench_placement_probe(void);
 
-/** The median of the finite values of v[0..n) (the mean of the middle two
- *  for an even count): a cell's placement from its repeats' probes.  NAN
- *  if there are none, or if the copy it sorts cannot be allocated
- *  (gsl_sort, gsl_stats_median_from_sorted_data).  v is not modified.
- *  Thread-safe. */
-double bench_placement_median(const double *v, size_t n);
 
 #endif /* PVSPIN_BENCH_PLACEMENT_H */

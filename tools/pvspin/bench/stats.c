@@ -195,20 +195,34 @@ bool bench_placement_split(const double *rtt, size_t n, double *threshold)
 	return false;
 }
 
+double bench_median_finite(const double *v, size_t n)
+{
+	double *s = malloc(sizeof(*s) * (n ? n : 1)), m = NAN;
+	size_t k = 0;
+	if (!s)
+		return NAN;
+	for (size_t i = 0; i < n; i++)
+		if (isfinite(v[i]))
+			s[k++] = v[i];
+	if (k) {
+		gsl_sort(s, 1, k);
+		m = gsl_stats_median_from_sorted_data(s, 1, k);
+	}
+	free(s);
+	return m;
+}
+
 double bench_median_in_class(const double *x, const double *rtt, size_t n, double threshold,
 			     bool apart, unsigned *count)
 {
-	double *v = malloc(sizeof(*v) * (n ? n : 1));
+	double *v = malloc(sizeof(*v) * (n ? n : 1)), med = NAN;
 	unsigned m = 0;
 	for (size_t k = 0; v && k < n; k++)
 		if (isfinite(rtt[k]) && rtt[k] > 0 && (rtt[k] >= threshold) == apart)
 			v[m++] = x[k];
 	*count = m;
-	double med = NAN;
-	if (m) {
-		gsl_sort(v, 1, m);
-		med = gsl_stats_median_from_sorted_data(v, 1, m);
-	}
+	if (v)
+		med = bench_median_finite(v, m);
 	free(v);
 	return med;
 }

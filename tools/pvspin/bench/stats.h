@@ -104,6 +104,13 @@ long bench_median_index(const double *v, size_t n);
  * (a new user's `make run`, 2026-12-06).  False (and *threshold = NAN)
  * with fewer than two measured or one class only.
  */
+/** The median of the finite values of v[0..n) (the mean of the middle two
+ *  for an even count): a cell's placement from its repeats' probes, a
+ *  class's ops/s (bench_median_in_class).  NAN if there are none, or if
+ *  the copy it sorts cannot be allocated (gsl_sort,
+ *  gsl_stats_median_from_sorted_data).  v is not modified.  Thread-safe. */
+double bench_median_finite(const double *v, size_t n);
+
 bool bench_placement_split(const double *rtt, size_t n, double *threshold);
 
 /**
