@@ -273,6 +273,11 @@ bool sim_config_key_exists(const char *name);
  *  than 1 GiB (1073741824 bytes), the most pvspin sim reads of a scenario".
  *  Returns -1, what the scenario loaders return for it (exit 2). */
 int sim_scenario_too_big(const char *name, FILE *err);
+/** Is `f` a regular file with more than `room` bytes left from its
+ *  position?  Then a loader refuses it by its size, before reading it
+ *  (sim_scenario_too_big()).  False for a pipe, a terminal or a stream
+ *  without a descriptor (those are refused as they are read). */
+bool sim_scenario_file_over(FILE *f, size_t room);
 /** Check that scenario file `path` exists, is not a directory and is
  *  readable.  Returns 0, or -1 after a message naming the reason to `err`. */
 int sim_scenario_check_file(const char *path, FILE *err);

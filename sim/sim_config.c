@@ -695,13 +695,18 @@ static void scenario_inih_options(void)
 #endif
 }
 
+bool sim_scenario_file_over(FILE *f, size_t room)
+{
+	struct stat st;
+	off_t at = ftello(f);
+	return fileno(f) >= 0 && !fstat(fileno(f), &st) && S_ISREG(st.st_mode) &&
+	       st.st_size - (at > 0 ? at : 0) > (off_t)room;
+}
+
 int sim_config_load_ini_stream(struct sim_config *c, FILE *f, const char *name, FILE *err)
 {
 	struct ini_ctx x = { .c = c, .scratch = *c, .path = name, .f = f };
-	struct stat st;
-	off_t at = ftello(f);
-	if (fileno(f) >= 0 && !fstat(fileno(f), &st) && S_ISREG(st.st_mode) &&
-	    st.st_size - (at > 0 ? at : 0) > (off_t)SIM_SCENARIO_MAX)
+	if (sim_scenario_file_over(f, SIM_SCENARIO_MAX))
 		return sim_scenario_too_big(name, err);
 	scenario_inih_options();
 	x.msgf = open_memstream(&x.msg, &x.msg_len);

@@ -39,7 +39,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <gsl/gsl_rng.h>
@@ -220,10 +219,7 @@ static enum scenario_read scenario_text_room(struct scenario_text *t)
  * file longer than that is refused by its size, before it is read. */
 static enum scenario_read read_scenario_rest(FILE *f, struct scenario_text *t)
 {
-	struct stat st;
-	off_t at = ftello(f);
-	if (!fstat(fileno(f), &st) && S_ISREG(st.st_mode) &&
-	    st.st_size - (at > 0 ? at : 0) > (off_t)(SIM_SCENARIO_MAX - t->len))
+	if (sim_scenario_file_over(f, SIM_SCENARIO_MAX - t->len))
 		return SCENARIO_READ_TOO_BIG;
 	for (;;) {
 		enum scenario_read r = scenario_text_room(t);
@@ -331,6 +327,11 @@ static int load_stdin_scenario(struct sim_config *c)
 		r = SCENARIO_READ_ERROR;
 	if (r == SCENARIO_READ_END && ch == '{')
 		r = read_scenario_rest(stdin, &t);
+	/* INI: a regular file on stdin is refused by its size here, as by
+	 * name, before the line reader (whose stream has no descriptor) */
+	else if (r == SCENARIO_READ_END && ch != EOF &&
+		 sim_scenario_file_over(stdin, SIM_SCENARIO_MAX - t.len))
+		r = SCENARIO_READ_TOO_BIG;
 	if (r != SCENARIO_READ_END && r != SCENARIO_READ_NUL) {
 		ret = scenario_read_error(r, name);
 		free(t.buf);

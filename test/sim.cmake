@@ -504,6 +504,11 @@ if(TARGET pvspin_sim_core AND TARGET pvspin)
      truncate -s 1073741825 \"$t/big.ini\" || exit 1
      e=$(timeout 20 \"$p\" sim \"$t/big.ini\" 2>&1 >/dev/null); r=$?
      [ \"$r:$e\" = \"2:pvspin sim: $t/big.ini: $big\" ] || { echo \"FAIL big.ini: exit $r: $e\"; fail=1; }
+     # on stdin too, by its size before the line reader (which has no
+     # descriptor): it was read as INI and refused at its NUL byte, and a
+     # text file would have been read up to the bound first
+     e=$(timeout 20 \"$p\" sim - < \"$t/big.ini\" 2>&1 >/dev/null); r=$?
+     [ \"$r:$e\" = \"2:pvspin sim: <stdin>: $big\" ] || { echo \"FAIL stdin big.ini: exit $r: $e\"; fail=1; }
      truncate -s 1073741824 \"$t/big.json\"
      e=$(timeout 20 \"$p\" sim \"$t/big.json\" 2>&1 >/dev/null); r=$?
      [ \"$r:$e\" = \"1:pvspin sim: $t/big.json:1: NUL byte in line\" ] ||
