@@ -186,8 +186,9 @@ struct scenario_text {
 
 /* How a read of a scenario ended (read_scenario_rest()). */
 enum scenario_read {
-	SCENARIO_READ_END,      /* the end of the input */
-	SCENARIO_READ_NUL,      /* a NUL byte was read; the rest is left unread */
+	SCENARIO_READ_END,      /* the end of the input, or of the chunk that
+				 * holds its first NUL byte (the rest is left
+				 * unread: the NUL is refused at its line) */
 	SCENARIO_READ_TOO_BIG,  /* more than SIM_SCENARIO_MAX bytes */
 	SCENARIO_READ_ERROR,    /* a read error: ferror(), errno */
 	SCENARIO_READ_NOMEM,
@@ -230,7 +231,7 @@ static enum scenario_read read_scenario_rest(FILE *f, struct scenario_text *t)
 		bool nul = memchr(t->buf + t->len, '\0', got) != NULL;
 		t->len += got;
 		if (nul)
-			return SCENARIO_READ_NUL;
+			return SCENARIO_READ_END;
 		if (got < want)
 			return ferror(f) ? SCENARIO_READ_ERROR : SCENARIO_READ_END;
 	}
@@ -276,7 +277,7 @@ static int load_json_scenario(struct sim_config *c, const char *path)
 	int err = errno;
 	fclose(f);
 	errno = err;
-	int rc = r == SCENARIO_READ_END || r == SCENARIO_READ_NUL
+	int rc = r == SCENARIO_READ_END
 		 ? load_json_text(c, t.buf ? t.buf : "", t.len, path) : scenario_read_error(r, path);
 	free(t.buf);
 	return rc;
@@ -332,7 +333,7 @@ static int load_stdin_scenario(struct sim_config *c)
 	else if (r == SCENARIO_READ_END && ch != EOF &&
 		 sim_scenario_file_over(stdin, SIM_SCENARIO_MAX - t.len))
 		r = SCENARIO_READ_TOO_BIG;
-	if (r != SCENARIO_READ_END && r != SCENARIO_READ_NUL) {
+	if (r != SCENARIO_READ_END) {
 		ret = scenario_read_error(r, name);
 		free(t.buf);
 		return ret;
