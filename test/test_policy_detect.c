@@ -153,6 +153,47 @@ struct dump_case {
 	uint32_t base_leaf, features, hints;
 };
 
+/* A dump is bounded: 4096 leaves and 65536 lines at most, each named at
+ * the line past the bound (320 000 leaves took 15 s, blank lines were
+ * read for ever: a new user's findings).  4096 leaves still parse. */
+static void test_cpuid_bounds(void **state)
+{
+	(void)state;
+	const char *fmt = "   0x%08x 0x00: eax=0x0 ebx=0x0 ecx=0x0 edx=0x0\n";
+	size_t cap = 4097 * 64 + 1;
+	char *text = malloc(cap);
+	assert_non_null(text);
+	for (int n = 4096; n <= 4097; n++) {
+		size_t len = 0;
+		for (int i = 0; i < n; i++)
+			len += (size_t)snprintf(text + len, cap - len, fmt, i);
+		pvspin_env_cpuid_t tab = { 0 };
+		char err[512] = "";
+		int r = parse_string(&tab, text, err, sizeof(err));
+		if (n == 4096) {
+			assert_int_equal(r, 0);
+			assert_int_equal(tab.count, 4096);
+			pvspin_env_cpuid_free(&tab);
+		} else {
+			assert_int_equal(r, -1);
+			assert_string_equal(err, "dump:4097: more than 4096 CPUID leaves (a `cpuid "
+					    "-1 -r` dump of one CPU has a few hundred)");
+		}
+	}
+	free(text);
+	/* 65 537 blank lines */
+	text = malloc(65537 + 1);
+	assert_non_null(text);
+	memset(text, '\n', 65537);
+	text[65537] = '\0';
+	pvspin_env_cpuid_t tab = { 0 };
+	char err[512] = "";
+	assert_int_equal(parse_string(&tab, text, err, sizeof(err)), -1);
+	assert_string_equal(err, "dump:65537: more than 65536 lines (a `cpuid -1 -r` dump of "
+			    "one CPU has a few hundred)");
+	free(text);
+}
+
 static void test_cpuid_dumps(void **state)
 {
 	static const struct dump_case t[] = {
@@ -567,6 +608,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cpuid_parse_errors),
 		cmocka_unit_test(test_cpuid_complete),
+		cmocka_unit_test(test_cpuid_bounds),
 		cmocka_unit_test(test_cpuid_dumps),
 		cmocka_unit_test(test_seed_case_from_dump),
 		cmocka_unit_test(test_roots),

@@ -175,6 +175,13 @@ static long table_add(pvspin_env_cpuid_t *t, const pvspin_env_cpuid_leaf_t *l,
  * (pvspin_read_line_bounded(): `--cpuid /dev/zero` once grew getline's
  * buffer to 6.8 GB). */
 #define CPUID_LINE_MAX 255
+/* Most leaves and lines read of one dump: a `cpuid -1 -r` dump of one CPU
+ * has a few hundred lines.  The repeated-leaf check is a scan of the
+ * table (table_add), so a dump of 320 000 leaves took 15 s, and blank
+ * lines (`yes '' | pvspin detect --cpuid -`) were read for ever (a new
+ * user's findings, 2026-12-06). */
+#define CPUID_LEAVES_MAX 4096u
+#define CPUID_LINES_MAX 65536u
 
 int pvspin_env_cpuid_parse(pvspin_env_cpuid_t *t, FILE *f, const char *name,
 			   char *err, size_t errlen)
@@ -191,7 +198,12 @@ int pvspin_env_cpuid_parse(pvspin_env_cpuid_t *t, FILE *f, const char *name,
 		name = "cpuid";
 	t->count = 0;
 	while ((got = pvspin_read_line_bounded(f, line, sizeof(line), &nul)) != 0) {
-		lineno++;
+		if (++lineno > CPUID_LINES_MAX) {
+			set_err(err, errlen, "%s:%u: more than %u lines (a `cpuid -1 -r` dump of "
+				"one CPU has a few hundred)", name, lineno, CPUID_LINES_MAX);
+			ret = -1;
+			break;
+		}
 		if (got < 0) {
 			set_err(err, errlen, "%s:%u: line longer than %d characters", name, lineno,
 				CPUID_LINE_MAX);
@@ -222,6 +234,12 @@ int pvspin_env_cpuid_parse(pvspin_env_cpuid_t *t, FILE *f, const char *name,
 				"%s:%u: malformed CPUID line, expected %s "
 				"(format of `cpuid -1 -r`: \"0x40000000 0x00: eax=0x... "
 				"ebx=0x... ecx=0x... edx=0x...\")", name, lineno, want);
+			ret = -1;
+			break;
+		}
+		if (t->count == CPUID_LEAVES_MAX) {
+			set_err(err, errlen, "%s:%u: more than %u CPUID leaves (a `cpuid -1 -r` "
+				"dump of one CPU has a few hundred)", name, lineno, CPUID_LEAVES_MAX);
 			ret = -1;
 			break;
 		}
