@@ -11,12 +11,14 @@
 #   condvar ping-pong, 2 threads x 20000 rounds     wall s (test_preload_helper)
 #   pthread_spin holder sleeping 2 ms, 8 waiters    wall s and waiters' CPU / wall s
 #   sort --parallel=8, xz -T8, pigz -p 8, zstd -T8  wall s on generated input
+#   memcached -t 8, memcaslap 2 threads x 32 connections, 3 s   ops/s
 #
 # usage: preload/bench_programs.sh BUILD_DIR [KIND]
 #   BUILD_DIR: a build tree (tools/pvspin, test/test_preload_helper)
 #   RUNS=N: runs per side (default 3).  Needs sysbench, stress-ng, xz,
-#   pigz, zstd, setpriv (scripts/install-deps.sh installs them).
-# Takes about 4 minutes on the 2-vCPU development guest.
+#   pigz, zstd, setpriv, memcached, memcaslap and memcping
+#   (scripts/install-deps.sh installs them).
+# Takes about 4.5 minutes on the 2-vCPU development guest.
 set -eu
 if [ $# -lt 1 ] || [ $# -gt 2 ]; then
 	echo "usage: bench_programs.sh BUILD_DIR [KIND]" >&2
@@ -32,14 +34,15 @@ helper="$build/test/test_preload_helper"
 for f in "$pvspin" "$helper"; do
 	[ -x "$f" ] || { echo "bench_programs: $f not found (build first)" >&2; exit 1; }
 done
-for p in sysbench stress-ng xz pigz zstd setpriv; do
+for p in sysbench stress-ng xz pigz zstd setpriv memcached memcaslap memcping; do
 	command -v "$p" >/dev/null || { echo "bench_programs: $p not installed" >&2; exit 1; }
 done
 [ -z "$kind" ] || need_kind bench_programs "$pvspin" "$kind"
 run=("$pvspin" run)
 [ -n "$kind" ] && run+=(--lock "$kind")
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+mc_pid=
+trap '[ -z "$mc_pid" ] || kill "$mc_pid" 2>/dev/null; rm -rf "$tmp"' EXIT
 chmod 755 "$tmp"
 
 # Inputs: 64 MiB of this machine's shared libraries (compressible like real
@@ -93,6 +96,34 @@ m_sort() { wall "$1" sort --parallel=8 -S 64M -T "$tmp" -o "$tmp/sorted" "$tmp/n
 m_xz() { wall "$1" sh -c "xz -T8 -6 -c '$tmp/data' > '$tmp/data.xz'"; }
 m_pigz() { wall "$1" sh -c "pigz -p 8 -c '$tmp/data' > '$tmp/data.gz'"; }
 m_zstd() { wall "$1" sh -c "zstd -T8 -q -c '$tmp/data' > '$tmp/data.zst'"; }
+# memcached -t 8 on SIDE on a free port of 127.0.0.1 (as nobody when root:
+# memcached refuses root), driven by memcaslap (2 threads, 32 connections,
+# its default get/set mix) for 3 s: ops/s.  The server is started when
+# memcping answers (within 5 s) and stopped after.
+m_memcached() {
+	local port i user=()
+	[ "$(id -u)" = 0 ] && user=(-u nobody)
+	for i in $(seq 20); do
+		port=$((20000 + RANDOM % 20000))
+		if [ "$1" = glibc ]; then
+			memcached "${user[@]}" -t 8 -p "$port" -U 0 -l 127.0.0.1 > /dev/null 2>&1 &
+		else
+			"${run[@]}" -- memcached "${user[@]}" -t 8 -p "$port" -U 0 -l 127.0.0.1 > /dev/null 2>&1 &
+		fi
+		mc_pid=$!
+		for _ in $(seq 50); do
+			memcping --servers="127.0.0.1:$port" > /dev/null 2>&1 && break
+			kill -0 "$mc_pid" 2>/dev/null || break
+			sleep 0.1
+		done
+		memcping --servers="127.0.0.1:$port" > /dev/null 2>&1 && break
+		kill "$mc_pid" 2>/dev/null; wait "$mc_pid" 2>/dev/null || true; mc_pid=
+	done
+	[ -n "$mc_pid" ] || { echo "bench_programs: memcached did not start" >&2; echo 0; return; }
+	memcaslap -s "127.0.0.1:$port" -T 2 -c 32 -t 3s 2>&1 |
+		awk '/^Run time:/ { t = $0 } END { split(t, f, "TPS: "); printf "%d\n", f[2] + 0 }'
+	kill "$mc_pid" 2>/dev/null; wait "$mc_pid" 2>/dev/null || true; mc_pid=
+}
 
 echo "# pvspin run${kind:+ --lock $kind} against glibc, median of $runs runs each, $(nproc) CPUs, $(date -u +%FT%TZ)"
 echo "| program | unit | glibc | pvspin | pvspin / glibc |"
@@ -108,3 +139,4 @@ row "sort --parallel=8 (4 M lines)" "wall s" lower m_sort
 row "xz -T8 -6 (64 MiB)" "wall s" lower m_xz
 row "pigz -p 8 (64 MiB)" "wall s" lower m_pigz
 row "zstd -T8 (64 MiB)" "wall s" lower m_zstd
+row "memcached -t 8, memcaslap 32 connections, 3 s" "ops/s" higher m_memcached

@@ -12,9 +12,11 @@
 #   gnuplot-nox      `pvspin bench --plot`
 #   spin             Promela model checks of the halt/kick protocol
 #   sysbench stress-ng  real programs for the LD_PRELOAD interposer
+#   xz-utils pigz zstd  more of them (preload/bench_programs.sh)
+#   memcached libmemcached-tools  memcached and its load generator memcaslap
 #   cpuid            dumps a CPUID table for `pvspin detect --cpuid`
 set -eu
-PKGS="build-essential cmake pkg-config libjansson-dev libinih-dev libgsl-dev libck-dev libcmocka-dev libelf-dev gnuplot-nox spin sysbench stress-ng xz-utils pigz zstd cpuid"
+PKGS="build-essential cmake pkg-config libjansson-dev libinih-dev libgsl-dev libck-dev libcmocka-dev libelf-dev gnuplot-nox spin sysbench stress-ng xz-utils pigz zstd memcached libmemcached-tools cpuid"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
