@@ -426,10 +426,14 @@ static int setup(const struct sim_config *c)
 		vm->pv_unhalt = c->vm_pv_unhalt[m] >= 0 ? c->vm_pv_unhalt[m] : c->pv_unhalt;
 		vm->steal_time = c->vm_steal_time[m] >= 0 ? c->vm_steal_time[m] : c->steal_time;
 		vm->last_boosted = -1 + c->vcpus; /* first boost goes to #0 */
-		vm->locks = aligned_alloc(64, (size_t)c->locks * sizeof(struct sim_lock));
-		if (!vm->locks)
-			oom();
-		memset(vm->locks, 0, (size_t)c->locks * sizeof(struct sim_lock));
+		if (!S.lock_arena) {   /* every VM's locks in one block */
+			S.lock_arena_size = (size_t)c->vms * (size_t)c->locks * sizeof(struct sim_lock);
+			S.lock_arena = aligned_alloc(64, S.lock_arena_size);
+			if (!S.lock_arena)
+				oom();
+			memset(S.lock_arena, 0, S.lock_arena_size);
+		}
+		vm->locks = (struct sim_lock *)S.lock_arena + (size_t)m * (size_t)c->locks;
 		for (int k = 0; k < c->locks; k++)
 			vm->locks[k].holder = -1;
 		if (S.wl->cs_lines) {
@@ -550,13 +554,14 @@ static void teardown(void)
 		mm_threads_free();
 	for (int m = 0; m < S.cfg->vms; m++) {
 		free(S.vms[m].lat);
-		retire_locks(S.vms[m].locks);
 		free(S.vms[m].cs_data);
 		if (S.vms[m].mm) {
 			free(S.vms[m].mm->q);
 			free(S.vms[m].mm);
 		}
 	}
+	retire_locks(S.lock_arena);
+	S.lock_arena = NULL;
 	for (size_t i = 0; i < S.caplines; i++)
 		free(S.lines[i]);
 	for (int p = 0; p < S.np; p++)

@@ -275,6 +275,8 @@ struct sim {
 	struct vcpu *vcpus;
 	struct pcpu *pcpus;
 	struct vm *vms;
+	char *lock_arena;            /* every VM's locks, one block (pvspin_plat_lock_key) */
+	size_t lock_arena_size;      /* bytes */
 	ucontext_t main_ctx;
 	struct vcpu *cur;
 	struct event *heap;

@@ -37,6 +37,20 @@
 #define _GNU_SOURCE
 #include "sim_internal.h"
 
+/* ---- lock keys (sim_platform.h) ------------------------------------------ */
+
+/* Keys of arena locks: offsets from here, far from any address a host
+ * process maps low (the first page is never mapped). */
+#define SIM_LOCK_KEY_BASE 0x10000u
+
+uintptr_t pvspin_plat_lock_key(const void *lock)
+{
+	const char *p = lock;
+	if (S.lock_arena && p >= S.lock_arena && p < S.lock_arena + S.lock_arena_size)
+		return SIM_LOCK_KEY_BASE + (uintptr_t)(p - S.lock_arena);
+	return (uintptr_t)lock;
+}
+
 /* ---- cache lines -------------------------------------------------------- */
 
 static size_t line_hash(uintptr_t tag, size_t cap)

@@ -97,6 +97,17 @@ void pvspin_plat_event_add(int ev, uint64_t n);
 
 /** The calling vCPU's simulated time, ns (0 outside a vCPU).  Charges an
  *  RDTSC (~25 cycles at the profile's clock) of running time. */
+/** The key a side table hashes a lock by (src/lock/lock_hash.h; native:
+ *  the address): a lock in the run's lock arena (sim_engine.c, every VM's
+ *  locks in one block) is keyed by its offset there, so that which side
+ *  table entries the run's locks share, and so what the run measures,
+ *  does not depend on where the host's ASLR put the arena: natively keyed,
+ *  the same seed gave completion times differing by up to 5 % from one
+ *  process to the next once spinpark's side table was read at every
+ *  starving waiter's decision (kcbench-no-ple, 2 VMs).  Any other
+ *  address is its own key.  Pure (sim_memory.c). */
+uintptr_t pvspin_plat_lock_key(const void *lock);
+
 uint64_t pvspin_plat_now_ns(void);
 
 /** futex wait: if *p != val, return 0 at once (after a read of *p, charged

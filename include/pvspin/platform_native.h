@@ -151,6 +151,15 @@ void pvspin_plat_pv_kick(int cpu);
  *  that of threads halted in pv_wait. */
 bool pvspin_plat_vcpu_is_preempted(int cpu);
 
+/** The key a side table hashes a lock by (src/lock/lock_hash.h): natively
+ *  its address.  (The simulator's is an address that does not depend on
+ *  where the host's ASLR put its memory, so that a seed runs the same in
+ *  every process.)  Pure, thread-safe. */
+PVSPIN_PLAT_INLINE uintptr_t pvspin_plat_lock_key(const void *lock)
+{
+	return (uintptr_t)lock;
+}
+
 /* ---- parking on an address, time, CPUs: the spin-then-park kind ------- */
 
 /** Monotonic time in ns (CLOCK_MONOTONIC through the vDSO: ~20-50 ns).
