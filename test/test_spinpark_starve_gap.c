@@ -1,6 +1,8 @@
 /*
  * test_spinpark_starve_gap.c - at most one spinpark waiter per lock
- * claims STARVING per millisecond (SP_STARVE_GAP_US, src/lock/spinpark.c).
+ * claims STARVING per millisecond (SP_STARVE_GAP_US, src/lock/spinpark.c),
+ * and the claims go to the oldest starving waiter
+ * (test_oldest_claims_first, below).
  *
  * Without the limit, with many more threads than CPUs, every waiter has
  * waited past the 1 ms starvation bound and claims in turn, each claim a
@@ -79,10 +81,80 @@ static void test_one_claim_per_ms(void **state)
 			      _SP_PARKED_MASK), 0);
 }
 
+/*
+ * The oldest starving waiter claims first (sp_stamp_oldest_note,
+ * src/lock/spinpark_stamp.c).  Per round: the lock is held; waiter 0
+ * starts, and OLDEST_LEAD_MS later YOUNGER waiters; OLDEST_HOLD_MS after
+ * that, once STARVING is set, the holder unlocks, which hands the lock to
+ * the claim's owner, so the first waiter to take it is the one that
+ * claimed.  Waiter 0 must be that one in at least OLDEST_ROUNDS - 2 of
+ * OLDEST_ROUNDS rounds (the holder's unlock may come just after a claim
+ * ran out and be taken by anyone; the record may go stale on a loaded
+ * machine: with `stress-ng --cpu 2` beside it, 2 of 30 rounds missed).  Before the order, any woken starving waiter claimed when
+ * the millisecond allowed it, and waiter 0, whose timeouts had doubled
+ * furthest, slept most: it was first in 2 of 12 rounds (4 runs of 3
+ * rounds, all failing), so with 5 of 7 rounds asked the old code passes
+ * with a chance of about 0.2 %.
+ */
+#define OLDEST_ROUNDS 7
+#define YOUNGER 16
+#define OLDEST_LEAD_MS 20
+#define OLDEST_HOLD_MS 30
+
+static int order[YOUNGER + 1];
+static int order_next;
+
+static void *ordered_waiter(void *arg)
+{
+	pvspin_spinpark_lock(&lock);
+	order[__atomic_fetch_add(&order_next, 1, __ATOMIC_RELAXED)] = (int)(intptr_t)arg;
+	pvspin_spinpark_unlock(&lock);
+	return NULL;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec d = { ms / 1000, (ms % 1000) * 1000000L };
+	nanosleep(&d, NULL);
+}
+
+static void test_oldest_claims_first(void **state)
+{
+	(void)state;
+	int first0 = 0;
+	for (int r = 0; r < OLDEST_ROUNDS; r++) {
+		pthread_t t[YOUNGER + 1];
+		order_next = 0;
+		pvspin_spinpark_lock(&lock);
+		for (int i = 0; i <= YOUNGER; i++) {
+			assert_int_equal(pthread_create(&t[i], NULL, ordered_waiter,
+							(void *)(intptr_t)i), 0);
+			if (i == 0)
+				sleep_ms(OLDEST_LEAD_MS);
+		}
+		sleep_ms(OLDEST_HOLD_MS);
+		/* unlock while a claim is made (at most 1 s of polls) */
+		for (int i = 0; i < 100000; i++) {
+			if (__atomic_load_n(&lock.val, __ATOMIC_RELAXED) & _SP_STARVING)
+				break;
+			struct timespec d = { 0, 10000 };
+			nanosleep(&d, NULL);
+		}
+		pvspin_spinpark_unlock(&lock);
+		for (int i = 0; i <= YOUNGER; i++)
+			assert_int_equal(pthread_join(t[i], NULL), 0);
+		assert_int_equal(order_next, YOUNGER + 1);
+		print_message("round %d: first to take the lock: waiter %d\n", r, order[0]);
+		first0 += order[0] == 0;
+	}
+	assert_true(first0 >= OLDEST_ROUNDS - 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_one_claim_per_ms),
+		cmocka_unit_test(test_oldest_claims_first),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,6 @@
 /*
- * spinpark_stamp.c - spinpark's stamps: last wake-up, last STARVING claim
- * (spinpark_stamp.h).
+ * spinpark_stamp.c - spinpark's stamps: last wake-up, last STARVING claim,
+ * the oldest starving waiter (spinpark_stamp.h).
  */
 #include "spinpark_stamp.h"
 #include "lock_hash.h"
@@ -14,6 +14,11 @@ struct sp_stamp {
 	const pvspin_lock_t *lock;   /* whose stamp this is (NULL: none yet) */
 	uint32_t wake_us;            /* its last wake-up, sp_now_us() */
 	uint32_t starving_us;        /* its last STARVING claim, sp_now_us() */
+	uint32_t oldest_t0_us;       /* its oldest starving waiter's first
+				      * sleep (sp_stamp_oldest_note) */
+	uint32_t oldest_at_us;       /* when that was written (0: cleared) */
+	uint32_t contested_us;       /* when a younger starving waiter last
+				      * found that record (0: never) */
 };
 
 static struct sp_stamp sp_stamps[SP_STAMP_ENTRIES];
@@ -65,6 +70,50 @@ bool sp_stamp_starve_claimed_within(const pvspin_lock_t *lock, uint32_t us)
 	struct sp_stamp *e = sp_stamp_of(lock);
 	/* us that wrap: a difference */
 	return e && sp_now_us() - pvspin_plat_load32(&e->starving_us, PVSPIN_RELAXED) < us;
+}
+
+/* `lock`'s entry if it holds a fresh record of an oldest refused waiter
+ * (written less than SP_OLDEST_STALE_US ago, not cleared): its t0 into
+ * *t0_us. */
+static bool sp_stamp_oldest_of(const pvspin_lock_t *lock, uint32_t *t0_us)
+{
+	struct sp_stamp *e = sp_stamp_of(lock);
+	if (!e)
+		return false;
+	uint32_t at = pvspin_plat_load32(&e->oldest_at_us, PVSPIN_ACQUIRE);
+	*t0_us = pvspin_plat_load32(&e->oldest_t0_us, PVSPIN_RELAXED);
+	/* us that wrap: differences */
+	return at && sp_now_us() - at < SP_OLDEST_STALE_US;
+}
+
+bool sp_stamp_oldest_note(const pvspin_lock_t *lock, uint32_t t0_us, bool *contested)
+{
+	uint32_t rec, now = sp_now_us();
+	struct sp_stamp *e = sp_stamp_entry(lock);
+	/* a fresh record of a strictly older waiter stays: it is contested */
+	if (sp_stamp_oldest_of(lock, &rec) && (int32_t)(t0_us - rec) > 0) {
+		pvspin_plat_store32(&e->contested_us, now ? now : 1, PVSPIN_RELAXED);
+		return false;
+	}
+	uint32_t c = pvspin_plat_load32(&e->contested_us, PVSPIN_RELAXED);
+	*contested = c && now - c < SP_OLDEST_CONTEST_US;
+	pvspin_plat_store32(&e->oldest_t0_us, t0_us, PVSPIN_RELAXED);
+	pvspin_plat_store32(&e->oldest_at_us, now ? now : 1, PVSPIN_RELEASE);
+	pvspin_plat_storeptr((void **)&e->lock, (void *)lock, PVSPIN_RELEASE);
+	return true;
+}
+
+bool sp_stamp_oldest_may_claim(const pvspin_lock_t *lock, uint32_t t0_us)
+{
+	uint32_t rec;
+	return !sp_stamp_oldest_of(lock, &rec) || (int32_t)(t0_us - rec) <= 0;
+}
+
+void sp_stamp_oldest_clear(const pvspin_lock_t *lock, uint32_t t0_us)
+{
+	struct sp_stamp *e = sp_stamp_of(lock);
+	if (e && pvspin_plat_load32(&e->oldest_t0_us, PVSPIN_RELAXED) == t0_us)
+		pvspin_plat_store32(&e->oldest_at_us, 0, PVSPIN_RELAXED);
 }
 
 void pvspin_spinpark_stamps_reset(void)
