@@ -247,9 +247,22 @@ static int bool_word(const char *v)
 	return -1;
 }
 
-static int bad(FILE *err, const char *key, const char *value, const char *valid)
+/* A bad value of a key, in the shape of a bad value of an option
+ * (tools/pvspin/option_error.h, tool_value_error()) with the key and its
+ * value written as they are given, KEY=VALUE (as --set takes them, and as
+ * a bad PVSPIN_* variable is said): what is wrong, then what the key
+ * takes, `what` ("an integer from 1 to 64", "a lock kind; valid kinds: ")
+ * followed by `names` (NULL: `what` says all), one line:
+ *
+ *   pvspin sim: vms=0: not an integer from 1 to 64
+ *   pvspin sim: lock=mutex: not a lock kind; valid kinds: qspinlock, ...
+ *
+ * A scenario file's loader adds a line naming the file and the line or
+ * key.  Returns -1. */
+static int bad(FILE *err, const char *key, const char *value, const char *what,
+	       const char *names)
 {
-	fprintf(err, "pvspin sim: bad value '%s' for key '%s'; valid: %s\n", value, key, valid);
+	fprintf(err, "pvspin sim: %s=%s: not %s%s\n", key, value, what, names ? names : "");
 	return -1;
 }
 
@@ -350,7 +363,7 @@ static int config_set(struct sim_config *c, const char *key, const char *shown,
 		long long v = strtoll(value, &end, 10);
 		if (!plain_decimal(value, false) || errno || end == value || *end ||
 		    v < k->min || v > k->max)
-			return bad(err, shown, value, range);
+			return bad(err, shown, value, range, NULL);
 		if (k->type == K_INT)
 			*(int *)(base + k->off) = (int)v;
 		else if (k->type == K_U32)
@@ -363,7 +376,8 @@ static int config_set(struct sim_config *c, const char *key, const char *shown,
 		unsigned long long v = strtoull(value, &end, 10);
 		if (!plain_decimal(value, false) || errno || end == value || *end ||
 		    value[0] == '-')
-			return bad(err, shown, value, "an integer from 0 to 18446744073709551615");
+			return bad(err, shown, value, "an integer from 0 to 18446744073709551615",
+				   NULL);
 		*(uint64_t *)(base + k->off) = v;
 		return 0;
 	}
@@ -375,7 +389,7 @@ static int config_set(struct sim_config *c, const char *key, const char *shown,
 					(k->type == K_DOUBLE_PROF && v == -1)) &&
 			  !(v > 0 && v < min_on);
 		if (!plain_decimal(value, true) || end == value || *end || !isfinite(v) || !in)
-			return bad(err, shown, value, range);
+			return bad(err, shown, value, range, NULL);
 		*(double *)(base + k->off) = v;
 		return 0;
 	}
@@ -386,7 +400,7 @@ static int config_set(struct sim_config *c, const char *key, const char *shown,
 			v = -1;
 		else if (v < 0)
 			return bad(err, shown, value, k->type == K_TRI ? BOOL_SPELLINGS " or default"
-								       : BOOL_SPELLINGS);
+								       : BOOL_SPELLINGS, NULL);
 		*(int *)(base + k->off) = v;
 		return 0;
 	}
@@ -395,29 +409,33 @@ static int config_set(struct sim_config *c, const char *key, const char *shown,
 		int v = !strcmp(value, "oracle") ? SIM_KY_ORACLE
 			: !strcmp(value, "oracle-cross-vm") ? SIM_KY_ORACLE_CROSS : bool_word(value);
 		if (v < 0)
-			return bad(err, shown, value, BOOL_SPELLINGS ", oracle or oracle-cross-vm");
+			return bad(err, shown, value, BOOL_SPELLINGS ", oracle or oracle-cross-vm",
+				   NULL);
 		*(int *)(base + k->off) = v;
 		return 0;
 	}
 	case K_KIND: {
 		pvspin_kind_t kind = pvspin_kind_from_name(value);
 		if (kind == PVSPIN_KIND_NONE)
-			return bad(err, shown, value, pvspin_kind_names());
+			return bad(err, shown, value, "a lock kind; valid kinds: ", pvspin_kind_names());
 		*(pvspin_kind_t *)(base + k->off) = kind;
 		return 0;
 	}
 	case K_DIST: {
 		int d = sim_dist_from_name(value);
 		if (d < 0)
-			return bad(err, shown, value, "const, exp, pareto");
+			return bad(err, shown, value, "a distribution; valid distributions: ",
+				   "const, exp, pareto");
 		*(enum sim_dist *)(base + k->off) = (enum sim_dist)d;
 		return 0;
 	}
 	case K_STR:
 		if (!strcmp(key, "profile") && !sim_profile_find(value))
-			return bad(err, shown, value, sim_profile_names());
+			return bad(err, shown, value, "a profile; valid profiles: ",
+				   sim_profile_names());
 		if (!strcmp(key, "workload") && !sim_workload_find(value))
-			return bad(err, shown, value, sim_workload_names());
+			return bad(err, shown, value, "a workload; valid workloads: ",
+				   sim_workload_names());
 		snprintf(base + k->off, 32, "%s", value);
 		return 0;
 	}

@@ -670,7 +670,14 @@ static int sim_main(int argc, char **argv, char **sets)
 			preset = optarg;
 			break;
 		case 's': sets[nsets++] = optarg; break;
-		case 'S': seed_s = optarg; break;
+		case 'S': {
+			/* the key seed's range, said as every number option is */
+			uint64_t v;
+			if (tool_option_number("pvspin sim", "--seed", optarg, 0, UINT64_MAX, &v))
+				return 2;
+			seed_s = optarg;
+			break;
+		}
 		case 'j':
 			/* a value of the command line, not a file that cannot be
 			 * written: exit 2 naming the option, as pvspin bench's */
@@ -687,11 +694,8 @@ static int sim_main(int argc, char **argv, char **sets)
 		case 'k': keys = 1; break;
 		case 'f': {
 			uint64_t v;
-			if (!tool_parse_decimal(optarg, 1, 1000000, &v)) {
-				fprintf(stderr, "pvspin sim: --fuzz needs a run count from 1 to 1000000, "
-						"not '%s'\n", optarg);
+			if (tool_option_number("pvspin sim", "--fuzz", optarg, 1, 1000000, &v))
 				return 2;
-			}
 			fuzz = (long)v;
 			break;
 		}
@@ -700,11 +704,8 @@ static int sim_main(int argc, char **argv, char **sets)
 			if (seeds_s)
 				return given_twice("seed counts", "--seeds", seeds_s, optarg);
 			seeds_s = optarg;
-			if (!tool_parse_decimal(optarg, 1, SIM_MAX_SEEDS, &v)) {
-				fprintf(stderr, "pvspin sim: --seeds needs a seed count from 1 to %d, "
-						"not '%s'\n", SIM_MAX_SEEDS, optarg);
+			if (tool_option_number("pvspin sim", "--seeds", optarg, 1, SIM_MAX_SEEDS, &v))
 				return 2;
-			}
 			nseeds = (long)v;
 			break;
 		}
