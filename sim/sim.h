@@ -236,13 +236,13 @@ int sim_config_preset(struct sim_config *c, const char *name, FILE *err);
  *  message when the file is missing, a directory, unreadable or malformed:
  *  a line that is not INI, a line over inih's 199 characters, an unknown
  *  section, a key given twice (preset included; the message names it and
- *  both lines), no key at all (an empty scenario: the file failed); -1 +
- *  message for a file of more than SIM_SCENARIO_MAX bytes.  '#' and
+ *  both lines), no key at all (an empty scenario: the file failed), a file
+ *  of more than SIM_SCENARIO_MAX bytes.  '#' and
  *  ';' start comments, at the start of a line or after a value. */
 int sim_config_load_ini(struct sim_config *c, const char *path, FILE *err);
 /** sim_config_load_ini() of an open stream `f` (not closed), named `name`
  *  in the messages (e.g. "<stdin>"), from its current position.  Same
- *  returns; also -1 after sim_scenario_too_big()'s message once more than
+ *  returns; also -2 after sim_scenario_too_big()'s message once more than
  *  SIM_SCENARIO_MAX bytes were read without an error (a regular file: by
  *  its size, before it is read).  Reads no further than the line of the
  *  first error of a line (not INI, too long, a NUL byte, an unknown
@@ -271,7 +271,9 @@ bool sim_config_key_exists(const char *name);
 /** Say on `err` that the scenario `name` (the file, or "<stdin>") has more
  *  than SIM_SCENARIO_MAX bytes, naming the bound: "pvspin sim: NAME: larger
  *  than 1 GiB (1073741824 bytes), the most pvspin sim reads of a scenario".
- *  Returns -1, what the scenario loaders return for it (exit 2). */
+ *  Returns -2, what the scenario loaders return for it: the input failed
+ *  (exit 1), as for a line too long or a NUL byte, not a bad key or value
+ *  (-1, exit 2). */
 int sim_scenario_too_big(const char *name, FILE *err);
 /** Is `f` a regular file with more than `room` bytes left from its
  *  position?  Then a loader refuses it by its size, before reading it

@@ -544,9 +544,8 @@ static char *scenario_read_line(char *str, int num, void *stream)
 	size_t n = (size_t)got;
 	x->bytes += n;
 	if (x->bytes > SIM_SCENARIO_MAX) {
-		sim_scenario_too_big(x->path, x->msgf);
+		x->fail_rc = sim_scenario_too_big(x->path, x->msgf);
 		x->fail_line = x->line;
-		x->fail_rc = -1;
 		return NULL;
 	}
 	snprintf(x->raw, sizeof(x->raw), "%.*s", (int)strcspn(str, "\r\n"), str);
@@ -674,7 +673,7 @@ int sim_scenario_too_big(const char *name, FILE *err)
 {
 	fprintf(err, "pvspin sim: %s: larger than 1 GiB (%zu bytes), the most pvspin sim reads "
 		"of a scenario\n", name, SIM_SCENARIO_MAX);
-	return -1;
+	return -2;
 }
 
 int sim_scenario_check_file(const char *path, FILE *err)

@@ -20,13 +20,18 @@
  * reports the median and min-max of every figure (sim_seeds.c).  --list
  * and --keys take no other
  * argument; --fuzz takes only --seed and --json (it draws its own
- * configurations).  Exit status: 0 success; 1 the run stopped on a
- * deadlock / broken invariant / lock misuse (report on stderr), or the
- * scenario file is missing, unreadable or malformed (e.g. an INI line that
- * is not KEY = VALUE, an unknown [section], or a NUL byte), or the JSON output
- * cannot be written (checked before simulating, then at the write); 2 bad
- * usage (option, key or value, a host shape that makes no sense, a scenario
- * larger than 1 GiB: SIM_SCENARIO_MAX).  SIGINT,
+ * configurations).  Exit status (usage() says it): 0 success; 1 the run
+ * stopped on a deadlock / broken invariant / lock misuse (report on
+ * stderr), or the scenario could not be read as one: missing, unreadable
+ * or malformed (e.g. an INI line that is not KEY = VALUE, an unknown
+ * [section], a NUL byte, no key, more than 1 GiB: SIM_SCENARIO_MAX), or
+ * the JSON output cannot be written (checked before simulating, then at
+ * the write); 2 bad usage: an option, a key or a value (on the command
+ * line or in the scenario: the same check and words), a host shape that
+ * makes no sense.  The rule of the other subcommands: 2 for what was
+ * asked wrongly, 1 for an input that could not be used as what it should
+ * be (as `pvspin detect --cpuid` with a malformed dump) or a run that
+ * failed.  SIGINT,
  * SIGTERM and SIGHUP stop the run at its next event; its results so far are
  * reported, then the process ends by that signal.
  *
@@ -64,9 +69,17 @@ static void usage(FILE *f)
 		"Without --json a summary is printed; --json - writes the JSON document to stdout.\n"
 		"--seeds N: the seeds seed .. seed+N-1 (N from 1 to %d), in parallel processes\n"
 		"      (at most one per usable CPU): median and min-max of every figure.\n"
+		"\n"
+		"Exit status: 0 success; 1 a run stopped on a deadlock, two holders or lock\n"
+		"misuse (--fuzz: a run broke; the report on stderr), the scenario could not be\n"
+		"read as one (missing, a directory, unreadable, not KEY = VALUE lines nor a\n"
+		"JSON object, a line over 199 characters, a NUL byte, no key, larger than\n"
+		"1 GiB), or the --json FILE cannot be written; 2 bad usage: an option, a key\n"
+		"or a value, on the command line or in the scenario, a host shape that makes\n"
+		"no sense (nodes, dedicated, a vmN.* key beyond vms), two presets.\n"
 		"SIGINT, SIGTERM or SIGHUP stops the run at its next event: what it measured\n"
 		"so far is reported (\"stop\": \"interrupted\"; with --seeds, the seeds that\n"
-		"had started), then the signal ends the process.\n",
+		"had started), then the signal ends the process (exit 130, 143, 129).\n",
 		SIM_MAX_SEEDS);
 }
 
@@ -239,8 +252,8 @@ static enum scenario_read read_scenario_rest(FILE *f, struct scenario_text *t)
 
 /* Say why a JSON scenario named `name` ("<stdin>" or the file) could not be
  * read (r, from read_scenario_rest(); errno for SCENARIO_READ_ERROR).
- * Returns what the loaders return for it: -1 for a scenario above the
- * bound (exit 2), -2 otherwise (exit 1). */
+ * Returns what the loaders return for it: -2 (exit 1: the input failed),
+ * for a scenario above the bound too. */
 static int scenario_read_error(enum scenario_read r, const char *name)
 {
 	if (r == SCENARIO_READ_TOO_BIG)
@@ -260,7 +273,7 @@ static int scenario_read_error(enum scenario_read r, const char *name)
 }
 
 /* The JSON scenario file `path`: returns as apply_json_scenario(), -2
- * also when the file is missing or unreadable, -1 when it is larger than
+ * also when the file is missing or unreadable, or larger than
  * SIM_SCENARIO_MAX. */
 static int load_json_scenario(struct sim_config *c, const char *path)
 {

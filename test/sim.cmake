@@ -476,8 +476,10 @@ if(TARGET pvspin_sim_core AND TARGET pvspin)
   # A JSON scenario (a .json file, or stdin starting with '{') is read
   # whole for jansson; a scenario is at most 1 GiB (the largest report
   # `pvspin sim --json` writes, --seeds 1000 of 4096 vCPUs, is ~220 MB).
-  # More is refused naming the input and the bound, exit 2: a regular file
-  # by its size, before it is read.  A NUL byte stops the reading where it
+  # More is refused naming the input and the bound, exit 1 as any input
+  # that cannot be used as a scenario (a line too long, a NUL byte; it was
+  # exit 2, bad usage, alone of them): a regular file by its size, before
+  # it is read.  A NUL byte stops the reading where it
   # is (/dev/zero, as a .json file and on stdin, was read whole: a 2 GB
   # address-space limit ran out of memory in 2 s; unlimited, it took the
   # machine's memory).  An INI scenario on stdin is read line by line, as
@@ -498,17 +500,17 @@ if(TARGET pvspin_sim_core AND TARGET pvspin)
        { echo \"FAIL stdin {/dev/zero: exit $r: $e\"; fail=1; }
      printf '{' > \"$t/big.json\" && truncate -s 1073741825 \"$t/big.json\" || exit 1
      e=$(timeout 20 \"$p\" sim \"$t/big.json\" 2>&1 >/dev/null); r=$?
-     [ \"$r:$e\" = \"2:pvspin sim: $t/big.json: $big\" ] || { echo \"FAIL big.json: exit $r: $e\"; fail=1; }
+     [ \"$r:$e\" = \"1:pvspin sim: $t/big.json: $big\" ] || { echo \"FAIL big.json: exit $r: $e\"; fail=1; }
      e=$(timeout 20 \"$p\" sim - < \"$t/big.json\" 2>&1 >/dev/null); r=$?
-     [ \"$r:$e\" = \"2:pvspin sim: <stdin>: $big\" ] || { echo \"FAIL stdin big: exit $r: $e\"; fail=1; }
+     [ \"$r:$e\" = \"1:pvspin sim: <stdin>: $big\" ] || { echo \"FAIL stdin big: exit $r: $e\"; fail=1; }
      truncate -s 1073741825 \"$t/big.ini\" || exit 1
      e=$(timeout 20 \"$p\" sim \"$t/big.ini\" 2>&1 >/dev/null); r=$?
-     [ \"$r:$e\" = \"2:pvspin sim: $t/big.ini: $big\" ] || { echo \"FAIL big.ini: exit $r: $e\"; fail=1; }
+     [ \"$r:$e\" = \"1:pvspin sim: $t/big.ini: $big\" ] || { echo \"FAIL big.ini: exit $r: $e\"; fail=1; }
      # on stdin too, by its size before the line reader (which has no
      # descriptor): it was read as INI and refused at its NUL byte, and a
      # text file would have been read up to the bound first
      e=$(timeout 20 \"$p\" sim - < \"$t/big.ini\" 2>&1 >/dev/null); r=$?
-     [ \"$r:$e\" = \"2:pvspin sim: <stdin>: $big\" ] || { echo \"FAIL stdin big.ini: exit $r: $e\"; fail=1; }
+     [ \"$r:$e\" = \"1:pvspin sim: <stdin>: $big\" ] || { echo \"FAIL stdin big.ini: exit $r: $e\"; fail=1; }
      truncate -s 1073741824 \"$t/big.json\"
      e=$(timeout 20 \"$p\" sim \"$t/big.json\" 2>&1 >/dev/null); r=$?
      [ \"$r:$e\" = \"1:pvspin sim: $t/big.json:1: NUL byte in line\" ] ||
@@ -529,6 +531,13 @@ if(TARGET pvspin_sim_core AND TARGET pvspin)
      rm -r \"$t\"; [ $fail -eq 0 ] && echo json-size-bound-ok" ${P})
   set_tests_properties(sim_cli_json_size_bound PROPERTIES PASS_REGULAR_EXPRESSION "json-size-bound-ok"
     TIMEOUT 120)
+  # `pvspin help sim` gives the exit statuses, as bench's help does, the
+  # 1 GiB bound among the inputs that failed (exit 1), a bad key or value
+  # in the scenario among the bad usage (exit 2), and the signals'
+  add_test(NAME sim_cli_help_exit_status COMMAND sh -c
+    "\"$0\" help sim | tr '\\n' ' ' | tr -s ' '" ${P})
+  set_tests_properties(sim_cli_help_exit_status PROPERTIES PASS_REGULAR_EXPRESSION
+    "Exit status: 0 success; 1 a run stopped on a deadlock[^;]*; [^;]*larger than 1 GiB\\)[^;]*; 2 bad usage: an option, a key or a value, on the command line or in the scenario, .*then the signal ends the process \\(exit 130, 143, 129\\)")
   add_test(NAME sim_cli_stdin_empty COMMAND sh -c "\"$0\" sim - < /dev/null 2>&1; echo \"exit=$?\"" ${P})
   set_tests_properties(sim_cli_stdin_empty PROPERTIES PASS_REGULAR_EXPRESSION
     "^pvspin sim: <stdin>: empty scenario[^\n]*\nexit=1")
