@@ -64,6 +64,42 @@ rm -r $d
     COMMAND sh ${CMAKE_CURRENT_BINARY_DIR}/sim_seeds_interrupt.sh $<TARGET_FILE:pvspin-sim>)
   set_tests_properties(sim_cli_seeds_interrupt PROPERTIES TIMEOUT 120
     PASS_REGULAR_EXPRESSION "seeds-interrupt-ok")
+  # SIGTERM while the scenario is still being read, from a pipe that never
+  # ends: fast (yes, which kept it reading up to 1 GiB, the signal
+  # unheeded), slow (a line every 50 ms: the blocked read ended with
+  # EINTR, said as "cannot read scenario file '<stdin>'", then "the
+  # results cover the simulated time until then" of a run that never
+  # was; or, the signal between two reads, read on) or stalled (no byte:
+  # the same); INI, blanks before the first character and JSON, on stdin
+  # and as a named FIFO (.ini, .json).  Each must end within 3 s of the
+  # signal, by it (143), with one line on stderr.
+  file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/sim_load_interrupt.sh
+"p=\"$1\"; d=$(mktemp -d) || exit 1; fail=0
+w='pvspin sim: interrupted by SIGTERM while reading the scenario: nothing was simulated'
+feed() { case $1 in
+  yes) yes '# comment';; slow) while echo '# comment'; do sleep 0.05; done;;
+  stall) exec sleep 30;; blank) yes '';;
+  jyes) echo '{'; yes ' ';; jslow) echo '{'; while echo ' '; do sleep 0.05; done;; esac; }
+for c in '- yes' '- slow' '- stall' '- blank' '- jyes' '- jslow' \\
+         'f.ini slow' 'f.ini stall' 'f.json jslow'; do
+  set -- $c; a=-; in=\"$d/f\"; rm -f \"$d/f\" \"$d/$1\"; mkfifo \"$d/f\" || exit 1
+  [ $1 = - ] || { ln -s f \"$d/$1\"; a=\"$d/$1\"; in=/dev/null; }
+  feed $2 >\"$d/f\" 2>/dev/null & feeder=$!
+  \"$p\" sim \"$a\" <\"$in\" >/dev/null 2>\"$d/err\" & sim=$!
+  sleep 0.5; kill -TERM $sim
+  i=0; while kill -0 $sim 2>/dev/null && [ $i -lt 30 ]; do sleep 0.1; i=$((i+1)); done
+  kill -KILL $sim 2>/dev/null; wait $sim; r=$?
+  kill $feeder 2>/dev/null; wait $feeder 2>/dev/null
+  e=$(grep -v '^==[0-9]*==' \"$d/err\")
+  [ $i -lt 30 ] && [ \"$r:$e\" = \"143:$w\" ] ||
+    { echo \"FAIL $c: exit $r after $i x 0.1 s: '$e'\"; fail=1; }
+done
+rm -r \"$d\"; [ $fail -eq 0 ] && echo load-interrupt-ok
+")
+  add_test(NAME sim_cli_load_interrupt
+    COMMAND sh ${CMAKE_CURRENT_BINARY_DIR}/sim_load_interrupt.sh $<TARGET_FILE:pvspin>)
+  set_tests_properties(sim_cli_load_interrupt PROPERTIES TIMEOUT 60
+    PASS_REGULAR_EXPRESSION "load-interrupt-ok")
   add_test(NAME sim_cli_list COMMAND pvspin sim --list)
   set_tests_properties(sim_cli_list PROPERTIES
     PASS_REGULAR_EXPRESSION "kcbench-no-ple.*ebizzy-boost.*spawn-dedicated")
