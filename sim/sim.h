@@ -32,6 +32,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 #include <ucontext.h>
 
 #include <gsl/gsl_rng.h>
@@ -236,17 +237,18 @@ int sim_config_preset(struct sim_config *c, const char *name, FILE *err);
  *  message when the file is missing, a directory, unreadable or malformed:
  *  a line that is not INI, a line over inih's 199 characters, an unknown
  *  section, a key given twice (preset included; the message names it and
- *  both lines), no key at all (an empty scenario: the file failed); -1 +
- *  message for a file of more than SIM_SCENARIO_MAX bytes.  '#' and
+ *  both lines), no key at all (an empty scenario: the file failed), a file
+ *  of more than SIM_SCENARIO_MAX bytes.  '#' and
  *  ';' start comments, at the start of a line or after a value. */
 int sim_config_load_ini(struct sim_config *c, const char *path, FILE *err);
 /** sim_config_load_ini() of an open stream `f` (not closed), named `name`
  *  in the messages (e.g. "<stdin>"), from its current position.  Same
- *  returns; also -1 after sim_scenario_too_big()'s message once more than
+ *  returns; also -2 after sim_scenario_too_big()'s message once more than
  *  SIM_SCENARIO_MAX bytes were read without an error (a regular file: by
  *  its size, before it is read).  Reads no further than the line of the
  *  first error of a line (not INI, too long, a NUL byte, an unknown
- *  section), so an endless stream stops there. */
+ *  section), so an endless stream stops there; SIM_SCENARIO_STOPPED once a
+ *  stop signal has come (checked before every line). */
 int sim_config_load_ini_stream(struct sim_config *c, FILE *f, const char *name, FILE *err);
 /** Whether `name` is a configuration key (of --set: a key, "preset" or
  *  vmN.KEY with a per-VM KEY and N in plain decimal without a leading zero;
@@ -268,16 +270,45 @@ bool sim_config_key_exists(const char *name);
  * come near the bound.
  */
 #define SIM_SCENARIO_MAX ((size_t)1 << 30)
+/** What a scenario loader (sim_config_load_ini(), ..._stream(), and
+ *  sim_main.c's JSON and stdin readers) returns when a stop signal
+ *  (tool_stop_signal()) has come: they look before every line or chunk
+ *  they read and after a read that failed (a read blocked on a pipe or a
+ *  terminal ends with EINTR), so an endless or stalled input ends there.
+ *  Nothing is said (the read error is the signal's doing) and nothing
+ *  applied; the caller says it and ends by the signal. */
+#define SIM_SCENARIO_STOPPED (-3)
 /** Say on `err` that the scenario `name` (the file, or "<stdin>") has more
  *  than SIM_SCENARIO_MAX bytes, naming the bound: "pvspin sim: NAME: larger
  *  than 1 GiB (1073741824 bytes), the most pvspin sim reads of a scenario".
- *  Returns -1, what the scenario loaders return for it (exit 2). */
+ *  Returns -2, what the scenario loaders return for it: the input failed
+ *  (exit 1), as for a line too long or a NUL byte, not a bad key or value
+ *  (-1, exit 2). */
 int sim_scenario_too_big(const char *name, FILE *err);
-/** Is `f` a regular file with more than `room` bytes left from its
- *  position?  Then a loader refuses it by its size, before reading it
- *  (sim_scenario_too_big()).  False for a pipe, a terminal or a stream
- *  without a descriptor (those are refused as they are read). */
-bool sim_scenario_file_over(FILE *f, size_t room);
+/** Is the descriptor `fd` a regular file with more than `room` bytes left
+ *  from its position?  Then a loader refuses it by its size, before
+ *  reading it (sim_scenario_too_big()).  False for a pipe, a terminal or
+ *  a stream without a descriptor (fd -1: fileno() of a cookie stream);
+ *  those are refused as they are read. */
+bool sim_scenario_file_over(int fd, size_t room);
+/**
+ * Read what the descriptor `fd` has, up to `n` bytes, into `buf`: one
+ * read(2) once ppoll(2) said there is input, the way every scenario
+ * reader reads, so that an endless input is read a line or chunk at a
+ * time and a stop signal (tool_stop_signal()) ends the wait of a stalled
+ * one at once, whenever it comes, also between the test of the flag and
+ * the wait (the stop signals are blocked there; ppoll() unblocks them).
+ * Returns the bytes read (fewer than `n` when fewer are there), 0 at the
+ * end of the input, or -1 with errno: EINTR once a stop signal has come
+ * (nothing read), else read()'s or ppoll()'s error.  Not thread-safe
+ * (sigprocmask(); the simulator is one thread).
+ */
+ssize_t sim_scenario_read(int fd, void *buf, size_t n);
+/** A stream (fopencookie()) that reads the descriptor `fd` with
+ *  sim_scenario_read(), for the line reader of an INI scenario; fclose()
+ *  leaves `fd` open (the caller's to close); fileno() of it is -1.
+ *  NULL with errno if it cannot be made. */
+FILE *sim_scenario_stream(int fd);
 /** Check that scenario file `path` exists, is not a directory and is
  *  readable.  Returns 0, or -1 after a message naming the reason to `err`. */
 int sim_scenario_check_file(const char *path, FILE *err);

@@ -4,9 +4,14 @@
  * validation.  INI files are parsed with inih (Debian libinih).  The
  * presets are in sim_preset.c.
  */
+#define _GNU_SOURCE         /* ppoll(), fopencookie() */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -247,9 +252,22 @@ static int bool_word(const char *v)
 	return -1;
 }
 
-static int bad(FILE *err, const char *key, const char *value, const char *valid)
+/* A bad value of a key, in the shape of a bad value of an option
+ * (tools/pvspin/option_error.h, tool_value_error()) with the key and its
+ * value written as they are given, KEY=VALUE (as --set takes them, and as
+ * a bad PVSPIN_* variable is said): what is wrong, then what the key
+ * takes, `what` ("an integer from 1 to 64", "a lock kind; valid kinds: ")
+ * followed by `names` (NULL: `what` says all), one line:
+ *
+ *   pvspin sim: vms=0: not an integer from 1 to 64
+ *   pvspin sim: lock=mutex: not a lock kind; valid kinds: qspinlock, ...
+ *
+ * A scenario file's loader adds a line naming the file and the line or
+ * key.  Returns -1. */
+static int bad(FILE *err, const char *key, const char *value, const char *what,
+	       const char *names)
 {
-	fprintf(err, "pvspin sim: bad value '%s' for key '%s'; valid: %s\n", value, key, valid);
+	fprintf(err, "pvspin sim: %s=%s: not %s%s\n", key, value, what, names ? names : "");
 	return -1;
 }
 
@@ -350,7 +368,7 @@ static int config_set(struct sim_config *c, const char *key, const char *shown,
 		long long v = strtoll(value, &end, 10);
 		if (!plain_decimal(value, false) || errno || end == value || *end ||
 		    v < k->min || v > k->max)
-			return bad(err, shown, value, range);
+			return bad(err, shown, value, range, NULL);
 		if (k->type == K_INT)
 			*(int *)(base + k->off) = (int)v;
 		else if (k->type == K_U32)
@@ -363,7 +381,8 @@ static int config_set(struct sim_config *c, const char *key, const char *shown,
 		unsigned long long v = strtoull(value, &end, 10);
 		if (!plain_decimal(value, false) || errno || end == value || *end ||
 		    value[0] == '-')
-			return bad(err, shown, value, "an integer from 0 to 18446744073709551615");
+			return bad(err, shown, value, "an integer from 0 to 18446744073709551615",
+				   NULL);
 		*(uint64_t *)(base + k->off) = v;
 		return 0;
 	}
@@ -375,7 +394,7 @@ static int config_set(struct sim_config *c, const char *key, const char *shown,
 					(k->type == K_DOUBLE_PROF && v == -1)) &&
 			  !(v > 0 && v < min_on);
 		if (!plain_decimal(value, true) || end == value || *end || !isfinite(v) || !in)
-			return bad(err, shown, value, range);
+			return bad(err, shown, value, range, NULL);
 		*(double *)(base + k->off) = v;
 		return 0;
 	}
@@ -386,7 +405,7 @@ static int config_set(struct sim_config *c, const char *key, const char *shown,
 			v = -1;
 		else if (v < 0)
 			return bad(err, shown, value, k->type == K_TRI ? BOOL_SPELLINGS " or default"
-								       : BOOL_SPELLINGS);
+								       : BOOL_SPELLINGS, NULL);
 		*(int *)(base + k->off) = v;
 		return 0;
 	}
@@ -395,29 +414,33 @@ static int config_set(struct sim_config *c, const char *key, const char *shown,
 		int v = !strcmp(value, "oracle") ? SIM_KY_ORACLE
 			: !strcmp(value, "oracle-cross-vm") ? SIM_KY_ORACLE_CROSS : bool_word(value);
 		if (v < 0)
-			return bad(err, shown, value, BOOL_SPELLINGS ", oracle or oracle-cross-vm");
+			return bad(err, shown, value, BOOL_SPELLINGS ", oracle or oracle-cross-vm",
+				   NULL);
 		*(int *)(base + k->off) = v;
 		return 0;
 	}
 	case K_KIND: {
 		pvspin_kind_t kind = pvspin_kind_from_name(value);
 		if (kind == PVSPIN_KIND_NONE)
-			return bad(err, shown, value, pvspin_kind_names());
+			return bad(err, shown, value, "a lock kind; valid kinds: ", pvspin_kind_names());
 		*(pvspin_kind_t *)(base + k->off) = kind;
 		return 0;
 	}
 	case K_DIST: {
 		int d = sim_dist_from_name(value);
 		if (d < 0)
-			return bad(err, shown, value, "const, exp, pareto");
+			return bad(err, shown, value, "a distribution; valid distributions: ",
+				   "const, exp, pareto");
 		*(enum sim_dist *)(base + k->off) = (enum sim_dist)d;
 		return 0;
 	}
 	case K_STR:
 		if (!strcmp(key, "profile") && !sim_profile_find(value))
-			return bad(err, shown, value, sim_profile_names());
+			return bad(err, shown, value, "a profile; valid profiles: ",
+				   sim_profile_names());
 		if (!strcmp(key, "workload") && !sim_workload_find(value))
-			return bad(err, shown, value, sim_workload_names());
+			return bad(err, shown, value, "a workload; valid workloads: ",
+				   sim_workload_names());
 		snprintf(base + k->off, 32, "%s", value);
 		return 0;
 	}
@@ -470,6 +493,7 @@ struct ini_ctx {
 	char raw[256];      /* that line as it is in the file, without its end */
 	int fail_line;      /* line of the first error, 0 = none yet */
 	int fail_rc;        /* -1 a bad key or value (usage), -2 the file failed */
+	bool stopped;       /* a stop signal came: read no more (SIM_SCENARIO_STOPPED) */
 	char *msg;          /* that error's message (open_memstream) */
 	size_t msg_len;
 	FILE *msgf;
@@ -504,10 +528,15 @@ static char *scenario_read_line(char *str, int num, void *stream)
 {
 	struct ini_ctx *x = stream;
 	bool nul;
-	if (x->fail_line)
+	if (x->fail_line || x->stopped)
 		return NULL;
-	ssize_t got = pvspin_read_line_bounded(x->f, str, (size_t)num, &nul);
-	if (!got)
+	/* a stop signal: before the line (an endless input never ends by
+	 * itself) and after it (a read blocked on a pipe ends with EINTR, a
+	 * read error, and the line it cut is not one) */
+	x->stopped = tool_stop_signal() != 0;
+	ssize_t got = x->stopped ? 0 : pvspin_read_line_bounded(x->f, str, (size_t)num, &nul);
+	x->stopped = tool_stop_signal() != 0;
+	if (!got || x->stopped)
 		return NULL;
 	x->line++;
 	if (nul) {
@@ -526,9 +555,8 @@ static char *scenario_read_line(char *str, int num, void *stream)
 	size_t n = (size_t)got;
 	x->bytes += n;
 	if (x->bytes > SIM_SCENARIO_MAX) {
-		sim_scenario_too_big(x->path, x->msgf);
+		x->fail_rc = sim_scenario_too_big(x->path, x->msgf);
 		x->fail_line = x->line;
-		x->fail_rc = -1;
 		return NULL;
 	}
 	snprintf(x->raw, sizeof(x->raw), "%.*s", (int)strcspn(str, "\r\n"), str);
@@ -656,7 +684,7 @@ int sim_scenario_too_big(const char *name, FILE *err)
 {
 	fprintf(err, "pvspin sim: %s: larger than 1 GiB (%zu bytes), the most pvspin sim reads "
 		"of a scenario\n", name, SIM_SCENARIO_MAX);
-	return -1;
+	return -2;
 }
 
 int sim_scenario_check_file(const char *path, FILE *err)
@@ -695,18 +723,56 @@ static void scenario_inih_options(void)
 #endif
 }
 
-bool sim_scenario_file_over(FILE *f, size_t room)
+bool sim_scenario_file_over(int fd, size_t room)
 {
 	struct stat st;
-	off_t at = ftello(f);
-	return fileno(f) >= 0 && !fstat(fileno(f), &st) && S_ISREG(st.st_mode) &&
+	off_t at = fd >= 0 ? lseek(fd, 0, SEEK_CUR) : -1;
+	return fd >= 0 && !fstat(fd, &st) && S_ISREG(st.st_mode) &&
 	       st.st_size - (at > 0 ? at : 0) > (off_t)room;
+}
+
+ssize_t sim_scenario_read(int fd, void *buf, size_t n)
+{
+	sigset_t stop, old;
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	ssize_t got = -1;
+	int r;
+	/* The stop signals are blocked from the test of the flag to the wait,
+	 * and ppoll() unblocks them only while it waits: one that came after
+	 * the test ends the wait at once (a plain read() would wait for the
+	 * next input, for ever on a pipe that stalls), one during it too. */
+	tool_stop_signals(&stop);
+	sigprocmask(SIG_BLOCK, &stop, &old);
+	do
+		r = tool_stop_signal() ? -1 : ppoll(&p, 1, NULL, &old);
+	while (r < 0 && errno == EINTR && !tool_stop_signal());
+	if (tool_stop_signal())
+		errno = EINTR;
+	else if (r > 0)
+		got = read(fd, buf, n);   /* ready: takes what is there, waits no more */
+	int e = errno;
+	sigprocmask(SIG_SETMASK, &old, NULL);   /* a pending stop signal is caught here */
+	errno = e;
+	return got;
+}
+
+/* cookie_read_function_t of sim_scenario_stream(): the descriptor is the
+ * cookie. */
+static ssize_t scenario_stream_read(void *cookie, char *buf, size_t size)
+{
+	return sim_scenario_read((int)(intptr_t)cookie, buf, size);
+}
+
+FILE *sim_scenario_stream(int fd)
+{
+	return fopencookie((void *)(intptr_t)fd, "r",
+			   (cookie_io_functions_t){ .read = scenario_stream_read });
 }
 
 int sim_config_load_ini_stream(struct sim_config *c, FILE *f, const char *name, FILE *err)
 {
 	struct ini_ctx x = { .c = c, .scratch = *c, .path = name, .f = f };
-	if (sim_scenario_file_over(f, SIM_SCENARIO_MAX))
+	if (sim_scenario_file_over(fileno(f), SIM_SCENARIO_MAX))
 		return sim_scenario_too_big(name, err);
 	scenario_inih_options();
 	x.msgf = open_memstream(&x.msg, &x.msg_len);
@@ -719,7 +785,9 @@ int sim_config_load_ini_stream(struct sim_config *c, FILE *f, const char *name, 
 	int rerr = ferror(f);
 	fclose(x.msgf);
 	int ret = 0;
-	if (rerr) {
+	if (x.stopped || tool_stop_signal()) {
+		ret = SIM_SCENARIO_STOPPED;   /* said by the caller, which ends by it */
+	} else if (rerr) {
 		fprintf(err, "pvspin sim: cannot read scenario file '%s'\n", name);
 		ret = -2;
 	} else if (rc > 0 && (!x.fail_line || rc < x.fail_line)) {
@@ -748,13 +816,26 @@ int sim_config_load_ini(struct sim_config *c, const char *path, FILE *err)
 {
 	if (sim_scenario_check_file(path, err))
 		return -2;
-	FILE *f = fopen(path, "r");
-	if (!f) {
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
 		fprintf(err, "pvspin sim: cannot open scenario file '%s': %s\n", path, strerror(errno));
 		return -2;
 	}
-	int ret = sim_config_load_ini_stream(c, f, path, err);
-	fclose(f);
+	/* read through sim_scenario_read(), so that a stop signal ends a wait
+	 * on a FIFO or a <(command) too; a regular file's size is checked on
+	 * its descriptor (the stream has none) */
+	FILE *f = NULL;
+	int ret;
+	if (sim_scenario_file_over(fd, SIM_SCENARIO_MAX)) {
+		ret = sim_scenario_too_big(path, err);
+	} else if (!(f = sim_scenario_stream(fd))) {
+		fprintf(err, "pvspin sim: out of memory\n");
+		ret = -2;
+	} else {
+		ret = sim_config_load_ini_stream(c, f, path, err);
+		fclose(f);
+	}
+	close(fd);
 	return ret;
 }
 

@@ -20,20 +20,28 @@
  * reports the median and min-max of every figure (sim_seeds.c).  --list
  * and --keys take no other
  * argument; --fuzz takes only --seed and --json (it draws its own
- * configurations).  Exit status: 0 success; 1 the run stopped on a
- * deadlock / broken invariant / lock misuse (report on stderr), or the
- * scenario file is missing, unreadable or malformed (e.g. an INI line that
- * is not KEY = VALUE, an unknown [section], or a NUL byte), or the JSON output
- * cannot be written (checked before simulating, then at the write); 2 bad
- * usage (option, key or value, a host shape that makes no sense, a scenario
- * larger than 1 GiB: SIM_SCENARIO_MAX).  SIGINT,
+ * configurations).  Exit status (usage() says it): 0 success; 1 the run
+ * stopped on a deadlock / broken invariant / lock misuse (report on
+ * stderr), or the scenario could not be read as one: missing, unreadable
+ * or malformed (e.g. an INI line that is not KEY = VALUE, an unknown
+ * [section], a NUL byte, no key, more than 1 GiB: SIM_SCENARIO_MAX), or
+ * the JSON output cannot be written (checked before simulating, then at
+ * the write); 2 bad usage: an option, a key or a value (on the command
+ * line or in the scenario: the same check and words), a host shape that
+ * makes no sense.  The rule of the other subcommands: 2 for what was
+ * asked wrongly, 1 for an input that could not be used as what it should
+ * be (as `pvspin detect --cpuid` with a malformed dump) or a run that
+ * failed.  SIGINT,
  * SIGTERM and SIGHUP stop the run at its next event; its results so far are
- * reported, then the process ends by that signal.
+ * reported, then the process ends by that signal.  One that comes while
+ * the scenario is read stops the reading (SIM_SCENARIO_STOPPED), and the
+ * process ends by it without a run.
  *
  * getopt's own messages start with argv[0]: `pvspin sim` passes "pvspin sim".
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <getopt.h>
 #include <stdlib.h>
@@ -64,9 +72,19 @@ static void usage(FILE *f)
 		"Without --json a summary is printed; --json - writes the JSON document to stdout.\n"
 		"--seeds N: the seeds seed .. seed+N-1 (N from 1 to %d), in parallel processes\n"
 		"      (at most one per usable CPU): median and min-max of every figure.\n"
+		"\n"
+		"Exit status: 0 success; 1 a run stopped on a deadlock, two holders or lock\n"
+		"misuse (--fuzz: a run broke; the report on stderr), the scenario could not be\n"
+		"read as one (missing, a directory, unreadable, not KEY = VALUE lines nor a\n"
+		"JSON object, a line over 199 characters, a NUL byte, no key, larger than\n"
+		"1 GiB), or the --json FILE cannot be written; 2 bad usage: an option, a key\n"
+		"or a value, on the command line or in the scenario, a host shape that makes\n"
+		"no sense (nodes, dedicated, a vmN.* key beyond vms), two presets.\n"
 		"SIGINT, SIGTERM or SIGHUP stops the run at its next event: what it measured\n"
 		"so far is reported (\"stop\": \"interrupted\"; with --seeds, the seeds that\n"
-		"had started), then the signal ends the process.\n",
+		"had started), then the signal ends the process (exit 130, 143, 129); one that\n"
+		"comes while the scenario is read (an endless or stalled stdin) ends it there,\n"
+		"nothing simulated.\n",
 		SIM_MAX_SEEDS);
 }
 
@@ -190,8 +208,9 @@ enum scenario_read {
 				 * holds its first NUL byte (the rest is left
 				 * unread: the NUL is refused at its line) */
 	SCENARIO_READ_TOO_BIG,  /* more than SIM_SCENARIO_MAX bytes */
-	SCENARIO_READ_ERROR,    /* a read error: ferror(), errno */
+	SCENARIO_READ_ERROR,    /* a read error: errno */
 	SCENARIO_READ_NOMEM,
+	SCENARIO_READ_STOPPED,  /* a stop signal came (SIM_SCENARIO_STOPPED) */
 };
 
 /* Room for one byte more in t, growing it up to SIM_SCENARIO_MAX + 1
@@ -213,36 +232,54 @@ static enum scenario_read scenario_text_room(struct scenario_text *t)
 	return SCENARIO_READ_END;
 }
 
-/* Append the rest of `f` to t, 64 KiB at a time: up to its end, its first
+/* Append what `fd` has next, one sim_scenario_read() of up to 64 KiB, to
+ * t; *got is how many bytes (0 at the end of the input).  Returns
+ * SCENARIO_READ_END, or why nothing could be read: SCENARIO_READ_STOPPED
+ * once a stop signal has come (a read it cut short is its doing, not a
+ * read error), SCENARIO_READ_ERROR (errno), _TOO_BIG, _NOMEM. */
+static enum scenario_read read_scenario_chunk(int fd, struct scenario_text *t, size_t *got)
+{
+	*got = 0;
+	enum scenario_read r = scenario_text_room(t);
+	if (r != SCENARIO_READ_END)
+		return r;
+	size_t want = t->cap - t->len < 65536 ? t->cap - t->len : 65536;
+	ssize_t n = sim_scenario_read(fd, t->buf + t->len, want);
+	if (n < 0)
+		return tool_stop_signal() ? SCENARIO_READ_STOPPED : SCENARIO_READ_ERROR;
+	t->len += (size_t)n;
+	*got = (size_t)n;
+	return SCENARIO_READ_END;
+}
+
+/* Append the rest of `fd` to t, a chunk at a time: up to its end, its first
  * NUL byte (the chunk that holds it is appended; a scenario with a NUL
  * byte is refused at its line, so nothing after it is needed: /dev/zero
  * stops at its first chunk), or SIM_SCENARIO_MAX bytes in all.  A regular
- * file longer than that is refused by its size, before it is read. */
-static enum scenario_read read_scenario_rest(FILE *f, struct scenario_text *t)
+ * file longer than that is refused by its size, before it is read.  A
+ * stop signal ends it at the next chunk, or in the wait for one
+ * (SCENARIO_READ_STOPPED). */
+static enum scenario_read read_scenario_rest(int fd, struct scenario_text *t)
 {
-	if (sim_scenario_file_over(f, SIM_SCENARIO_MAX - t->len))
+	if (sim_scenario_file_over(fd, SIM_SCENARIO_MAX - t->len))
 		return SCENARIO_READ_TOO_BIG;
 	for (;;) {
-		enum scenario_read r = scenario_text_room(t);
-		if (r != SCENARIO_READ_END)
+		size_t got;
+		enum scenario_read r = read_scenario_chunk(fd, t, &got);
+		if (r != SCENARIO_READ_END || !got || memchr(t->buf + t->len - got, '\0', got))
 			return r;
-		size_t want = t->cap - t->len < 65536 ? t->cap - t->len : 65536;
-		size_t got = fread(t->buf + t->len, 1, want, f);
-		bool nul = memchr(t->buf + t->len, '\0', got) != NULL;
-		t->len += got;
-		if (nul)
-			return SCENARIO_READ_END;
-		if (got < want)
-			return ferror(f) ? SCENARIO_READ_ERROR : SCENARIO_READ_END;
 	}
 }
 
 /* Say why a JSON scenario named `name` ("<stdin>" or the file) could not be
  * read (r, from read_scenario_rest(); errno for SCENARIO_READ_ERROR).
- * Returns what the loaders return for it: -1 for a scenario above the
- * bound (exit 2), -2 otherwise (exit 1). */
+ * Returns what the loaders return for it: -2 (exit 1: the input failed),
+ * for a scenario above the bound too; SIM_SCENARIO_STOPPED, without a
+ * word, for SCENARIO_READ_STOPPED. */
 static int scenario_read_error(enum scenario_read r, const char *name)
 {
+	if (r == SCENARIO_READ_STOPPED)
+		return SIM_SCENARIO_STOPPED;   /* said by sim_main(), no read error */
 	if (r == SCENARIO_READ_TOO_BIG)
 		return sim_scenario_too_big(name, stderr);
 	bool in = !strcmp(name, "<stdin>");
@@ -260,22 +297,22 @@ static int scenario_read_error(enum scenario_read r, const char *name)
 }
 
 /* The JSON scenario file `path`: returns as apply_json_scenario(), -2
- * also when the file is missing or unreadable, -1 when it is larger than
+ * also when the file is missing or unreadable, or larger than
  * SIM_SCENARIO_MAX. */
 static int load_json_scenario(struct sim_config *c, const char *path)
 {
 	if (sim_scenario_check_file(path, stderr))
 		return -2;
-	FILE *f = fopen(path, "r");
-	if (!f) {
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
 		fprintf(stderr, "pvspin sim: cannot open scenario file '%s': %s\n", path,
 			strerror(errno));
 		return -2;
 	}
 	struct scenario_text t = { 0 };
-	enum scenario_read r = read_scenario_rest(f, &t);
+	enum scenario_read r = read_scenario_rest(fd, &t);
 	int err = errno;
-	fclose(f);
+	close(fd);
 	errno = err;
 	int rc = r == SCENARIO_READ_END
 		 ? load_json_text(c, t.buf ? t.buf : "", t.len, path) : scenario_read_error(r, path);
@@ -291,7 +328,8 @@ struct stdin_ini {
 };
 
 /* cookie_read_function_t of struct stdin_ini: -1 on a read error of
- * stdin (ferror(stdin)), 0 at its end. */
+ * stdin, or once a stop signal has come (sim_scenario_read()), 0 at its
+ * end. */
 static ssize_t stdin_ini_read(void *cookie, char *buf, size_t size)
 {
 	struct stdin_ini *s = cookie;
@@ -301,8 +339,7 @@ static ssize_t stdin_ini_read(void *cookie, char *buf, size_t size)
 		s->off += n;
 		return (ssize_t)n;
 	}
-	size_t got = fread(buf, 1, size, stdin);
-	return !got && ferror(stdin) ? -1 : (ssize_t)got;
+	return sim_scenario_read(STDIN_FILENO, buf, size);
 }
 
 /* `pvspin sim -`: the scenario on stdin, JSON if its first non-blank
@@ -316,22 +353,22 @@ static int load_stdin_scenario(struct sim_config *c)
 	struct scenario_text t = { 0 };
 	enum scenario_read r = SCENARIO_READ_END;
 	int ch = EOF, ret;
-	while (r == SCENARIO_READ_END && (ch = getc(stdin)) != EOF) {
-		r = scenario_text_room(&t);
-		if (r != SCENARIO_READ_END)
-			break;
-		t.buf[t.len++] = (char)ch;
-		if (ch != ' ' && ch != '\t' && ch != '\r' && ch != '\n')
-			break;
+	/* a chunk at a time up to the first non-blank character (its chunk
+	 * and the blanks before it are the head of the text); stdin is read
+	 * with sim_scenario_read() only, never through stdio, so that no
+	 * byte waits in stdin's buffer and a stop signal ends a wait */
+	for (size_t at = 0, got = 1; r == SCENARIO_READ_END && ch == EOF && got;) {
+		r = read_scenario_chunk(STDIN_FILENO, &t, &got);
+		for (; at < t.len && ch == EOF; at++)
+			if (!strchr(" \t\r\n", t.buf[at]) || !t.buf[at])
+				ch = (unsigned char)t.buf[at];
 	}
-	if (r == SCENARIO_READ_END && ch == EOF && ferror(stdin))
-		r = SCENARIO_READ_ERROR;
 	if (r == SCENARIO_READ_END && ch == '{')
-		r = read_scenario_rest(stdin, &t);
+		r = read_scenario_rest(STDIN_FILENO, &t);
 	/* INI: a regular file on stdin is refused by its size here, as by
 	 * name, before the line reader (whose stream has no descriptor) */
 	else if (r == SCENARIO_READ_END && ch != EOF &&
-		 sim_scenario_file_over(stdin, SIM_SCENARIO_MAX - t.len))
+		 sim_scenario_file_over(STDIN_FILENO, SIM_SCENARIO_MAX - t.len))
 		r = SCENARIO_READ_TOO_BIG;
 	if (r != SCENARIO_READ_END) {
 		ret = scenario_read_error(r, name);
@@ -540,9 +577,10 @@ static void fuzz_config(struct sim_config *c, gsl_rng *r, char *cmd, size_t n)
 	}
 }
 
-/* What main() says of the results when a signal stopped the run. */
+/* What main() says after "interrupted by SIGTERM" when a signal stopped
+ * the run, or came before it. */
 static const char *interrupt_note =
-	"the results cover the simulated time until then (\"stop\": \"interrupted\")";
+	": the results cover the simulated time until then (\"stop\": \"interrupted\")";
 
 static int run_fuzz(long n, uint64_t seed, const char *json_path)
 {
@@ -601,7 +639,7 @@ static int run_fuzz(long n, uint64_t seed, const char *json_path)
 	       done < n ? " (interrupted)" : "", failures, (unsigned long long)seed,
 	       failures ? "FAILURE" : done < n ? "INTERRUPTED, no failure seen" : "SUCCESS");
 	if (done < n)
-		interrupt_note = "the runs done so far are reported";
+		interrupt_note = ": the runs done so far are reported";
 	if (json_path) {
 		json_t *j = json_object();
 		json_object_set_new(j, "runs", json_integer(done));
@@ -670,7 +708,14 @@ static int sim_main(int argc, char **argv, char **sets)
 			preset = optarg;
 			break;
 		case 's': sets[nsets++] = optarg; break;
-		case 'S': seed_s = optarg; break;
+		case 'S': {
+			/* the key seed's range, said as every number option is */
+			uint64_t v;
+			if (tool_option_number("pvspin sim", "--seed", optarg, 0, UINT64_MAX, &v))
+				return 2;
+			seed_s = optarg;
+			break;
+		}
 		case 'j':
 			/* a value of the command line, not a file that cannot be
 			 * written: exit 2 naming the option, as pvspin bench's */
@@ -687,11 +732,8 @@ static int sim_main(int argc, char **argv, char **sets)
 		case 'k': keys = 1; break;
 		case 'f': {
 			uint64_t v;
-			if (!tool_parse_decimal(optarg, 1, 1000000, &v)) {
-				fprintf(stderr, "pvspin sim: --fuzz needs a run count from 1 to 1000000, "
-						"not '%s'\n", optarg);
+			if (tool_option_number("pvspin sim", "--fuzz", optarg, 1, 1000000, &v))
 				return 2;
-			}
 			fuzz = (long)v;
 			break;
 		}
@@ -700,11 +742,8 @@ static int sim_main(int argc, char **argv, char **sets)
 			if (seeds_s)
 				return given_twice("seed counts", "--seeds", seeds_s, optarg);
 			seeds_s = optarg;
-			if (!tool_parse_decimal(optarg, 1, SIM_MAX_SEEDS, &v)) {
-				fprintf(stderr, "pvspin sim: --seeds needs a seed count from 1 to %d, "
-						"not '%s'\n", SIM_MAX_SEEDS, optarg);
+			if (tool_option_number("pvspin sim", "--seeds", optarg, 1, SIM_MAX_SEEDS, &v))
 				return 2;
-			}
 			nseeds = (long)v;
 			break;
 		}
@@ -791,6 +830,12 @@ static int sim_main(int argc, char **argv, char **sets)
 		int rc = !strcmp(f, "-") ? load_stdin_scenario(&cfg)
 			 : (l > 5 && !strcasecmp(f + l - 5, ".json")) ? load_json_scenario(&cfg, f)
 			 : sim_config_load_ini(&cfg, f, stderr);
+		if (rc == SIM_SCENARIO_STOPPED || tool_stop_signal()) {
+			/* a stop signal while the scenario was read (an endless
+			 * or stalled input): no run; main() says so and ends by it */
+			interrupt_note = " while reading the scenario: nothing was simulated";
+			return 1;
+		}
 		if (rc)
 			return rc == -2 ? 1 : 2;   /* the file failed : a bad key or value */
 		/* a preset in the file would silently replace the command line's */
@@ -860,7 +905,7 @@ int main(int argc, char **argv)
 			rc = 1;
 	}
 	if (tool_stop_signal()) {
-		fprintf(stderr, "pvspin sim: interrupted by %s: %s\n",
+		fprintf(stderr, "pvspin sim: interrupted by %s%s\n",
 			tool_stop_signal_name(tool_stop_signal()), interrupt_note);
 		tool_stop_signal_reraise();
 	}

@@ -151,11 +151,47 @@ add_test(NAME cli_lock_policy_option_value COMMAND sh -c
    chk 1 \"pvspin detect: --policy threshold=-1: $rg\" detect --policy=threshold=-1
    chk 1 'pvspin torture: --lock bogus: not a lock kind; valid kinds: qspinlock, *, pthread_mutex, *' \\
      torture --lock bogus
-   chk 2 'pvspin bench: --locks bogus: not a lock; valid locks: qspinlock, *, pthread_mutex, *
-(pvspin bench --help lists the options)' bench --locks tas,bogus
+   chk 1 'pvspin bench: --locks bogus: not a lock; valid locks: qspinlock, *, pthread_mutex, *' \\
+     bench --locks tas,bogus
    rm -f \"$t\"; [ $fail -eq 0 ] && echo option-value-ok" ${_pvspin})
 set_tests_properties(cli_lock_policy_option_value PROPERTIES LABELS sanitize TIMEOUT 60
   PASS_REGULAR_EXPRESSION "option-value-ok")
+# A bad value of a number option is said in one shape by every
+# subcommand, "WHO: OPTION VALUE: not an integer from LO to HI" (the shape
+# of the lock and policy names above, tool_number_error()): one line, no
+# "--help lists the options" line (that follows an unknown option or a
+# stray operand only), exit 2; an empty value or one with a blank is
+# quoted; an item of bench's --threads list is named alone; sim's keys
+# say KEY=VALUE in the same words.  They said it in five shapes: "'0' is
+# not a valid number (expected an integer from 1 to 1024)" and the hint
+# line (bench), "'2000' is not valid: an integer from 1 to 1024"
+# (torture), "--interval-ms '-5' is not a number of milliseconds from 0
+# to 60000" (detect), "--spin-limit needs a number of PAUSE loops from 0
+# to 4294967295, not '-5'" (run), "--seeds needs a seed count from 1 to
+# 1000, not '0'" and "bad value '0' for key 'vms'; valid: ..." (sim).
+add_test(NAME cli_number_option_value COMMAND sh -c
+  "p=\"$0\"; fail=0; t=$(mktemp) || exit 1
+   # exit 2 and exactly the line W on stderr (without a sanitizer runtime's)
+   chk() { w=$1; shift; \"$p\" \"$@\" 2>\"$t\" >/dev/null; r=$?
+     e=$(grep -v -e '^==[0-9]*==' -e '^$' \"$t\")
+     [ \"$r:$e\" = \"2:$w\" ] || { printf 'FAIL: %s: exit %s: %s\\n' \"$*\" $r \"$e\"; fail=1; }; }
+   chk 'pvspin bench: --repeat 0: not an integer from 1 to 1000' bench --repeat 0
+   chk 'pvspin bench: --cs-lines 2000: not an integer from 1 to 1024' bench --cs-lines=2000
+   chk 'pvspin bench: --threads 2000: not an integer from 1 to 1024' bench --threads 1,2000,2
+   chk \"pvspin bench: --duration-ms '': not an integer from 1 to 3600000\" bench --duration-ms ''
+   chk 'pvspin torture: --threads 2000: not an integer from 1 to 1024' torture --threads 2000
+   chk 'pvspin torture: --seconds x: not an integer from 1 to 604800' torture --seconds x
+   chk 'pvspin detect: --interval-ms -5: not an integer from 0 to 60000' detect --interval-ms -5
+   chk 'pvspin run: --spin-limit -5: not an integer from 0 to 4294967295' run --spin-limit -5 -- true
+   chk 'pvspin run: --spin-limit 0x10: not an integer from 0 to 4294967295' run -S 0x10 -- true
+   chk 'pvspin sim: --seeds 0: not an integer from 1 to 1000' sim --preset smoke --seeds 0
+   chk \"pvspin sim: --seeds ' 2': not an integer from 1 to 1000\" sim --preset smoke --seeds ' 2'
+   chk 'pvspin sim: --fuzz +5: not an integer from 1 to 1000000' sim --fuzz +5
+   chk 'pvspin sim: --seed -1: not an integer from 0 to 18446744073709551615' sim --preset smoke --seed -1
+   chk 'pvspin sim: vms=0: not an integer from 1 to 64' sim --preset smoke --set vms=0
+   rm -f \"$t\"; [ $fail -eq 0 ] && echo number-option-ok" ${_pvspin})
+set_tests_properties(cli_number_option_value PROPERTIES LABELS sanitize TIMEOUT 60
+  PASS_REGULAR_EXPRESSION "number-option-ok")
 # A bad switch (PVSPIN_NO_MEMBARRIER, PVSPIN_STATS) is said once, in the
 # command's words: bench, torture and run refuse it (exit 2, one line:
 # the library's load-time "pvspin: ignoring PVSPIN_NO_MEMBARRIER=..." came

@@ -9,6 +9,21 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 cmake --install "$build" --prefix "$tmp/prefix" >/dev/null
 libdir=$(ls -d "$tmp"/prefix/lib*/pkgconfig | head -n1); libdir=${libdir%/pkgconfig}
 export PKG_CONFIG_PATH="$libdir/pkgconfig"
+# the shared library's real file is named after its soname and the rest
+# of its version (libpvspin.so.2 -> libpvspin.so.2.0.0; it was
+# libpvspin.so.0.2.0, the project's version), and both links are there
+real=$(readlink -f "$libdir/libpvspin.so")
+soname=$(readelf -d "$real" | sed -n 's/.*(SONAME).*\[\(.*\)\]$/\1/p')
+case $soname in
+libpvspin.so.[0-9]*) ;;
+*) echo "install_test: $real has no soname libpvspin.so.N: '$soname'"; exit 1;;
+esac
+case ${real##*/} in
+"$soname".[0-9]*.[0-9]*) ;;
+*) echo "install_test: the real file ${real##*/} does not start with its soname $soname"; exit 1;;
+esac
+[ "$libdir/$soname" -ef "$real" ] ||
+	{ echo "install_test: no link $soname to ${real##*/} in $libdir"; exit 1; }
 # the .pc's paths are normalised (libdir was ".../lib/pkgconfig/../..//lib")
 # and name the installed directories
 for v in prefix libdir includedir; do

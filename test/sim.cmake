@@ -13,7 +13,7 @@ if(TARGET pvspin_sim_core)
     PASS_REGULAR_EXPRESSION "unknown key 'bogus'. valid keys: vms")
   add_test(NAME sim_cli_bad_value COMMAND pvspin-sim --preset smoke --set lock=mutex)
   set_tests_properties(sim_cli_bad_value PROPERTIES
-    PASS_REGULAR_EXPRESSION "bad value 'mutex' for key 'lock'. valid: qspinlock")
+    PASS_REGULAR_EXPRESSION "^pvspin sim: lock=mutex: not a lock kind. valid kinds: qspinlock")
   # options but no scenario: say what is missing (not only the usage)
   add_test(NAME sim_cli_no_scenario COMMAND pvspin-sim --seed 3)
   set_tests_properties(sim_cli_no_scenario PROPERTIES
@@ -64,6 +64,42 @@ rm -r $d
     COMMAND sh ${CMAKE_CURRENT_BINARY_DIR}/sim_seeds_interrupt.sh $<TARGET_FILE:pvspin-sim>)
   set_tests_properties(sim_cli_seeds_interrupt PROPERTIES TIMEOUT 120
     PASS_REGULAR_EXPRESSION "seeds-interrupt-ok")
+  # SIGTERM while the scenario is still being read, from a pipe that never
+  # ends: fast (yes, which kept it reading up to 1 GiB, the signal
+  # unheeded), slow (a line every 50 ms: the blocked read ended with
+  # EINTR, said as "cannot read scenario file '<stdin>'", then "the
+  # results cover the simulated time until then" of a run that never
+  # was; or, the signal between two reads, read on) or stalled (no byte:
+  # the same); INI, blanks before the first character and JSON, on stdin
+  # and as a named FIFO (.ini, .json).  Each must end within 3 s of the
+  # signal, by it (143), with one line on stderr.
+  file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/sim_load_interrupt.sh
+"p=\"$1\"; d=$(mktemp -d) || exit 1; fail=0
+w='pvspin sim: interrupted by SIGTERM while reading the scenario: nothing was simulated'
+feed() { case $1 in
+  yes) yes '# comment';; slow) while echo '# comment'; do sleep 0.05; done;;
+  stall) exec sleep 30;; blank) yes '';;
+  jyes) echo '{'; yes ' ';; jslow) echo '{'; while echo ' '; do sleep 0.05; done;; esac; }
+for c in '- yes' '- slow' '- stall' '- blank' '- jyes' '- jslow' \\
+         'f.ini slow' 'f.ini stall' 'f.json jslow'; do
+  set -- $c; a=-; in=\"$d/f\"; rm -f \"$d/f\" \"$d/$1\"; mkfifo \"$d/f\" || exit 1
+  [ $1 = - ] || { ln -s f \"$d/$1\"; a=\"$d/$1\"; in=/dev/null; }
+  feed $2 >\"$d/f\" 2>/dev/null & feeder=$!
+  \"$p\" sim \"$a\" <\"$in\" >/dev/null 2>\"$d/err\" & sim=$!
+  sleep 0.5; kill -TERM $sim
+  i=0; while kill -0 $sim 2>/dev/null && [ $i -lt 30 ]; do sleep 0.1; i=$((i+1)); done
+  kill -KILL $sim 2>/dev/null; wait $sim; r=$?
+  kill $feeder 2>/dev/null; wait $feeder 2>/dev/null
+  e=$(grep -v '^==[0-9]*==' \"$d/err\")
+  [ $i -lt 30 ] && [ \"$r:$e\" = \"143:$w\" ] ||
+    { echo \"FAIL $c: exit $r after $i x 0.1 s: '$e'\"; fail=1; }
+done
+rm -r \"$d\"; [ $fail -eq 0 ] && echo load-interrupt-ok
+")
+  add_test(NAME sim_cli_load_interrupt
+    COMMAND sh ${CMAKE_CURRENT_BINARY_DIR}/sim_load_interrupt.sh $<TARGET_FILE:pvspin>)
+  set_tests_properties(sim_cli_load_interrupt PROPERTIES TIMEOUT 60
+    PASS_REGULAR_EXPRESSION "load-interrupt-ok")
   add_test(NAME sim_cli_list COMMAND pvspin sim --list)
   set_tests_properties(sim_cli_list PROPERTIES
     PASS_REGULAR_EXPRESSION "kcbench-no-ple.*ebizzy-boost.*spawn-dedicated")
@@ -116,12 +152,12 @@ endfunction()
 if(TARGET pvspin_sim_core AND TARGET pvspin)
   set(P $<TARGET_FILE:pvspin>)
   pvspin_sim_cli_expect(sim_cli_slice_zero 2
-    "pvspin sim: bad value '0.0001' for key 'slice_us'; valid: -1 .* from 1 to"
+    "pvspin sim: slice_us=0.0001: not -1 .* from 1 to"
     ${P} sim --preset smoke --set slice_us=0.0001)
   # the lock tunables' keys take the library's ranges: the largest value
   # that PVSPIN_* takes is the one `pvspin sim` suggests instead (--set
   # KEY=VALUE), and that value runs, on the kind that reads it (it was
-  # refused: "valid: an integer from 1 to 1073741824", exit 2); one past
+  # refused: "not an integer from 1 to 1073741824", exit 2); one past
   # it is refused, naming the range
   add_test(NAME sim_cli_tunable_full_range COMMAND sh -c
     "p=\"$0\"; t=$(mktemp) || exit 1; fail=0
@@ -134,16 +170,16 @@ if(TARGET pvspin_sim_core AND TARGET pvspin)
        [ \"$r:$e\" = \"0:$w\" ] || { echo \"FAIL $k: exit $r: '$e'\"; fail=1; }
        echo \"$o\" | grep -q \"^ *\\\"$k\\\": $m,\\$\" || { echo \"FAIL $k: not in the config echo\"; fail=1; }
        e=$(\"$p\" sim --preset smoke --set $k=4294967296 2>&1 >/dev/null); r=$?
-       [ \"$r:$e\" = \"2:pvspin sim: bad value '4294967296' for key '$k'; valid: an integer from $min to $m\" ] ||
+       [ \"$r:$e\" = \"2:pvspin sim: $k=4294967296: not an integer from $min to $m\" ] ||
          { echo \"FAIL $k: one past: exit $r: '$e'\"; fail=1; }
      done; rm -f \"$t\"; [ $fail -eq 0 ] && echo tunable-range-ok" ${P})
   set_tests_properties(sim_cli_tunable_full_range PROPERTIES PASS_REGULAR_EXPRESSION "tunable-range-ok")
   # numbers are plain decimal: no hex, no '+', no blanks (strtod/strtoll take them)
-  pvspin_sim_cli_expect(sim_cli_hex_seconds 2 "bad value '0x10' for key 'seconds'"
+  pvspin_sim_cli_expect(sim_cli_hex_seconds 2 "pvspin sim: seconds=0x10: not a number from"
     ${P} sim --preset smoke --set seconds=0x10)
-  pvspin_sim_cli_expect(sim_cli_plus_int 2 "bad value '\\+2' for key 'vms'"
+  pvspin_sim_cli_expect(sim_cli_plus_int 2 "pvspin sim: vms=\\+2: not an integer from 1 to 64"
     ${P} sim --preset smoke --set vms=+2)
-  pvspin_sim_cli_expect(sim_cli_per_vm_key 2 "bad value 'foo' for key 'vm0.lock'"
+  pvspin_sim_cli_expect(sim_cli_per_vm_key 2 "pvspin sim: vm0.lock=foo: not a lock kind"
     ${P} sim --set vm0.lock=foo)
   pvspin_sim_cli_expect(sim_cli_dir_scenario 1 "pvspin sim: cannot read scenario file .*Is a directory"
     ${P} sim ${CMAKE_CURRENT_SOURCE_DIR})
@@ -300,16 +336,16 @@ if(TARGET pvspin_sim_core AND TARGET pvspin)
   pvspin_sim_cli_output(sim_cli_ini_indented 0 "preset smoke, lock qspinlock, 2 VM.*stop end at 0.001000 s"
     ${P} sim ${CMAKE_CURRENT_SOURCE_DIR}/data/sim_indented.ini)
   pvspin_sim_cli_expect(sim_cli_ini_indented_bad 2
-    "bad value '2x' for key 'vms'.*sim_indented_bad.ini:2: in the line '  vms = 2x'"
+    "vms=2x: not an integer.*sim_indented_bad.ini:2: in the line '  vms = 2x'"
     ${P} sim ${CMAKE_CURRENT_SOURCE_DIR}/data/sim_indented_bad.ini)
 
   # Messages: a boolean key lists every accepted spelling; a per-VM PLE that
   # the profile lacks names vmN.ple; one VM is "1 VM".
   pvspin_sim_cli_expect(sim_cli_bool_spellings 2
-    "bad value 'maybe' for key 'pv_unhalt'. valid: 0 or 1 \\(also off/on, no/yes, false/true\\)"
+    "pv_unhalt=maybe: not 0 or 1 \\(also off/on, no/yes, false/true\\)\n"
     ${P} sim --preset smoke --set pv_unhalt=maybe)
   pvspin_sim_cli_expect(sim_cli_tri_spellings 2
-    "bad value 'maybe' for key 'vm0.ple'. valid: 0 or 1 \\(also off/on, no/yes, false/true\\) or default"
+    "vm0.ple=maybe: not 0 or 1 \\(also off/on, no/yes, false/true\\) or default\n"
     ${P} sim --preset smoke --set vm0.ple=maybe)
   pvspin_sim_cli_expect(sim_cli_vm_ple_profile 2
     "vm1.ple=1 but profile loongarch-3c5000 has no Pause-Loop Exiting. set vm1.ple=0 or vm1.ple=default"
@@ -324,10 +360,10 @@ if(TARGET pvspin_sim_core AND TARGET pvspin)
   # JSON scenarios: an error names the file and the key; true/false are no
   # numbers; "preset" must be a name; a .JSON (any case) file is JSON.
   pvspin_sim_cli_expect(sim_cli_json_bad_value 2
-    "bad value '2.5' for key 'vms'.*sim_json_bad_value.json: in the key 'vms'"
+    "vms=2.5: not an integer.*sim_json_bad_value.json: in the key 'vms'"
     ${P} sim ${CMAKE_CURRENT_SOURCE_DIR}/data/sim_json_bad_value.json)
   pvspin_sim_cli_expect(sim_cli_json_bool_int 2
-    "bad value 'true' for key 'vms'.*sim_json_bool_int.json: in the key 'vms'"
+    "vms=true: not an integer.*sim_json_bool_int.json: in the key 'vms'"
     ${P} sim ${CMAKE_CURRENT_SOURCE_DIR}/data/sim_json_bool_int.json)
   pvspin_sim_cli_expect(sim_cli_json_preset_null 2
     "sim_json_preset_null.json: key 'preset' must be a preset name \\(a string\\)"
@@ -397,13 +433,13 @@ if(TARGET pvspin_sim_core AND TARGET pvspin)
     "seed 1: DEADLOCK.*seed 2: DEADLOCK"
     ${P} sim --set lock=pvqspinlock --set workload=spawn --set cs_us=5 --set work=200
     --set spin_threshold=64 --set lose_kicks=1 --set seconds=0.05 --seeds 2)
-  pvspin_sim_cli_expect(sim_cli_seeds_zero 2 "--seeds needs a seed count from 1 to 1000, not '0'"
+  pvspin_sim_cli_expect(sim_cli_seeds_zero 2 "^pvspin sim: --seeds 0: not an integer from 1 to 1000\n"
     ${P} sim --preset smoke --seeds 0)
   # counts are plain decimals, as every tool's numbers (a blank or a sign
   # was let through by strtol)
-  pvspin_sim_cli_expect(sim_cli_seeds_blank 2 "--seeds needs a seed count from 1 to 1000, not ' 2'"
+  pvspin_sim_cli_expect(sim_cli_seeds_blank 2 "^pvspin sim: --seeds ' 2': not an integer from 1 to 1000\n"
     ${P} sim --preset smoke --seeds " 2")
-  pvspin_sim_cli_expect(sim_cli_fuzz_plus 2 "--fuzz needs a run count from 1 to 1000000, not '.5'"
+  pvspin_sim_cli_expect(sim_cli_fuzz_plus 2 "^pvspin sim: --fuzz \\+5: not an integer from 1 to 1000000\n"
     ${P} sim --fuzz +5)
   pvspin_sim_cli_expect(sim_cli_seeds_fuzz 2 "--fuzz draws its own configurations.*'--seeds' given"
     ${P} sim --fuzz 2 --seeds 2)
@@ -443,10 +479,10 @@ if(TARGET pvspin_sim_core AND TARGET pvspin)
   # (one valid set in both refusals: above 50 said "a number from 0 to 50",
   # which 3 is, and 3 "... 5 to 50 (the kernel's shortest ...)")
   pvspin_sim_cli_expect(sim_cli_slice_ext_below_min 2
-    "bad value '3' for key 'slice_ext_us'; valid: 0 \\(off\\) or a number from 5 to 50\n"
+    "slice_ext_us=3: not 0 \\(off\\) or a number from 5 to 50\n"
     ${P} sim --preset twin --set slice_ext_us=3)
   pvspin_sim_cli_expect(sim_cli_slice_ext_above_max 2
-    "bad value '51' for key 'slice_ext_us'; valid: 0 \\(off\\) or a number from 5 to 50\n"
+    "slice_ext_us=51: not 0 \\(off\\) or a number from 5 to 50\n"
     ${P} sim --preset twin --set slice_ext_us=51)
   pvspin_sim_cli_expect(sim_cli_slice_ext_not_twin 2
     "slice_ext_us needs a profile whose vCPUs stand for threads"
@@ -476,8 +512,10 @@ if(TARGET pvspin_sim_core AND TARGET pvspin)
   # A JSON scenario (a .json file, or stdin starting with '{') is read
   # whole for jansson; a scenario is at most 1 GiB (the largest report
   # `pvspin sim --json` writes, --seeds 1000 of 4096 vCPUs, is ~220 MB).
-  # More is refused naming the input and the bound, exit 2: a regular file
-  # by its size, before it is read.  A NUL byte stops the reading where it
+  # More is refused naming the input and the bound, exit 1 as any input
+  # that cannot be used as a scenario (a line too long, a NUL byte; it was
+  # exit 2, bad usage, alone of them): a regular file by its size, before
+  # it is read.  A NUL byte stops the reading where it
   # is (/dev/zero, as a .json file and on stdin, was read whole: a 2 GB
   # address-space limit ran out of memory in 2 s; unlimited, it took the
   # machine's memory).  An INI scenario on stdin is read line by line, as
@@ -498,17 +536,17 @@ if(TARGET pvspin_sim_core AND TARGET pvspin)
        { echo \"FAIL stdin {/dev/zero: exit $r: $e\"; fail=1; }
      printf '{' > \"$t/big.json\" && truncate -s 1073741825 \"$t/big.json\" || exit 1
      e=$(timeout 20 \"$p\" sim \"$t/big.json\" 2>&1 >/dev/null); r=$?
-     [ \"$r:$e\" = \"2:pvspin sim: $t/big.json: $big\" ] || { echo \"FAIL big.json: exit $r: $e\"; fail=1; }
+     [ \"$r:$e\" = \"1:pvspin sim: $t/big.json: $big\" ] || { echo \"FAIL big.json: exit $r: $e\"; fail=1; }
      e=$(timeout 20 \"$p\" sim - < \"$t/big.json\" 2>&1 >/dev/null); r=$?
-     [ \"$r:$e\" = \"2:pvspin sim: <stdin>: $big\" ] || { echo \"FAIL stdin big: exit $r: $e\"; fail=1; }
+     [ \"$r:$e\" = \"1:pvspin sim: <stdin>: $big\" ] || { echo \"FAIL stdin big: exit $r: $e\"; fail=1; }
      truncate -s 1073741825 \"$t/big.ini\" || exit 1
      e=$(timeout 20 \"$p\" sim \"$t/big.ini\" 2>&1 >/dev/null); r=$?
-     [ \"$r:$e\" = \"2:pvspin sim: $t/big.ini: $big\" ] || { echo \"FAIL big.ini: exit $r: $e\"; fail=1; }
+     [ \"$r:$e\" = \"1:pvspin sim: $t/big.ini: $big\" ] || { echo \"FAIL big.ini: exit $r: $e\"; fail=1; }
      # on stdin too, by its size before the line reader (which has no
      # descriptor): it was read as INI and refused at its NUL byte, and a
      # text file would have been read up to the bound first
      e=$(timeout 20 \"$p\" sim - < \"$t/big.ini\" 2>&1 >/dev/null); r=$?
-     [ \"$r:$e\" = \"2:pvspin sim: <stdin>: $big\" ] || { echo \"FAIL stdin big.ini: exit $r: $e\"; fail=1; }
+     [ \"$r:$e\" = \"1:pvspin sim: <stdin>: $big\" ] || { echo \"FAIL stdin big.ini: exit $r: $e\"; fail=1; }
      truncate -s 1073741824 \"$t/big.json\"
      e=$(timeout 20 \"$p\" sim \"$t/big.json\" 2>&1 >/dev/null); r=$?
      [ \"$r:$e\" = \"1:pvspin sim: $t/big.json:1: NUL byte in line\" ] ||
@@ -529,6 +567,13 @@ if(TARGET pvspin_sim_core AND TARGET pvspin)
      rm -r \"$t\"; [ $fail -eq 0 ] && echo json-size-bound-ok" ${P})
   set_tests_properties(sim_cli_json_size_bound PROPERTIES PASS_REGULAR_EXPRESSION "json-size-bound-ok"
     TIMEOUT 120)
+  # `pvspin help sim` gives the exit statuses, as bench's help does, the
+  # 1 GiB bound among the inputs that failed (exit 1), a bad key or value
+  # in the scenario among the bad usage (exit 2), and the signals'
+  add_test(NAME sim_cli_help_exit_status COMMAND sh -c
+    "\"$0\" help sim | tr '\\n' ' ' | tr -s ' '" ${P})
+  set_tests_properties(sim_cli_help_exit_status PROPERTIES PASS_REGULAR_EXPRESSION
+    "Exit status: 0 success; 1 a run stopped on a deadlock[^;]*; [^;]*larger than 1 GiB\\)[^;]*; 2 bad usage: an option, a key or a value, on the command line or in the scenario, .*then the signal ends the process \\(exit 130, 143, 129\\)")
   add_test(NAME sim_cli_stdin_empty COMMAND sh -c "\"$0\" sim - < /dev/null 2>&1; echo \"exit=$?\"" ${P})
   set_tests_properties(sim_cli_stdin_empty PROPERTIES PASS_REGULAR_EXPRESSION
     "^pvspin sim: <stdin>: empty scenario[^\n]*\nexit=1")

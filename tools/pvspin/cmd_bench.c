@@ -92,13 +92,10 @@ static void usage(FILE *f, unsigned ncpus)
 		fprintf(f, "  %-23s %s\n", locks[i].name, locks[i].what);
 }
 
-/* The line under each usage error of bench; returns USAGE_EXIT. */
-static int usage_hint(void)
-{
-	fputs("(pvspin bench --help lists the options)\n", stderr);
-	return USAGE_EXIT;
-}
-
+/* A usage error about an option's value or a combination of them: one
+ * line, which says what to give instead (no "--help lists the options"
+ * line: that follows an unknown option or a stray operand only, in every
+ * subcommand, option_error.h).  Returns USAGE_EXIT. */
 __attribute__((format(printf, 1, 2)))
 static int usage_error(const char *fmt, ...)
 {
@@ -108,7 +105,7 @@ static int usage_error(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputs("\n", stderr);
-	return usage_hint();
+	return USAGE_EXIT;
 }
 
 /* One file per report: a second --json / --csv / --plot is a mistake, not
@@ -129,14 +126,11 @@ static int set_report(const char **path, const char *what, const char *opt, cons
 }
 
 /* Parse a whole decimal number in [lo, hi].  Returns 0, or prints an
- * error naming the option and the valid range and returns USAGE_EXIT. */
+ * error naming the option, the value and the valid range and returns
+ * USAGE_EXIT (tool_option_number(), the words of every subcommand). */
 static int parse_num(const char *opt, const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
 {
-	if (!tool_parse_decimal(s, lo, hi, out))
-		return usage_error("%s: '%s' is not a valid number "
-				   "(expected an integer from %" PRIu64 " to %" PRIu64 ")",
-				   opt, s, lo, hi);
-	return 0;
+	return tool_option_number("pvspin bench", opt, s, lo, hi, out);
 }
 
 /* An empty item ("1,,2", "1,2,", ",1", ""): strtok_r would skip it. */
@@ -168,9 +162,10 @@ static int parse_locks(const char *arg, struct bench_config *c)
 	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 		const struct bench_lock *l = bench_lock_find(t);
 		if (!l) {
-			tool_value_error("pvspin bench", "--locks", t, bench_lock_is_unavailable(t)
-					 ? BENCH_LOCK_NOT_BUILT : BENCH_NOT_A_LOCK, bench_lock_names());
-			ret = usage_hint();
+			ret = tool_value_error("pvspin bench", "--locks", t,
+					       bench_lock_is_unavailable(t) ? BENCH_LOCK_NOT_BUILT
+									    : BENCH_NOT_A_LOCK,
+					       bench_lock_names());
 			goto out;
 		}
 		int dup = 0;

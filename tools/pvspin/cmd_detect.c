@@ -329,11 +329,9 @@ int pvspin_cmd_detect(int argc, char **argv)
 			break;
 		case 'i': {
 			uint64_t ms;
-			if (!tool_parse_decimal(optarg, 0, MAX_INTERVAL_MS, &ms)) {
-				fprintf(stderr, "pvspin detect: --interval-ms '%s' is not a number "
-					"of milliseconds from 0 to %d\n", optarg, MAX_INTERVAL_MS);
+			if (tool_option_number("pvspin detect", "--interval-ms", optarg, 0,
+					       MAX_INTERVAL_MS, &ms))
 				return 2;
-			}
 			interval = (long)ms;
 			break;
 		}

@@ -430,11 +430,9 @@ int pvspin_cmd_run(int argc, char **argv)
 		case 's': stats = true; break;
 		case 'S': {
 			uint64_t n;
-			if (!tool_parse_decimal(optarg, 0, UINT32_MAX, &n)) {
-				fprintf(stderr, "pvspin run: --spin-limit needs a number of PAUSE loops"
-					" from 0 to 4294967295, not '%s'\n", optarg);
+			if (tool_option_number("pvspin run", "--spin-limit", optarg, 0, UINT32_MAX,
+					       &n))
 				return 2;
-			}
 			spin_limit = optarg;
 			break;
 		}

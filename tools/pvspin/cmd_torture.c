@@ -262,14 +262,11 @@ static void usage(FILE *f)
 		LOST_KICK_SPIN_THRESHOLD);
 }
 
+/* The value of number option `opt`: 0, or 2 after the error of every
+ * subcommand's number options (tool_option_number()). */
 static int parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max, uint64_t *out)
 {
-	if (!tool_parse_decimal(s, min, max, out)) {
-		fprintf(stderr, "pvspin torture: %s: '%s' is not valid: an integer from %" PRIu64
-			" to %" PRIu64 "\n", opt, s, min, max);
-		return -1;
-	}
-	return 0;
+	return tool_option_number("pvspin torture", opt, s, min, max, out);
 }
 
 /* Wait until the first `created` writers have published their setup

@@ -1,17 +1,26 @@
 /*
  * option_error.h - one wording for a bad command-line option (and a stray
- * operand, and a bad lock or policy name given to an option) in every
- * subcommand of `pvspin` (and in `pvspin-sim`):
+ * operand, and a bad value given to an option: a lock or policy name, a
+ * number) in every subcommand of `pvspin` (and in `pvspin-sim`):
  *
  *   pvspin run: unknown option '--bogus'
  *   (pvspin run --help lists the options)
  *   pvspin run: --lock bogus: not a lock kind; valid kinds: qspinlock, ...
+ *   pvspin bench: --repeat 0: not an integer from 1 to 1000
+ *
+ * The "--help lists the options" line follows the errors about the shape
+ * of the command line (an option unknown, without its value or with one
+ * it does not take, a stray operand: tool_option_error(),
+ * tool_operand_error()), where the option list is the answer; an error
+ * about an option's value names what the option takes itself and is one
+ * line, in every subcommand.
  */
 #ifndef PVSPIN_TOOLS_OPTION_ERROR_H
 #define PVSPIN_TOOLS_OPTION_ERROR_H
 
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -96,15 +105,20 @@ static inline int tool_operand_error(const char *prog, const char *operand)
  *
  * `prog` is the name to print ("pvspin run"), `option` the option's long
  * name ("--lock", also when the short one was given), `value` the value
- * refused (for a list, the item refused), `reason` what is wrong ("not a
- * lock kind; valid kinds: ": PVSPIN_LOCK_NOT_A_KIND), followed by `names`
- * (the valid ones, or NULL when `reason` says all).  One line on stderr,
- * written by one fprintf(): thread-safe.
+ * refused (for a list, the item refused; in single quotes when it is
+ * empty or holds a blank, which would not show otherwise: --seeds ' 2'),
+ * `reason` what is wrong ("not a lock kind; valid kinds: ":
+ * PVSPIN_LOCK_NOT_A_KIND), followed by `names` (the valid ones, or NULL
+ * when `reason` says all).  No "--help lists the options" line (the
+ * reason says what the option takes).  One line on stderr, written by
+ * one fprintf(): thread-safe.
  */
 static inline int tool_value_error(const char *prog, const char *option, const char *value,
 				   const char *reason, const char *names)
 {
-	fprintf(stderr, "%s: %s %s: %s%s\n", prog, option, value, reason, names ? names : "");
+	const char *q = !*value || strpbrk(value, " \t\n\r\v\f") ? "'" : "";
+	fprintf(stderr, "%s: %s %s%s%s: %s%s\n", prog, option, q, value, q, reason,
+		names ? names : "");
 	return 2;
 }
 
@@ -131,6 +145,39 @@ static inline bool tool_parse_decimal(const char *s, uint64_t lo, uint64_t hi, u
 		return false;
 	*out = v;
 	return true;
+}
+
+/**
+ * Report a value of a number option that is not a plain decimal integer
+ * from `lo` to `hi` (tool_parse_decimal()), and return 2 (bad usage):
+ * tool_value_error()'s line, whose reason names the range,
+ *
+ *   pvspin torture: --threads 2000: not an integer from 1 to 1024
+ *
+ * the same words for a value out of range, with a sign, a blank or
+ * letters, and for an item of a list of numbers (`value` is then the
+ * item).  `prog`, `option` and `value` as for tool_value_error().  One
+ * line on stderr: thread-safe.
+ */
+static inline int tool_number_error(const char *prog, const char *option, const char *value,
+				    uint64_t lo, uint64_t hi)
+{
+	char reason[80];
+	snprintf(reason, sizeof(reason), "not an integer from %" PRIu64 " to %" PRIu64, lo, hi);
+	return tool_value_error(prog, option, value, reason, NULL);
+}
+
+/**
+ * The value `s` of the number option `option` of `prog`: a plain decimal
+ * integer from `lo` to `hi` into *out and 0, else tool_number_error()'s
+ * line and 2 (bad usage), *out then untouched.  Every subcommand parses
+ * its number options with it, so they take the same form and are refused
+ * in the same words.  Thread-safe (errno is per thread; one fprintf()).
+ */
+static inline int tool_option_number(const char *prog, const char *option, const char *s,
+				     uint64_t lo, uint64_t hi, uint64_t *out)
+{
+	return tool_parse_decimal(s, lo, hi, out) ? 0 : tool_number_error(prog, option, s, lo, hi);
 }
 
 #endif /* PVSPIN_TOOLS_OPTION_ERROR_H */

@@ -7,8 +7,8 @@
 # SUCCESS: exit status 0 and last line "SUCCESS"; FAILURE: exit status 1
 # (not a crash, not a timeout) and last line "FAILURE"; USAGE: exit status
 # 2 and an error on stderr that lists the valid choices ("valid: ", or
-# "valid kinds: " for --lock), the usage, or points to it ("--help lists
-# the options").
+# "valid kinds: " for --lock), or a number's range ("not an integer from
+# 1 to 1024"), the usage, or points to it ("--help lists the options").
 foreach(v PVSPIN ARGS EXPECT)
   if(NOT DEFINED ${v})
     message(FATAL_ERROR "torture_expect.cmake: -D${v}=... missing")
@@ -21,7 +21,7 @@ execute_process(COMMAND ${PVSPIN} torture ${ARGS} TIMEOUT ${TIMEOUT}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 message("${out}${err}")
 if(EXPECT STREQUAL "USAGE")
-  if(NOT rc STREQUAL "2" OR NOT err MATCHES "valid( kinds)?: |usage: |--help lists the options")
+  if(NOT rc STREQUAL "2" OR NOT err MATCHES "valid( kinds)?: |not an integer from [0-9]+ to [0-9]+\n|usage: |--help lists the options")
     message(FATAL_ERROR "pvspin torture ${ARGS}: exit status '${rc}'; expected 2 and "
                         "an error listing the valid choices")
   endif()
