@@ -81,8 +81,8 @@ static void usage(FILE *f, unsigned ncpus)
 "2 bad usage, a PVSPIN_* variable in the environment (PVSPIN_LOCK,\n"
 "PVSPIN_POLICY, PVSPIN_STATS, PVSPIN_SPIN_THRESHOLD, ...) with a bad value\n"
 "included, also where an option would replace it.  SIGINT, SIGTERM or SIGHUP\n"
-"stops the run after the current cell: the thread counts that completed are\n"
-"reported, then the signal ends the process.\n"
+"stops the run within 0.1 s, cutting the current cell short: the thread counts\n"
+"that completed are reported, then the signal ends the process.\n"
 "\nlocks:\n",
 		BENCH_MAX_THREADS, ncpus, 2 * ncpus, 4 * ncpus, BENCH_DEFAULT_CS_NS,
 		BENCH_DEFAULT_NCS_NS, BENCH_DEFAULT_CS_LINES, BENCH_DEFAULT_DURATION_MS,
@@ -491,8 +491,9 @@ int pvspin_cmd_bench(int argc, char **argv)
 			    (c.csv_path && strcmp(c.csv_path, "-")) || c.plot_path;
 	if (report_files)
 		signal(SIGPIPE, SIG_IGN);
-	/* SIGINT / SIGTERM / SIGHUP: the run stops after the cell in progress
-	 * and reports what completed, then ends by the signal */
+	/* SIGINT / SIGTERM / SIGHUP: the run stops, cutting the cell in
+	 * progress short (bench_run_cell looks every 0.1 s), reports what
+	 * completed, then ends by the signal */
 	tool_stop_signals_catch();
 
 	FILE *table = (c.json_path && !strcmp(c.json_path, "-")) ||
@@ -564,6 +565,8 @@ int pvspin_cmd_bench(int argc, char **argv)
 				else if (run_repeat(&c, &rows[i], res[i], k, cell, ncells, progress)) {
 					ret = 1;
 					goto free_rows;
+				} else if (tool_stop_signal()) {
+					complete = false;   /* the cell was cut short */
 				}
 			}
 		threads_done += complete;

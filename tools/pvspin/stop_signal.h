@@ -5,7 +5,7 @@
  * process by it so that its exit status (128 + the signal in a shell) says
  * what stopped it.
  *
- * When to stop is each caller's: bench after the cell in progress, torture
+ * When to stop is each caller's: bench within 0.1 s, cutting its cell short, torture
  * at its next watchdog tick, the simulator at its next event.
  */
 #ifndef PVSPIN_TOOLS_STOP_SIGNAL_H

@@ -13,6 +13,10 @@
 #include "bench/machine.h"
 #include "bench/peers.h"
 #include "bench/workload.h"
+#include "stop_signal.h"
+
+/* A cell's main thread looks at the stop signal this often, ns. */
+#define BENCH_STOP_POLL_NS 100000000u
 
 /** Memory shared by the threads of a cell: the lock alone on its lines,
  *  the stop flag alone on its lines (read by every thread every
@@ -136,11 +140,18 @@ int bench_run_cell(const struct bench_cell_spec *spec, struct bench_cell_result 
 
 	uint64_t t1 = t0;
 	if (created == nt) {
+		/* To the cell's end, in sleeps of at most BENCH_STOP_POLL_NS,
+		 * so that a stop signal, which any of the cell's threads may
+		 * take, cuts the cell short within one (the caller discards a
+		 * cut cell): a cell may last an hour (--duration-ms), and
+		 * SIGINT used to wait for its end */
 		uint64_t end = t0 + (uint64_t)spec->duration_ms * 1000000u;
-		struct timespec ts = { .tv_sec = (time_t)(end / 1000000000u),
-				       .tv_nsec = (long)(end % 1000000000u) };
-		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-			;
+		for (uint64_t now = t0; now < end && !tool_stop_signal(); now = tool_now_ns()) {
+			uint64_t until = end - now > BENCH_STOP_POLL_NS ? now + BENCH_STOP_POLL_NS : end;
+			struct timespec ts = { .tv_sec = (time_t)(until / 1000000000u),
+					       .tv_nsec = (long)(until % 1000000000u) };
+			clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);   /* EINTR: look again */
+		}
 		__atomic_store_n(&sh->stop, 1, __ATOMIC_RELAXED);
 		t1 = tool_now_ns();
 	}

@@ -97,6 +97,8 @@ struct bench_cell_result {
 /**
  * Run one cell: set up the lock, start spec->threads threads, let them run
  * spec->duration_ms, stop, join, check the counter, compute the result.
+ * A stop signal (tool_stop_signal(), stop_signal.h) ends the run within
+ * 0.1 s: the result then covers the cut cell, which the caller discards.
  * Returns 0 (look at out->exclusion_ok), or -1 with a message on stderr
  * when the cell could not run (memory, thread creation, lock init).
  */
