@@ -91,4 +91,4 @@ add_test(NAME policy_detect_cpuid_dev_zero COMMAND sh -c
   "for a in /dev/zero -; do e=$(timeout 20 \"$0\" detect --cpuid $a --interval-ms 0 </dev/zero 2>&1 >/dev/null); \
      echo \"exit=$? $e\"; done" $<TARGET_FILE:pvspin>)
 set_tests_properties(policy_detect_cpuid_dev_zero PROPERTIES LABELS sanitize TIMEOUT 60
-  PASS_REGULAR_EXPRESSION "^exit=1 pvspin detect: /dev/zero:1: line longer than 255 characters\nexit=1 pvspin detect: <stdin>:1: line longer than 255 characters\n$")
+  PASS_REGULAR_EXPRESSION "^exit=1 pvspin detect: --cpuid /dev/zero:1: line longer than 255 characters\nexit=1 pvspin detect: --cpuid <stdin>:1: line longer than 255 characters\n$")

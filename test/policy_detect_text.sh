@@ -33,7 +33,11 @@ err=$("$p" detect --interval-ms 0 2>&1 >/dev/full); r=$?
 
 err=$("$p" detect --cpuid "$d/cpuid" --interval-ms 0 2>&1 >/dev/null); r=$?
 [ $r -eq 1 ] || bad "directory cpuid: exit $r"
-has "$err" "pvspin detect: $d/cpuid: cannot read: Is a directory" directory-cpuid
+has "$err" "pvspin detect: --cpuid $d/cpuid: cannot read: Is a directory" directory-cpuid
+# an empty path: the message names the option, as --root's does
+err=$("$p" detect --cpuid "" --interval-ms 0 2>&1 >/dev/null); r=$?
+[ $r -eq 1 ] || bad "empty cpuid path: exit $r"
+has "$err" "pvspin detect: --cpuid : No such file or directory" empty-cpuid-path
 
 # an unparsable cpu.max: a warning naming the file and its content, the
 # quota "unknown" (not "none"), exit 0 (as any unreadable /proc or /sys file)
@@ -95,13 +99,13 @@ out=$("$p" detect --json --cpuid - --interval-ms 0 < "$d/cpuid/hyperv-kvm.txt") 
 has "$out" '"cpuid": "<stdin>"' stdin-json
 err=$("$p" detect --cpuid - --interval-ms 0 < "$d/cpuid/malformed.txt" 2>&1 >/dev/null); r=$?
 [ $r -eq 1 ] || bad "stdin malformed: exit $r"
-has "$err" "pvspin detect: <stdin>:4: malformed CPUID line" stdin-malformed
+has "$err" "pvspin detect: --cpuid <stdin>:4: malformed CPUID line" stdin-malformed
 err=$("$p" detect --cpuid - --interval-ms 0 < "$d/cpuid/no-leaf1.txt" 2>&1 >/dev/null); r=$?
 [ $r -eq 1 ] || bad "stdin no leaf 1: exit $r"
-has "$err" "pvspin detect: <stdin>: no leaf 0x00000001" stdin-no-leaf1
+has "$err" "pvspin detect: --cpuid <stdin>: no leaf 0x00000001" stdin-no-leaf1
 err=$("$p" detect --cpuid - --interval-ms 0 < /dev/null 2>&1 >/dev/null); r=$?
 [ $r -eq 1 ] || bad "stdin empty: exit $r"
-has "$err" "pvspin detect: <stdin>: empty" stdin-empty
+has "$err" "pvspin detect: --cpuid <stdin>: empty" stdin-empty
 # help text says so
 has "$("$p" detect --help)" "- for standard input" stdin-help
 

@@ -50,7 +50,13 @@ static void usage(FILE *f)
 		"  --interval-ms N   also sample steal time over N ms (0..%d, default %d;\n"
 		"                    0: no sample); the picks use the average since boot,\n"
 		"                    as the library's own pick does\n"
-		"  -h, --help        this help\n",
+		"  -h, --help        this help\n"
+		"\n"
+		"Exit status: 0 success (a PVSPIN_LOCK or PVSPIN_POLICY with a bad value\n"
+		"is said and ignored: detect takes no kind from the environment); 1 a\n"
+		"--cpuid dump or --root directory that cannot be read or used (missing,\n"
+		"empty, malformed, incomplete), or a report that cannot be written;\n"
+		"2 bad usage (an unknown option, a bad value, a stray operand).\n",
 		pvspin_policy_names(), MAX_INTERVAL_MS, DEFAULT_INTERVAL_MS);
 }
 
@@ -380,18 +386,20 @@ int pvspin_cmd_detect(int argc, char **argv)
 	if (cpuid_file && !strcmp(cpuid_file, "-")) {
 		cpuid_file = "<stdin>";
 		if (pvspin_env_cpuid_parse(&table, stdin, cpuid_file, err, sizeof(err))) {
-			fprintf(stderr, "pvspin detect: %s\n", err);
+			fprintf(stderr, "pvspin detect: --cpuid %s\n", err);
 			return 1;
 		}
 	} else if (cpuid_file && pvspin_env_cpuid_load(&table, cpuid_file, err, sizeof(err))) {
-		fprintf(stderr, "pvspin detect: %s\n", err);
+		/* "--cpuid PATH: reason", as --root's (an empty PATH said
+		 * ": No such file or directory" alone, a new user's finding) */
+		fprintf(stderr, "pvspin detect: --cpuid %s\n", err);
 		return 1;
 	}
 	if (cpuid_file && pvspin_env_cpuid_complete(&table, err, sizeof(err))) {
 		/* Every pick would rest on a guessed zero (no hypervisor, no
 		 * signature, no features): refuse, as for a malformed dump
 		 * (stdout stays empty, with --json too). */
-		fprintf(stderr, "pvspin detect: %s: %s; give a full dump of `cpuid -1 -r`\n",
+		fprintf(stderr, "pvspin detect: --cpuid %s: %s; give a full dump of `cpuid -1 -r`\n",
 			cpuid_file, err);
 		pvspin_env_cpuid_free(&table);
 		return 1;
