@@ -72,8 +72,8 @@ bool sp_stamp_starve_claimed_within(const pvspin_lock_t *lock, uint32_t us)
 	return e && sp_now_us() - pvspin_plat_load32(&e->starving_us, PVSPIN_RELAXED) < us;
 }
 
-/* `lock`'s entry if it holds a fresh record of an oldest refused waiter
- * (written less than SP_OLDEST_STALE_US ago, not cleared): its t0 into
+/* Does `lock`'s entry hold a fresh record of its oldest starving waiter
+ * (written less than SP_OLDEST_STALE_US ago, not cleared)?  Its t0 into
  * *t0_us. */
 static bool sp_stamp_oldest_of(const pvspin_lock_t *lock, uint32_t *t0_us)
 {
@@ -95,7 +95,8 @@ bool sp_stamp_oldest_note(const pvspin_lock_t *lock, uint32_t t0_us, bool *conte
 		pvspin_plat_store32(&e->contested_us, now ? now : 1, PVSPIN_RELAXED);
 		return false;
 	}
-	uint32_t c = pvspin_plat_load32(&e->contested_us, PVSPIN_RELAXED);
+	/* a mark left by another lock that shared the entry is not ours */
+	uint32_t c = sp_stamp_of(lock) ? pvspin_plat_load32(&e->contested_us, PVSPIN_RELAXED) : 0;
 	*contested = c && now - c < SP_OLDEST_CONTEST_US;
 	pvspin_plat_store32(&e->oldest_t0_us, t0_us, PVSPIN_RELAXED);
 	pvspin_plat_store32(&e->oldest_at_us, now ? now : 1, PVSPIN_RELEASE);
