@@ -302,6 +302,13 @@ struct sp_waiter {
 	uint64_t timeout_ns;   /* of the next sleep */
 };
 
+/* The time of w's first sleep on the stamps' clock (sp_now_us(), us):
+ * what the record of a lock's oldest starving waiter names. */
+static inline uint32_t sp_t0_us(const struct sp_waiter *w)
+{
+	return (uint32_t)(w->t0 / 1000u);
+}
+
 /* Spinners allowed besides the holder: spin_cpus - 1 (0 on one CPU), at
  * most SP_SPINNERS_CAP. */
 static inline uint32_t sp_spinner_cap(void)
@@ -366,7 +373,7 @@ static bool sp_take(pvspin_lock_t *lock, struct sp_waiter *w, uint32_t *v, bool 
 	w->counted = w->starving_owner = false;
 	w->took = true;
 	if (w->oldest) {   /* the record named us: let the next oldest stand */
-		sp_stamp_oldest_clear(lock, (uint32_t)(w->t0 / 1000u));
+		sp_stamp_oldest_clear(lock, sp_t0_us(w));
 		w->oldest = false;
 	}
 	return true;
@@ -440,7 +447,7 @@ static bool sp_spin(pvspin_lock_t *lock, struct sp_waiter *w)
 	 * throughput 0.994; shared mode there: about 1.5 */
 	bool starving = w->successor || ((w->counted || w->sliced) && w->t0 &&
 					 pvspin_plat_now_ns() - w->t0 > SP_STARVE_NS);
-	uint32_t t0_us = (uint32_t)(w->t0 / 1000u);   /* sp_now_us()'s clock */
+	uint32_t t0_us = sp_t0_us(w);
 	bool noted = false;
 
 	/* Join the spinners: (p, s, 1) -> (p, s + 1, 1) [| STARVING], or take

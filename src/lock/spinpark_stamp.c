@@ -72,34 +72,40 @@ bool sp_stamp_starve_claimed_within(const pvspin_lock_t *lock, uint32_t us)
 	return e && sp_now_us() - pvspin_plat_load32(&e->starving_us, PVSPIN_RELAXED) < us;
 }
 
-/* Does `lock`'s entry hold a fresh record of its oldest starving waiter
- * (written less than SP_OLDEST_STALE_US ago, not cleared)?  Its t0 into
- * *t0_us. */
-static bool sp_stamp_oldest_of(const pvspin_lock_t *lock, uint32_t *t0_us)
+/* sp_now_us() as a stamp, which 0 ("never", "cleared") cannot be. */
+static inline uint32_t sp_stamp_now(void)
 {
-	struct sp_stamp *e = sp_stamp_of(lock);
+	uint32_t now = sp_now_us();
+	return now ? now : 1;
+}
+
+/* Does e, a lock's own entry (sp_stamp_of(); NULL: none), hold a fresh
+ * record of the lock's oldest starving waiter at `now` (written less than
+ * SP_OLDEST_STALE_US before, not cleared)?  Its t0 into *t0_us. */
+static bool sp_stamp_oldest_fresh(const struct sp_stamp *e, uint32_t now, uint32_t *t0_us)
+{
 	if (!e)
 		return false;
 	uint32_t at = pvspin_plat_load32(&e->oldest_at_us, PVSPIN_ACQUIRE);
 	*t0_us = pvspin_plat_load32(&e->oldest_t0_us, PVSPIN_RELAXED);
 	/* us that wrap: differences */
-	return at && sp_now_us() - at < SP_OLDEST_STALE_US;
+	return at && now - at < SP_OLDEST_STALE_US;
 }
 
 bool sp_stamp_oldest_note(const pvspin_lock_t *lock, uint32_t t0_us, bool *contested)
 {
-	uint32_t rec, now = sp_now_us();
-	struct sp_stamp *e = sp_stamp_entry(lock);
+	uint32_t rec, now = sp_stamp_now();
+	struct sp_stamp *e = sp_stamp_entry(lock), *mine = sp_stamp_of(lock);
 	/* a fresh record of a strictly older waiter stays: it is contested */
-	if (sp_stamp_oldest_of(lock, &rec) && (int32_t)(t0_us - rec) > 0) {
-		pvspin_plat_store32(&e->contested_us, now ? now : 1, PVSPIN_RELAXED);
+	if (sp_stamp_oldest_fresh(mine, now, &rec) && (int32_t)(t0_us - rec) > 0) {
+		pvspin_plat_store32(&e->contested_us, now, PVSPIN_RELAXED);
 		return false;
 	}
 	/* a mark left by another lock that shared the entry is not ours */
-	uint32_t c = sp_stamp_of(lock) ? pvspin_plat_load32(&e->contested_us, PVSPIN_RELAXED) : 0;
+	uint32_t c = mine ? pvspin_plat_load32(&e->contested_us, PVSPIN_RELAXED) : 0;
 	*contested = c && now - c < SP_OLDEST_CONTEST_US;
 	pvspin_plat_store32(&e->oldest_t0_us, t0_us, PVSPIN_RELAXED);
-	pvspin_plat_store32(&e->oldest_at_us, now ? now : 1, PVSPIN_RELEASE);
+	pvspin_plat_store32(&e->oldest_at_us, now, PVSPIN_RELEASE);
 	pvspin_plat_storeptr((void **)&e->lock, (void *)lock, PVSPIN_RELEASE);
 	return true;
 }
@@ -107,7 +113,8 @@ bool sp_stamp_oldest_note(const pvspin_lock_t *lock, uint32_t t0_us, bool *conte
 bool sp_stamp_oldest_may_claim(const pvspin_lock_t *lock, uint32_t t0_us)
 {
 	uint32_t rec;
-	return !sp_stamp_oldest_of(lock, &rec) || (int32_t)(t0_us - rec) <= 0;
+	return !sp_stamp_oldest_fresh(sp_stamp_of(lock), sp_now_us(), &rec) ||
+	       (int32_t)(t0_us - rec) <= 0;
 }
 
 void sp_stamp_oldest_clear(const pvspin_lock_t *lock, uint32_t t0_us)
