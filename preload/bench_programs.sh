@@ -51,19 +51,24 @@ find /usr/lib -name '*.so*' -type f 2>/dev/null | sort | xargs cat 2>/dev/null |
 	head -c 67108864 > "$tmp/data" || true
 seq 1 4000000 | awk 'BEGIN { srand(1) } { print int(rand() * 1e9), $0 }' > "$tmp/nums"
 
+# on SIDE: set the array `side` to what runs a command on SIDE: nothing
+# for glibc, `pvspin run [--lock KIND] --` for pvspin ("${side[@]}" CMD)
+on() {
+	if [ "$1" = glibc ]; then side=(); else side=("${run[@]}" --); fi
+}
 # wall SIDE CMD...: run CMD on SIDE (glibc or pvspin), print its wall seconds
 wall() {
-	local side=$1; shift
 	local t0 t1
+	on "$1"; shift
 	t0=$(now)
-	if [ "$side" = glibc ]; then "$@" > /dev/null 2>&1; else "${run[@]}" -- "$@" > /dev/null 2>&1; fi
+	"${side[@]}" "$@" > /dev/null 2>&1
 	t1=$(now)
 	echo "$t0 $t1" | awk '{ printf "%.3f\n", $2 - $1 }'
 }
 # out SIDE CMD...: run CMD on SIDE, print its standard output
 out() {
-	local side=$1; shift
-	if [ "$side" = glibc ]; then "$@" 2>&1; else "${run[@]}" -- "$@" 2>&1; fi
+	on "$1"; shift
+	"${side[@]}" "$@" 2>&1
 }
 
 # row NAME UNIT BETTER MEASURE...: MEASURE SIDE prints one number per run
@@ -105,11 +110,8 @@ m_memcached() {
 	[ "$(id -u)" = 0 ] && user=(-u nobody)
 	for i in $(seq 20); do
 		port=$((20000 + RANDOM % 20000))
-		if [ "$1" = glibc ]; then
-			memcached "${user[@]}" -t 8 -p "$port" -U 0 -l 127.0.0.1 > /dev/null 2>&1 &
-		else
-			"${run[@]}" -- memcached "${user[@]}" -t 8 -p "$port" -U 0 -l 127.0.0.1 > /dev/null 2>&1 &
-		fi
+		on "$1"
+		"${side[@]}" memcached "${user[@]}" -t 8 -p "$port" -U 0 -l 127.0.0.1 > /dev/null 2>&1 &
 		mc_pid=$!
 		for _ in $(seq 50); do
 			memcping --servers="127.0.0.1:$port" > /dev/null 2>&1 && break
