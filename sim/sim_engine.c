@@ -411,6 +411,13 @@ static int setup(const struct sim_config *c)
 					      (p - S.pcpus[p].node * per_node) / cc
 				    : S.pcpus[p].node;
 	}
+	/* every VM's locks in one block, whose offsets key them
+	 * (pvspin_plat_lock_key) */
+	S.lock_arena_size = (size_t)c->vms * (size_t)c->locks * sizeof(struct sim_lock);
+	S.lock_arena = aligned_alloc(64, S.lock_arena_size);
+	if (!S.lock_arena)
+		oom();
+	memset(S.lock_arena, 0, S.lock_arena_size);
 	for (int m = 0; m < c->vms; m++) {
 		struct vm *vm = &S.vms[m];
 		vm->id = m;
@@ -426,13 +433,6 @@ static int setup(const struct sim_config *c)
 		vm->pv_unhalt = c->vm_pv_unhalt[m] >= 0 ? c->vm_pv_unhalt[m] : c->pv_unhalt;
 		vm->steal_time = c->vm_steal_time[m] >= 0 ? c->vm_steal_time[m] : c->steal_time;
 		vm->last_boosted = -1 + c->vcpus; /* first boost goes to #0 */
-		if (!S.lock_arena) {   /* every VM's locks in one block */
-			S.lock_arena_size = (size_t)c->vms * (size_t)c->locks * sizeof(struct sim_lock);
-			S.lock_arena = aligned_alloc(64, S.lock_arena_size);
-			if (!S.lock_arena)
-				oom();
-			memset(S.lock_arena, 0, S.lock_arena_size);
-		}
 		vm->locks = (struct sim_lock *)S.lock_arena + (size_t)m * (size_t)c->locks;
 		for (int k = 0; k < c->locks; k++)
 			vm->locks[k].holder = -1;
