@@ -383,13 +383,14 @@ int pvspin_cmd_detect(int argc, char **argv)
 	char err[512];
 	/* "-": the dump on stdin (cpuid -1 -r | pvspin detect --cpuid -),
 	 * named <stdin> from here on, in the messages and the report */
+	int unread = 0;
 	if (cpuid_file && !strcmp(cpuid_file, "-")) {
 		cpuid_file = "<stdin>";
-		if (pvspin_env_cpuid_parse(&table, stdin, cpuid_file, err, sizeof(err))) {
-			fprintf(stderr, "pvspin detect: --cpuid %s\n", err);
-			return 1;
-		}
-	} else if (cpuid_file && pvspin_env_cpuid_load(&table, cpuid_file, err, sizeof(err))) {
+		unread = pvspin_env_cpuid_parse(&table, stdin, cpuid_file, err, sizeof(err));
+	} else if (cpuid_file) {
+		unread = pvspin_env_cpuid_load(&table, cpuid_file, err, sizeof(err));
+	}
+	if (unread) {
 		/* "--cpuid PATH: reason", as --root's (an empty PATH said
 		 * ": No such file or directory" alone, a new user's finding) */
 		fprintf(stderr, "pvspin detect: --cpuid %s\n", err);
