@@ -81,8 +81,9 @@ static void usage(FILE *f, unsigned ncpus)
 "2 bad usage, a PVSPIN_* variable in the environment (PVSPIN_LOCK,\n"
 "PVSPIN_POLICY, PVSPIN_STATS, PVSPIN_SPIN_THRESHOLD, ...) with a bad value\n"
 "included, also where an option would replace it.  SIGINT, SIGTERM or SIGHUP\n"
-"stops the run within 0.1 s, cutting the current cell short: the thread counts\n"
-"that completed are reported, then the signal ends the process.\n"
+"stops the run within 0.1 s, cutting the current cell short (its threads get at\n"
+"most 1 s more to finish their lock calls): the thread counts that completed\n"
+"are reported, then the signal ends the process.\n"
 "\nlocks:\n",
 		BENCH_MAX_THREADS, ncpus, 2 * ncpus, 4 * ncpus, BENCH_DEFAULT_CS_NS,
 		BENCH_DEFAULT_NCS_NS, BENCH_DEFAULT_CS_LINES, BENCH_DEFAULT_DURATION_MS,
@@ -424,7 +425,8 @@ static struct bench_cell_spec row_spec(const struct bench_config *c, const struc
 }
 
 /* Run repeat k of one row into res[k].  Returns 0, or 1 if the cell could
- * not run. */
+ * not run.  A cell cut short by a stop signal is discarded by the caller
+ * (tool_stop_signal()), also one whose threads were left running. */
 static int run_repeat(const struct bench_config *c, struct bench_row *row,
 		      struct bench_cell_result *res, unsigned k, unsigned cell,
 		      unsigned ncells, int progress)
@@ -439,8 +441,9 @@ static int run_repeat(const struct bench_config *c, struct bench_row *row,
 	/* the placement right then: ~1 ms, while no cell thread runs */
 	row->rtt_repeats[k] = c->no_placement ? NAN : bench_placement_probe();
 	spec.seed = (uint64_t)cell * 1000 + k;
-	if (bench_run_cell(&spec, &res[k]))
-		return 1;
+	int r = bench_run_cell(&spec, &res[k]);
+	if (r)
+		return r < 0;   /* 1: its threads left to the stop signal */
 	if (!res[k].exclusion_ok) {
 		fprintf(stderr, "%spvspin bench: MUTUAL EXCLUSION FAILED: %s x%u repeat %u: "
 			"counter %" PRIu64 " != %" PRIu64 " acquisitions\n",
@@ -492,8 +495,9 @@ int pvspin_cmd_bench(int argc, char **argv)
 	if (report_files)
 		signal(SIGPIPE, SIG_IGN);
 	/* SIGINT / SIGTERM / SIGHUP: the run stops, cutting the cell in
-	 * progress short (bench_run_cell looks every 0.1 s), reports what
-	 * completed, then ends by the signal */
+	 * progress short (bench_run_cell looks every 0.1 s and waits 1 s at
+	 * most for the cell's threads), reports what completed, then ends by
+	 * the signal */
 	tool_stop_signals_catch();
 
 	FILE *table = (c.json_path && !strcmp(c.json_path, "-")) ||
