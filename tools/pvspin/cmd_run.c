@@ -449,8 +449,10 @@ int pvspin_cmd_run(int argc, char **argv)
 		return 0;
 	}
 	if (optind >= argc) {
-		fprintf(stderr, "pvspin run: no program given\n");
-		run_usage(stderr);
+		/* said as every subcommand says a bad command line: the
+		 * problem, then where the usage is (not the whole usage) */
+		fprintf(stderr, "pvspin run: no program given (PROGRAM [ARGS...] after the "
+			"options)\n(pvspin run --help lists the options)\n");
 		return 2;
 	}
 	char **prog = argv + optind;
