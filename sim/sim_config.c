@@ -23,6 +23,7 @@
 
 #include "sim.h"
 #include "util/line_read.h"
+#include "../tools/pvspin/option_error.h"
 
 /* ---- keys ----------------------------------------------------------------- */
 
@@ -267,7 +268,8 @@ static int bool_word(const char *v)
 static int bad(FILE *err, const char *key, const char *value, const char *what,
 	       const char *names)
 {
-	fprintf(err, "pvspin sim: %s=%s: not %s%s\n", key, value, what, names ? names : "");
+	const char *q = tool_value_quote(value);
+	fprintf(err, "pvspin sim: %s=%s%s%s: not %s%s\n", key, q, value, q, what, names ? names : "");
 	return -1;
 }
 

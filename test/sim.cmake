@@ -151,6 +151,15 @@ endfunction()
 
 if(TARGET pvspin_sim_core AND TARGET pvspin)
   set(P $<TARGET_FILE:pvspin>)
+  # an empty value is quoted, as an option's (tool_value_quote(); it said
+  # "vms=: not ..."), on the command line and in a scenario file
+  pvspin_sim_cli_expect(sim_cli_set_empty_value 2
+    "^pvspin sim: vms='': not an integer from 1 to 64\n"
+    ${P} sim --set vms=)
+  add_test(NAME sim_cli_ini_empty_value COMMAND sh -c
+    "printf 'lock =\\n' | \"$0\" sim - 2>&1; echo \"exit=$?\"" ${P})
+  set_tests_properties(sim_cli_ini_empty_value PROPERTIES PASS_REGULAR_EXPRESSION
+    "^pvspin sim: lock='': not a lock kind. valid kinds: [^\n]*\npvspin sim: <stdin>:1: [^\n]*\nexit=2")
   pvspin_sim_cli_expect(sim_cli_slice_zero 2
     "pvspin sim: slice_us=0.0001: not -1 .* from 1 to"
     ${P} sim --preset smoke --set slice_us=0.0001)

@@ -94,6 +94,15 @@ static inline int tool_operand_error(const char *prog, const char *operand)
 	return 2;
 }
 
+/** The quote to write around `value`, a value given on the command line,
+ *  in a message: "'" when it is empty or holds a blank, which would not
+ *  show otherwise (--cpuid '', vms='', --seeds ' 2'), else "".  Every
+ *  message that shows such a value quotes it by this rule.  Thread-safe. */
+static inline const char *tool_value_quote(const char *value)
+{
+	return !*value || strpbrk(value, " \t\n\r\v\f") ? "'" : "";
+}
+
 /**
  * Report a bad value of an option and return 2 (bad usage), in the shape
  * of a bad environment variable's line ("WHO: PVSPIN_LOCK=bogus: not a
@@ -105,8 +114,7 @@ static inline int tool_operand_error(const char *prog, const char *operand)
  *
  * `prog` is the name to print ("pvspin run"), `option` the option's long
  * name ("--lock", also when the short one was given), `value` the value
- * refused (for a list, the item refused; in single quotes when it is
- * empty or holds a blank, which would not show otherwise: --seeds ' 2'),
+ * refused (for a list, the item refused; quoted by tool_value_quote()),
  * `reason` what is wrong ("not a lock kind; valid kinds: ":
  * PVSPIN_LOCK_NOT_A_KIND), followed by `names` (the valid ones, or NULL
  * when `reason` says all).  No "--help lists the options" line (the
@@ -116,7 +124,7 @@ static inline int tool_operand_error(const char *prog, const char *operand)
 static inline int tool_value_error(const char *prog, const char *option, const char *value,
 				   const char *reason, const char *names)
 {
-	const char *q = !*value || strpbrk(value, " \t\n\r\v\f") ? "'" : "";
+	const char *q = tool_value_quote(value);
 	fprintf(stderr, "%s: %s %s%s%s: %s%s\n", prog, option, q, value, q, reason,
 		names ? names : "");
 	return 2;
