@@ -104,6 +104,26 @@ static inline const char *tool_value_quote(const char *value)
 }
 
 /**
+ * Write the line of a bad value to `f`: `prog`, then `name` and `value`
+ * joined by `sep` (' ' for an option, "--lock bogus"; '=' for a key or a
+ * variable, "vms=0", as `pvspin sim` takes its keys and as a bad PVSPIN_*
+ * variable is said), the value quoted by tool_value_quote(), then
+ * `reason` and `names` (NULL: `reason` says all):
+ *
+ *   pvspin sim: vms='': not an integer from 1 to 64
+ *
+ * The one shape of tool_value_error() and of pvspin sim's bad key
+ * values.  One fprintf(): thread-safe.
+ */
+static inline void tool_value_line(FILE *f, const char *prog, const char *name, char sep,
+				   const char *value, const char *reason, const char *names)
+{
+	const char *q = tool_value_quote(value);
+	fprintf(f, "%s: %s%c%s%s%s: %s%s\n", prog, name, sep, q, value, q, reason,
+		names ? names : "");
+}
+
+/**
  * Report a bad value of an option and return 2 (bad usage), in the shape
  * of a bad environment variable's line ("WHO: PVSPIN_LOCK=bogus: not a
  * lock kind; valid kinds: ...", src/policy/policy_default.h): the command,
@@ -118,15 +138,13 @@ static inline const char *tool_value_quote(const char *value)
  * `reason` what is wrong ("not a lock kind; valid kinds: ":
  * PVSPIN_LOCK_NOT_A_KIND), followed by `names` (the valid ones, or NULL
  * when `reason` says all).  No "--help lists the options" line (the
- * reason says what the option takes).  One line on stderr, written by
- * one fprintf(): thread-safe.
+ * reason says what the option takes).  One line on stderr
+ * (tool_value_line()): thread-safe.
  */
 static inline int tool_value_error(const char *prog, const char *option, const char *value,
 				   const char *reason, const char *names)
 {
-	const char *q = tool_value_quote(value);
-	fprintf(stderr, "%s: %s %s%s%s: %s%s\n", prog, option, q, value, q, reason,
-		names ? names : "");
+	tool_value_line(stderr, prog, option, ' ', value, reason, names);
 	return 2;
 }
 
