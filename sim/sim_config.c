@@ -23,6 +23,7 @@
 
 #include "sim.h"
 #include "util/line_read.h"
+#include "../tools/pvspin/option_error.h"
 
 /* ---- keys ----------------------------------------------------------------- */
 
@@ -253,10 +254,11 @@ static int bool_word(const char *v)
 }
 
 /* A bad value of a key, in the shape of a bad value of an option
- * (tools/pvspin/option_error.h, tool_value_error()) with the key and its
- * value written as they are given, KEY=VALUE (as --set takes them, and as
- * a bad PVSPIN_* variable is said): what is wrong, then what the key
- * takes, `what` ("an integer from 1 to 64", "a lock kind; valid kinds: ")
+ * (tools/pvspin/option_error.h: tool_value_line(), as tool_value_error())
+ * with the key and its value written as they are given, KEY=VALUE (as
+ * --set takes them, and as a bad PVSPIN_* variable is said): what is
+ * wrong, then what the key takes, `what` ("an integer from 1 to 64", "a
+ * lock kind; valid kinds: ", at most config_set()'s range[] of 160 bytes)
  * followed by `names` (NULL: `what` says all), one line:
  *
  *   pvspin sim: vms=0: not an integer from 1 to 64
@@ -267,7 +269,9 @@ static int bool_word(const char *v)
 static int bad(FILE *err, const char *key, const char *value, const char *what,
 	       const char *names)
 {
-	fprintf(err, "pvspin sim: %s=%s: not %s%s\n", key, value, what, names ? names : "");
+	char reason[4 + 160];
+	snprintf(reason, sizeof(reason), "not %s", what);
+	tool_value_line(err, "pvspin sim", key, '=', value, reason, names);
 	return -1;
 }
 

@@ -34,10 +34,21 @@ err=$("$p" detect --interval-ms 0 2>&1 >/dev/full); r=$?
 err=$("$p" detect --cpuid "$d/cpuid" --interval-ms 0 2>&1 >/dev/null); r=$?
 [ $r -eq 1 ] || bad "directory cpuid: exit $r"
 has "$err" "pvspin detect: --cpuid $d/cpuid: cannot read: Is a directory" directory-cpuid
-# an empty path: the message names the option, as --root's does
+# an empty path: the message names the option, as --root's does, and
+# quotes the path as every value that would not show ('', a blank:
+# tool_value_quote(); it said "--cpuid : No such file or directory")
 err=$("$p" detect --cpuid "" --interval-ms 0 2>&1 >/dev/null); r=$?
 [ $r -eq 1 ] || bad "empty cpuid path: exit $r"
-has "$err" "pvspin detect: --cpuid : No such file or directory" empty-cpuid-path
+[ "$err" = "pvspin detect: --cpuid '': No such file or directory" ] ||
+	bad "empty cpuid path: stderr '$err'"
+err=$("$p" detect --cpuid " x" --interval-ms 0 2>&1 >/dev/null); r=$?
+[ $r -eq 1 ] || bad "blank cpuid path: exit $r"
+[ "$err" = "pvspin detect: --cpuid ' x': No such file or directory" ] ||
+	bad "blank cpuid path: stderr '$err'"
+err=$("$p" detect --root "" --interval-ms 0 2>&1 >/dev/null); r=$?
+[ $r -eq 1 ] || bad "empty root: exit $r"
+[ "$err" = "pvspin detect: --root '': No such file or directory" ] ||
+	bad "empty root: stderr '$err'"
 
 # an unparsable cpu.max: a warning naming the file and its content, the
 # quota "unknown" (not "none"), exit 0 (as any unreadable /proc or /sys file)

@@ -385,18 +385,23 @@ e=$(PVSPIN_PRELOAD_LIB=\"$c\" \"$p\" run -- true 2>&1); r=$?
   { echo \"libc: '$e'\"; exit 1; }
 # the interposer for another machine (its e_machine patched to 183,
 # AArch64) and one cut after the ELF magic: the header checks, before
-# any table is read
+# any table is read; the interposer cut to 100 bytes (a whole ELF header,
+# the tables it describes missing) or to all but its last byte is said
+# to be truncated, not a library without pvspin's marker as it was, nor,
+# cut after the magic, not an ELF shared library
 t=$(mktemp -d) || exit 1; trap 'rm -rf \"$t\"' EXIT
 cp \"$lib\" \"$t/other.so\" && printf '\\267\\000' | dd of=\"$t/other.so\" bs=1 seek=18 conv=notrunc 2>/dev/null || exit 1
 e=$(PVSPIN_PRELOAD_LIB=\"$t/other.so\" \"$p\" run -- true 2>&1); r=$?
 [ $r -eq 2 ] || { echo \"other machine: exit $r\"; exit 1; }
 [ \"$e\" = \"pvspin run: PVSPIN_PRELOAD_LIB=$t/other.so: an ELF file for another machine (word size, byte order or architecture)\" ] ||
   { echo \"other machine: '$e'\"; exit 1; }
-head -c 7 \"$lib\" > \"$t/cut.so\" || exit 1
-e=$(PVSPIN_PRELOAD_LIB=\"$t/cut.so\" \"$p\" run -- true 2>&1); r=$?
-[ $r -eq 2 ] || { echo \"cut: exit $r\"; exit 1; }
-[ \"$e\" = \"pvspin run: PVSPIN_PRELOAD_LIB=$t/cut.so: not an ELF shared library\" ] ||
-  { echo \"cut: '$e'\"; exit 1; }
+for n in 7 100 $(($(wc -c < \"$lib\") - 1)); do
+  head -c $n \"$lib\" > \"$t/cut.so\" || exit 1
+  e=$(PVSPIN_PRELOAD_LIB=\"$t/cut.so\" \"$p\" run -- true 2>&1); r=$?
+  [ $r -eq 2 ] || { echo \"cut to $n: exit $r\"; exit 1; }
+  [ \"$e\" = \"pvspin run: PVSPIN_PRELOAD_LIB=$t/cut.so: truncated or not a valid shared object (shorter than its ELF headers say)\" ] ||
+    { echo \"cut to $n: '$e'\"; exit 1; }
+done
 echo run-bad-lib-ok
 ")
 preload_test(preload_run_bad_lib 30 sh ${CMAKE_CURRENT_BINARY_DIR}/preload_run_bad_lib.sh

@@ -92,11 +92,15 @@ static void test_bad_numbers(void **state)
 	expect_usage_error("--spin-threshold", "0", "--spin-threshold");
 	expect_usage_error("--hog", "1025", "--hog 1025: not an integer from 0 to 1024");
 	expect_usage_error("--hog", "-1", "--hog");
-	/* strtok_r would skip empty items: they are an error, naming the list */
-	expect_usage_error("--threads", "1,,2", "--threads: empty item in the list '1,,2'");
-	expect_usage_error("--threads", "1,2,", "'1,2,'");
-	expect_usage_error("--threads", ",1", "',1'");
-	expect_usage_error("--locks", "tas,", "--locks: empty item");
+	/* an empty item is refused as any other item, in the same words
+	 * (it was "--threads: empty item in the list '1,,2' (expected ...)") */
+	expect_usage_error("--threads", "1,,2",
+			   "pvspin bench: --threads '': not an integer from 1 to 1024\n");
+	expect_usage_error("--threads", "1,2,", "pvspin bench: --threads '': not an integer");
+	expect_usage_error("--threads", ",1", "pvspin bench: --threads '': not an integer");
+	expect_usage_error("--threads", "", "pvspin bench: --threads '': not an integer");
+	expect_usage_error("--locks", "tas,", "pvspin bench: --locks '': not a lock; valid locks: ");
+	expect_usage_error("--locks", "", "pvspin bench: --locks '': not a lock; valid locks: ");
 }
 
 /* Report files are checked before measuring (exit 1 at once, with the
@@ -137,7 +141,8 @@ static void test_bad_options(void **state)
 {
 	(void)state;
 	expect_usage_error("--bogus", NULL, "--bogus");
-	expect_usage_error("--plot", "out.gif", ".png");
+	expect_usage_error("--plot", "out.gif",
+			   "pvspin bench: --plot out.gif: not a .png or .svg file name\n");
 	expect_usage_error("stray", NULL, "stray");
 	expect_usage_error("--json", NULL, "--json");
 }

@@ -347,6 +347,16 @@ if(TARGET pvspin)
   add_test(NAME run_cli_short_option COMMAND pvspin run -sx -- true)
   set_tests_properties(run_cli_short_option PROPERTIES
     PASS_REGULAR_EXPRESSION "^pvspin run: unknown option '-x'")
+  # no program: the problem and the hint, in two lines as every other
+  # subcommand's bad command line, not the whole usage (exit 2)
+  add_test(NAME run_cli_no_program COMMAND sh -c
+    "for a in '' '-s'; do o=$(\"$0\" run $a 2>\"$1\"); r=$?
+       [ $r -eq 2 ] && [ -z \"$o\" ] || { echo \"run $a: exit $r, stdout '$o'\"; exit 1; }
+       [ \"$(cat \"$1\")\" = \"pvspin run: no program given (PROGRAM [ARGS...] after the options)
+(pvspin run --help lists the options)\" ] || { echo \"run $a:\"; cat \"$1\"; exit 1; }
+     done; echo no-program-ok"
+    $<TARGET_FILE:pvspin> ${CMAKE_CURRENT_BINARY_DIR}/run_cli_no_program.err)
+  set_tests_properties(run_cli_no_program PROPERTIES PASS_REGULAR_EXPRESSION "no-program-ok")
 endif()
 
 # Issue 12.  After "(further failures ... not shown)" no per-acquisition

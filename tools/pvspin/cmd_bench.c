@@ -81,8 +81,9 @@ static void usage(FILE *f, unsigned ncpus)
 "2 bad usage, a PVSPIN_* variable in the environment (PVSPIN_LOCK,\n"
 "PVSPIN_POLICY, PVSPIN_STATS, PVSPIN_SPIN_THRESHOLD, ...) with a bad value\n"
 "included, also where an option would replace it.  SIGINT, SIGTERM or SIGHUP\n"
-"stops the run within 0.1 s, cutting the current cell short: the thread counts\n"
-"that completed are reported, then the signal ends the process.\n"
+"stops the run within 0.1 s, cutting the current cell short (its threads get at\n"
+"most 1 s more to finish their lock calls): the thread counts that completed\n"
+"are reported, then the signal ends the process.\n"
 "\nlocks:\n",
 		BENCH_MAX_THREADS, ncpus, 2 * ncpus, 4 * ncpus, BENCH_DEFAULT_CS_NS,
 		BENCH_DEFAULT_NCS_NS, BENCH_DEFAULT_CS_LINES, BENCH_DEFAULT_DURATION_MS,
@@ -133,23 +134,15 @@ static int parse_num(const char *opt, const char *s, uint64_t lo, uint64_t hi, u
 	return tool_option_number("pvspin bench", opt, s, lo, hi, out);
 }
 
-/* An empty item ("1,,2", "1,2,", ",1", ""): strtok_r would skip it. */
-static int empty_item(const char *opt, const char *arg)
-{
-	size_t n = strlen(arg);
-	if (n && arg[0] != ',' && arg[n - 1] != ',' && !strstr(arg, ",,"))
-		return 0;
-	return usage_error("%s: empty item in the list '%s' (expected e.g. %s)", opt, arg,
-			   strcmp(opt, "--threads") ? "qspinlock,tas" : "1,2,4,8");
-}
-
+/* The lists split by strsep(), not strtok_r(): an empty item ("1,,2",
+ * "1,2,", ",1", "") is an item, refused as any other in the words of
+ * every value ("--threads '': not an integer from 1 to 1024"), where
+ * strtok_r() would skip it. */
 static int parse_locks(const char *arg, struct bench_config *c)
 {
-	if (empty_item("--locks", arg))
-		return USAGE_EXIT;
 	size_t n;
 	bench_locks(&n);
-	char *copy = strdup(arg), *save = NULL;
+	char *copy = strdup(arg), *rest = copy;
 	free(c->locks);   /* a later --locks replaces an earlier one */
 	c->locks = calloc(n, sizeof(*c->locks));
 	c->nlocks = 0;
@@ -159,7 +152,7 @@ static int parse_locks(const char *arg, struct bench_config *c)
 		ret = 1;
 		goto out;
 	}
-	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+	for (char *t; (t = strsep(&rest, ","));) {
 		const struct bench_lock *l = bench_lock_find(t);
 		if (!l) {
 			ret = tool_value_error("pvspin bench", "--locks", t,
@@ -174,8 +167,6 @@ static int parse_locks(const char *arg, struct bench_config *c)
 		if (!dup)
 			c->locks[c->nlocks++] = l;
 	}
-	if (!c->nlocks)
-		ret = usage_error("--locks: empty list; valid locks: %s", bench_lock_names());
 out:
 	free(copy);
 	return ret;
@@ -196,23 +187,19 @@ static int add_threads(struct bench_config *c, unsigned t)
 
 static int parse_threads(const char *arg, struct bench_config *c)
 {
-	if (empty_item("--threads", arg))
-		return USAGE_EXIT;
-	char *copy = strdup(arg), *save = NULL;
+	char *copy = strdup(arg), *rest = copy;
 	int ret = 0;
 	free(c->threads);
 	c->threads = NULL;
 	c->nthreads = 0;
 	if (!copy)
 		return 1;
-	for (char *t = strtok_r(copy, ",", &save); t && !ret; t = strtok_r(NULL, ",", &save)) {
+	for (char *t; !ret && (t = strsep(&rest, ","));) {
 		uint64_t v;
 		ret = parse_num("--threads", t, 1, BENCH_MAX_THREADS, &v);
 		if (!ret && add_threads(c, (unsigned)v))
 			ret = 1;
 	}
-	if (!ret && !c->nthreads)
-		ret = usage_error("--threads: empty list (expected e.g. 1,2,4,8)");
 	free(copy);
 	return ret;
 }
@@ -327,7 +314,8 @@ static int parse_options(int argc, char **argv, struct bench_config *c)
 		case OPT_PLOT:
 			ret = set_report(&c->plot_path, "plots", "--plot", optarg);
 			if (!ret && !bench_plot_format(optarg))
-				ret = usage_error("--plot: '%s' must end in .png or .svg", optarg);
+				ret = tool_value_error("pvspin bench", "--plot", optarg,
+						       "not a .png or .svg file name", NULL);
 			break;
 		case 'h':
 			help = true;   /* after the whole line: an operand is an error */
@@ -424,7 +412,8 @@ static struct bench_cell_spec row_spec(const struct bench_config *c, const struc
 }
 
 /* Run repeat k of one row into res[k].  Returns 0, or 1 if the cell could
- * not run. */
+ * not run.  A cell cut short by a stop signal is discarded by the caller
+ * (tool_stop_signal()), also one whose threads were left running. */
 static int run_repeat(const struct bench_config *c, struct bench_row *row,
 		      struct bench_cell_result *res, unsigned k, unsigned cell,
 		      unsigned ncells, int progress)
@@ -439,8 +428,9 @@ static int run_repeat(const struct bench_config *c, struct bench_row *row,
 	/* the placement right then: ~1 ms, while no cell thread runs */
 	row->rtt_repeats[k] = c->no_placement ? NAN : bench_placement_probe();
 	spec.seed = (uint64_t)cell * 1000 + k;
-	if (bench_run_cell(&spec, &res[k]))
-		return 1;
+	int r = bench_run_cell(&spec, &res[k]);
+	if (r)
+		return r < 0;   /* 1: its threads left to the stop signal */
 	if (!res[k].exclusion_ok) {
 		fprintf(stderr, "%spvspin bench: MUTUAL EXCLUSION FAILED: %s x%u repeat %u: "
 			"counter %" PRIu64 " != %" PRIu64 " acquisitions\n",
@@ -492,8 +482,9 @@ int pvspin_cmd_bench(int argc, char **argv)
 	if (report_files)
 		signal(SIGPIPE, SIG_IGN);
 	/* SIGINT / SIGTERM / SIGHUP: the run stops, cutting the cell in
-	 * progress short (bench_run_cell looks every 0.1 s), reports what
-	 * completed, then ends by the signal */
+	 * progress short (bench_run_cell looks every 0.1 s and waits 1 s at
+	 * most for the cell's threads), reports what completed, then ends by
+	 * the signal */
 	tool_stop_signals_catch();
 
 	FILE *table = (c.json_path && !strcmp(c.json_path, "-")) ||

@@ -363,16 +363,17 @@ int pvspin_cmd_detect(int argc, char **argv)
 	pvspin_plat_no_membarrier_report_ignored(stderr, "pvspin detect", NULL);
 	/* A root that is missing or unreadable is bad input, not bad usage:
 	 * exit 1 with the reason, as an unreadable --cpuid file does. */
+	const char *rq = root ? tool_value_quote(root) : "";
 	if (root && root_check(root)) {
-		fprintf(stderr, "pvspin detect: --root %s: %s\n", root, strerror(errno));
+		fprintf(stderr, "pvspin detect: --root %s%s%s: %s\n", rq, root, rq, strerror(errno));
 		return 1;
 	}
 	/* So is a root with none of the files (an empty directory, a wrong
 	 * one): its report would be every fact unknown and the picks made
 	 * on assumed values, with exit 0. */
 	if (root && !root_has_files(root)) {
-		fprintf(stderr, "pvspin detect: --root %s: none of the files detect reads is there (",
-			root);
+		fprintf(stderr, "pvspin detect: --root %s%s%s: none of the files detect reads is "
+			"there (", rq, root, rq);
 		for (size_t i = 0; i < NROOT_FILES; i++)
 			fprintf(stderr, "%s%s", i ? ", " : "", root_files[i] + 1);
 		fprintf(stderr, "): not a copy of a machine's /proc and /sys (docs/policy.md)\n");
@@ -392,16 +393,21 @@ int pvspin_cmd_detect(int argc, char **argv)
 	}
 	if (unread) {
 		/* "--cpuid PATH: reason", as --root's (an empty PATH said
-		 * ": No such file or directory" alone, a new user's finding) */
-		fprintf(stderr, "pvspin detect: --cpuid %s\n", err);
+		 * ": No such file or directory" alone, a new user's finding);
+		 * err starts with PATH, quoted here as --root's */
+		size_t n = strlen(cpuid_file);
+		const char *q = strncmp(err, cpuid_file, n) ? "" : tool_value_quote(cpuid_file);
+		fprintf(stderr, "pvspin detect: --cpuid %s%.*s%s%s\n", q, *q ? (int)n : 0, err, q,
+			*q ? err + n : err);
 		return 1;
 	}
 	if (cpuid_file && pvspin_env_cpuid_complete(&table, err, sizeof(err))) {
 		/* Every pick would rest on a guessed zero (no hypervisor, no
 		 * signature, no features): refuse, as for a malformed dump
 		 * (stdout stays empty, with --json too). */
-		fprintf(stderr, "pvspin detect: --cpuid %s: %s; give a full dump of `cpuid -1 -r`\n",
-			cpuid_file, err);
+		const char *q = tool_value_quote(cpuid_file);
+		fprintf(stderr, "pvspin detect: --cpuid %s%s%s: %s; give a full dump of `cpuid -1 -r`\n",
+			q, cpuid_file, q, err);
 		pvspin_env_cpuid_free(&table);
 		return 1;
 	}

@@ -164,10 +164,45 @@ static const char *preload_not_interposer(Elf *e)
 	return NULL;
 }
 
+/* Is the file open as `fd`, of `size` bytes (`e` its libelf handle), an
+ * ELF file cut short: ELF's magic number, then less than its ELF header,
+ * or less than the program or section header table or a segment that
+ * the header describes (a copy interrupted, a full disk)?  Such a file
+ * would be said to be "not an ELF shared library" or to lack pvspin's
+ * marker.  A header that cannot be read or counted, in a file long
+ * enough to hold it, says no: the other checks say what it is. */
+static bool elf_truncated(Elf *e, int fd, off_t size)
+{
+	unsigned char id[EI_NIDENT];
+	ssize_t got = pread(fd, id, sizeof(id), 0);
+	if (got < SELFMAG || memcmp(id, ELFMAG, SELFMAG))
+		return false;
+	uint64_t sz = (uint64_t)size;
+	GElf_Ehdr h;
+	if (got < EI_NIDENT || !e || !gelf_getehdr(e, &h))
+		return sz < (got > EI_CLASS && id[EI_CLASS] == ELFCLASS32 ? sizeof(Elf32_Ehdr)
+									  : sizeof(Elf64_Ehdr));
+	/* the header's counts: libelf's elf_getphdrnum() cuts them to what
+	 * the file holds; PN_XNUM and a 0 with a table (more entries than
+	 * the header can count) are taken as one entry */
+	uint64_t phnum = h.e_phnum == PN_XNUM ? 1 : h.e_phnum;
+	uint64_t shnum = h.e_shnum || !h.e_shoff ? h.e_shnum : 1;
+	if ((phnum && (h.e_phoff > sz || phnum * h.e_phentsize > sz - h.e_phoff)) ||
+	    (shnum && (h.e_shoff > sz || shnum * h.e_shentsize > sz - h.e_shoff)))
+		return true;
+	for (uint64_t i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+		if (gelf_getphdr(e, (int)i, &ph) && ph.p_type != PT_NULL &&
+		    (ph.p_offset > sz || ph.p_filesz > sz - ph.p_offset))
+			return true;
+	}
+	return false;
+}
+
 /* Is `path` something ld.so can preload into a program like this one: a
- * regular, readable ELF shared object (not an executable) of this class,
- * byte order and machine, and pvspin's interposer (it defines
- * PRELOAD_MARKER)?  Returns NULL, or why not. */
+ * regular, readable ELF shared object (not an executable, not cut short:
+ * elf_truncated()) of this class, byte order and machine, and pvspin's
+ * interposer (it defines PRELOAD_MARKER)?  Returns NULL, or why not. */
 static const char *preload_unusable(const char *path)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);   /* a FIFO must not block us */
@@ -183,7 +218,9 @@ static const char *preload_unusable(const char *path)
 		why = "not a regular file";
 	else {
 		Elf *e = elf_version(EV_CURRENT) != EV_NONE ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
-		why = preload_not_interposer(e);
+		why = elf_truncated(e, fd, st.st_size)
+			? "truncated or not a valid shared object (shorter than its ELF headers say)"
+			: preload_not_interposer(e);
 		elf_end(e);
 	}
 	close(fd);
@@ -449,8 +486,10 @@ int pvspin_cmd_run(int argc, char **argv)
 		return 0;
 	}
 	if (optind >= argc) {
-		fprintf(stderr, "pvspin run: no program given\n");
-		run_usage(stderr);
+		/* said as every subcommand says a bad command line: the
+		 * problem, then where the usage is (not the whole usage) */
+		fprintf(stderr, "pvspin run: no program given (PROGRAM [ARGS...] after the "
+			"options)\n(pvspin run --help lists the options)\n");
 		return 2;
 	}
 	char **prog = argv + optind;

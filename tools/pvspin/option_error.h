@@ -94,6 +94,35 @@ static inline int tool_operand_error(const char *prog, const char *operand)
 	return 2;
 }
 
+/** The quote to write around `value`, a value given on the command line,
+ *  in a message: "'" when it is empty or holds a blank, which would not
+ *  show otherwise (--cpuid '', vms='', --seeds ' 2'), else "".  Every
+ *  message that shows such a value quotes it by this rule.  Thread-safe. */
+static inline const char *tool_value_quote(const char *value)
+{
+	return !*value || strpbrk(value, " \t\n\r\v\f") ? "'" : "";
+}
+
+/**
+ * Write the line of a bad value to `f`: `prog`, then `name` and `value`
+ * joined by `sep` (' ' for an option, "--lock bogus"; '=' for a key or a
+ * variable, "vms=0", as `pvspin sim` takes its keys and as a bad PVSPIN_*
+ * variable is said), the value quoted by tool_value_quote(), then
+ * `reason` and `names` (NULL: `reason` says all):
+ *
+ *   pvspin sim: vms='': not an integer from 1 to 64
+ *
+ * The one shape of tool_value_error() and of pvspin sim's bad key
+ * values.  One fprintf(): thread-safe.
+ */
+static inline void tool_value_line(FILE *f, const char *prog, const char *name, char sep,
+				   const char *value, const char *reason, const char *names)
+{
+	const char *q = tool_value_quote(value);
+	fprintf(f, "%s: %s%c%s%s%s: %s%s\n", prog, name, sep, q, value, q, reason,
+		names ? names : "");
+}
+
 /**
  * Report a bad value of an option and return 2 (bad usage), in the shape
  * of a bad environment variable's line ("WHO: PVSPIN_LOCK=bogus: not a
@@ -105,20 +134,17 @@ static inline int tool_operand_error(const char *prog, const char *operand)
  *
  * `prog` is the name to print ("pvspin run"), `option` the option's long
  * name ("--lock", also when the short one was given), `value` the value
- * refused (for a list, the item refused; in single quotes when it is
- * empty or holds a blank, which would not show otherwise: --seeds ' 2'),
+ * refused (for a list, the item refused; quoted by tool_value_quote()),
  * `reason` what is wrong ("not a lock kind; valid kinds: ":
  * PVSPIN_LOCK_NOT_A_KIND), followed by `names` (the valid ones, or NULL
  * when `reason` says all).  No "--help lists the options" line (the
- * reason says what the option takes).  One line on stderr, written by
- * one fprintf(): thread-safe.
+ * reason says what the option takes).  One line on stderr
+ * (tool_value_line()): thread-safe.
  */
 static inline int tool_value_error(const char *prog, const char *option, const char *value,
 				   const char *reason, const char *names)
 {
-	const char *q = !*value || strpbrk(value, " \t\n\r\v\f") ? "'" : "";
-	fprintf(stderr, "%s: %s %s%s%s: %s%s\n", prog, option, q, value, q, reason,
-		names ? names : "");
+	tool_value_line(stderr, prog, option, ' ', value, reason, names);
 	return 2;
 }
 

@@ -17,6 +17,11 @@
 
 /* A cell's main thread looks at the stop signal this often, ns. */
 #define BENCH_STOP_POLL_NS 100000000u
+/* Once a stop signal has come, how long the main thread waits for the
+ * cell's threads to finish their acquisitions in flight before it leaves
+ * them running, ns: hundreds of threads of a fair lock (ticket) on a few
+ * CPUs take minutes, one hand-off to a preempted waiter after another. */
+#define BENCH_STOP_GRACE_NS 1000000000u
 
 /** Memory shared by the threads of a cell: the lock alone on its lines,
  *  the stop flag alone on its lines (read by every thread every
@@ -29,9 +34,11 @@ struct bench_shared {
 
 /** The start gate: threads check in, then wait until the main thread
  *  opens it (a condition variable, so a failed thread creation can still
- *  release the threads already made). */
+ *  release the threads already made).  On the heap, with a copy of the
+ *  spec: a cell cut short by a stop signal may leave its threads running
+ *  when bench_run_cell() returns. */
 struct bench_cell_run {
-	const struct bench_cell_spec *spec;
+	struct bench_cell_spec spec;
 	pthread_mutex_t m;
 	pthread_cond_t cv;
 	unsigned ready;
@@ -57,8 +64,47 @@ static void *worker_main(void *arg)
 		pthread_cond_wait(&run->cv, &run->m);
 	pthread_mutex_unlock(&run->m);
 
-	run->spec->lock->run(w);
+	run->spec.lock->run(w);
 	return NULL;
+}
+
+/** A time of a clock in ns (tool_now_ns()'s CLOCK_MONOTONIC, or
+ *  CLOCK_REALTIME) as a timespec, for the waits that take one. */
+static struct timespec ns_timespec(uint64_t ns)
+{
+	return (struct timespec){ .tv_sec = (time_t)(ns / 1000000000u),
+				  .tv_nsec = (long)(ns % 1000000000u) };
+}
+
+/**
+ * Join the `n` threads of w[], looking at the stop signal every
+ * BENCH_STOP_POLL_NS.  Once one has come (before the wait or during it),
+ * wait at most BENCH_STOP_GRACE_NS more.  True if every thread was
+ * joined, false if some were left running (a stop signal came and they
+ * had not finished in time).
+ */
+static bool join_workers(struct bench_worker *w, unsigned n)
+{
+	uint64_t give_up = UINT64_MAX;
+	for (unsigned i = 0; i < n;) {
+		uint64_t now = tool_now_ns();
+		if (give_up == UINT64_MAX && tool_stop_signal())
+			give_up = now + BENCH_STOP_GRACE_NS;
+		if (now >= give_up)
+			return false;
+		/* pthread_timedjoin_np() and its CLOCK_REALTIME, not
+		 * pthread_clockjoin_np(): ThreadSanitizer intercepts the one
+		 * only (a join it does not see orders nothing) */
+		struct timespec rt;
+		clock_gettime(CLOCK_REALTIME, &rt);
+		uint64_t wait = give_up - now > BENCH_STOP_POLL_NS ? BENCH_STOP_POLL_NS
+								    : give_up - now;
+		struct timespec ts = ns_timespec((uint64_t)rt.tv_sec * 1000000000u +
+						 (uint64_t)rt.tv_nsec + wait);
+		if (!pthread_timedjoin_np(w[i].tid, NULL, &ts))
+			i++;   /* else ETIMEDOUT: look again */
+	}
+	return true;
 }
 
 int bench_run_cell(const struct bench_cell_spec *spec, struct bench_cell_result *out)
@@ -75,15 +121,16 @@ int bench_run_cell(const struct bench_cell_spec *spec, struct bench_cell_result 
 	int *cpus = malloc(CPU_SETSIZE * sizeof(int));
 	int ret = -1, err;
 	unsigned created = 0, reservoirs = 0;
-	struct bench_cell_run run = { .spec = spec };
+	struct bench_cell_run *run = calloc(1, sizeof(*run));
 
 	memset(out, 0, sizeof(*out));
-	if (!sh || !w || !acq || !res || !cpus) {
+	if (!sh || !w || !acq || !res || !cpus || !run) {
 		fprintf(stderr, "pvspin bench: %s x%u: out of memory\n", name, nt);
 		goto out_free;
 	}
 	memset(sh, 0, shared_size);
 	memset(w, 0, (size_t)nt * sizeof(*w));
+	run->spec = *spec;
 	int ncpus = bench_allowed_cpus(cpus, CPU_SETSIZE);
 
 	err = spec->lock->init(sh->lock);
@@ -108,13 +155,13 @@ int bench_run_cell(const struct bench_cell_spec *spec, struct bench_cell_result 
 		wi->cs_loops = spec->cs_loops;
 		wi->ncs_loops = spec->ncs_loops;
 		wi->sample_every = spec->sample_every;
-		wi->run = &run;
+		wi->run = run;
 		wi->cpu = spec->pin ? cpus[reservoirs % (unsigned)ncpus] : -1;
 		res[reservoirs] = &wi->lat;
 	}
 
-	pthread_mutex_init(&run.m, NULL);
-	pthread_cond_init(&run.cv, NULL);
+	pthread_mutex_init(&run->m, NULL);
+	pthread_cond_init(&run->cv, NULL);
 	pvspin_slots_read(&out->slots_before);
 	struct pvspin_events ev0, ev1;
 	pvspin_events_read(&ev0);
@@ -128,15 +175,15 @@ int bench_run_cell(const struct bench_cell_spec *spec, struct bench_cell_result 
 			break;
 		}
 	}
-	pthread_mutex_lock(&run.m);
-	while (run.ready < created)
-		pthread_cond_wait(&run.cv, &run.m);
+	pthread_mutex_lock(&run->m);
+	while (run->ready < created)
+		pthread_cond_wait(&run->cv, &run->m);
 	if (created < nt)
 		__atomic_store_n(&sh->stop, 1, __ATOMIC_RELAXED);
 	uint64_t t0 = tool_now_ns();
-	run.go = 1;
-	pthread_cond_broadcast(&run.cv);
-	pthread_mutex_unlock(&run.m);
+	run->go = 1;
+	pthread_cond_broadcast(&run->cv);
+	pthread_mutex_unlock(&run->m);
 
 	uint64_t t1 = t0;
 	if (created == nt) {
@@ -148,20 +195,22 @@ int bench_run_cell(const struct bench_cell_spec *spec, struct bench_cell_result 
 		uint64_t end = t0 + (uint64_t)spec->duration_ms * 1000000u;
 		for (uint64_t now = t0; now < end && !tool_stop_signal(); now = tool_now_ns()) {
 			uint64_t until = end - now > BENCH_STOP_POLL_NS ? now + BENCH_STOP_POLL_NS : end;
-			struct timespec ts = { .tv_sec = (time_t)(until / 1000000000u),
-					       .tv_nsec = (long)(until % 1000000000u) };
+			struct timespec ts = ns_timespec(until);
 			clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);   /* EINTR: look again */
 		}
 		__atomic_store_n(&sh->stop, 1, __ATOMIC_RELAXED);
 		t1 = tool_now_ns();
 	}
-	for (unsigned i = 0; i < created; i++)
-		pthread_join(w[i].tid, NULL);
+	if (!join_workers(w, created))
+		/* they still use the lock, the gate and the cell's memory: all
+		 * of it is left to the end of the process, which the stop
+		 * signal brings once the completed thread counts are out */
+		return 1;
 	uint64_t t_joined = tool_now_ns();
 	pvspin_events_read(&ev1);
 	pvspin_slots_read(&out->slots_after);
-	pthread_cond_destroy(&run.cv);
-	pthread_mutex_destroy(&run.m);
+	pthread_cond_destroy(&run->cv);
+	pthread_mutex_destroy(&run->m);
 	if (created < nt)
 		goto out_lock;
 
@@ -200,6 +249,7 @@ out_lock:
 out_free:
 	for (unsigned i = 0; i < reservoirs; i++)
 		bench_reservoir_free(&w[i].lat);
+	free(run);
 	free(cpus);
 	free(res);
 	free(acq);

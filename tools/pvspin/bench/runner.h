@@ -100,7 +100,12 @@ struct bench_cell_result {
  * A stop signal (tool_stop_signal(), stop_signal.h) ends the run within
  * 0.1 s: the result then covers the cut cell, which the caller discards.
  * Returns 0 (look at out->exclusion_ok), or -1 with a message on stderr
- * when the cell could not run (memory, thread creation, lock init).
+ * when the cell could not run (memory, thread creation, lock init), or 1
+ * when a stop signal came and the cell's threads had not all finished
+ * 1 s later (hundreds of threads of a fair lock drain for minutes): they
+ * are left running on the cell's memory, never freed, and *out is not
+ * filled; the caller discards the cell and ends the process by the
+ * signal (tool_stop_signal_reraise()).
  */
 int bench_run_cell(const struct bench_cell_spec *spec, struct bench_cell_result *out);
 
