@@ -280,6 +280,12 @@ echo interrupted-ok
     set_tests_properties(torture_interrupted_${sig} PROPERTIES
       LABELS "sanitize;torture" TIMEOUT 120)
   endforeach()
+  # ... but SIGHUP inherited as ignored (nohup) stays ignored: torture,
+  # bench and sim run to their end (tools/pvspin/stop_signal.h)
+  add_test(NAME stop_signal_nohup
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/data/stop_signal_nohup.sh $<TARGET_FILE:pvspin>)
+  set_tests_properties(stop_signal_nohup PROPERTIES
+    PASS_REGULAR_EXPRESSION "nohup-ok" LABELS "torture" TIMEOUT 120)
 endif()
 
 # A bad option is named as the user typed it, with the command, in the

@@ -255,7 +255,8 @@ static void usage(FILE *f)
 		"Output: statistics lines, \"???\" when max/2 > min acquisitions (starvation),\n"
 		"\"!!!\" on failures; the last line is SUCCESS (exit 0) or FAILURE (exit 1),\n"
 		"or, when SIGINT/SIGTERM/SIGHUP cut the run short without a failure,\n"
-		"INTERRUPTED (exit 130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP).\n"
+		"INTERRUPTED (exit 130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP;\n"
+		"a SIGHUP ignored from the start, as under nohup, stays ignored).\n"
 		"Bad usage exits 2, a PVSPIN_* variable in the environment (PVSPIN_LOCK,\n"
 		"PVSPIN_POLICY, PVSPIN_STATS, PVSPIN_SPIN_THRESHOLD, ...) with a bad value\n"
 		"included, also where --lock or --spin-threshold would replace it.\n",

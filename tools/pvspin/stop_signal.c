@@ -29,10 +29,16 @@ int tool_stop_signals_catch(void)
 	for (size_t i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
 		sigaddset(&caught, stop_signals[i]);
 	caught_init = 1;
-	struct sigaction sa = { .sa_handler = on_stop_signal, .sa_mask = caught };
-	for (size_t i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
+	struct sigaction sa = { .sa_handler = on_stop_signal, .sa_mask = caught }, old;
+	for (size_t i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++) {
+		/* SIGHUP ignored from the start is the user's choice (nohup):
+		 * it stays ignored, as in shells and GNU tools */
+		if (stop_signals[i] == SIGHUP && !sigaction(SIGHUP, NULL, &old) &&
+		    old.sa_handler == SIG_IGN)
+			continue;
 		if (sigaction(stop_signals[i], &sa, NULL))
 			return -1;
+	}
 	return 0;
 }
 

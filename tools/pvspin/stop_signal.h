@@ -24,9 +24,11 @@ extern volatile sig_atomic_t tool_stop_signo;
  * the same three for every tool: the first of them to arrive is recorded
  * (tool_stop_signal()), a later one changes nothing, and the process goes
  * on.  No SA_RESTART: a blocking call (a sleep, a wait for a child)
- * returns EINTR, so that a caller that waits sees the signal at once.  A
- * signal inherited as ignored is caught too (a shell's background job
- * ignores SIGINT; the caller asked for these).  Returns 0, or -1 with
+ * returns EINTR, so that a caller that waits sees the signal at once.
+ * SIGINT and SIGTERM inherited as ignored are caught too (a shell's
+ * background job ignores SIGINT without being asked to); SIGHUP
+ * inherited as ignored stays ignored (`nohup`: the user asked the run to
+ * outlive its terminal).  Returns 0, or -1 with
  * errno set by sigaction().  Not thread-safe: call it before starting
  * threads.
  */
