@@ -402,6 +402,15 @@ for n in 7 100 $(($(wc -c < \"$lib\") - 1)); do
   [ \"$e\" = \"pvspin run: PVSPIN_PRELOAD_LIB=$t/cut.so: truncated or not a valid shared object (shorter than its ELF headers say)\" ] ||
     { echo \"cut to $n: '$e'\"; exit 1; }
 done
+# a path with a space or a colon, which LD_PRELOAD cannot name (ld.so
+# split it and ran the program on glibc, exit 0: a new user's finding)
+for n in 'a b' 'a:b'; do
+  mkdir \"$t/$n\" && cp \"$lib\" \"$t/$n/libpvspin-preload.so\" || exit 1
+  e=$(PVSPIN_PRELOAD_LIB=\"$t/$n/libpvspin-preload.so\" \"$p\" run -- true 2>&1); r=$?
+  [ $r -eq 2 ] || { echo \"path '$n': exit $r: $e\"; exit 1; }
+  [ \"$e\" = \"pvspin run: PVSPIN_PRELOAD_LIB=$t/$n/libpvspin-preload.so: LD_PRELOAD cannot name a path with a space, a tab or a colon (ld.so splits its list there): copy the library to a path without them and set PVSPIN_PRELOAD_LIB to it\" ] ||
+    { echo \"path '$n': '$e'\"; exit 1; }
+done
 echo run-bad-lib-ok
 ")
 preload_test(preload_run_bad_lib 30 sh ${CMAKE_CURRENT_BINARY_DIR}/preload_run_bad_lib.sh

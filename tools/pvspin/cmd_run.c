@@ -200,11 +200,18 @@ static bool elf_truncated(Elf *e, int fd, off_t size)
 }
 
 /* Is `path` something ld.so can preload into a program like this one: a
- * regular, readable ELF shared object (not an executable, not cut short:
- * elf_truncated()) of this class, byte order and machine, and pvspin's
- * interposer (it defines PRELOAD_MARKER)?  Returns NULL, or why not. */
+ * path LD_PRELOAD can name (no blank, no colon: ld.so splits the list
+ * there and would look for the pieces, then run the program without
+ * pvspin, a new user's finding), a regular, readable ELF shared object
+ * (not an executable, not cut short: elf_truncated()) of this class,
+ * byte order and machine, and pvspin's interposer (it defines
+ * PRELOAD_MARKER)?  Returns NULL, or why not. */
 static const char *preload_unusable(const char *path)
 {
+	if (strpbrk(path, " \t:"))
+		return "LD_PRELOAD cannot name a path with a space, a tab or a colon "
+		       "(ld.so splits its list there): copy the library to a path "
+		       "without them and set PVSPIN_PRELOAD_LIB to it";
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);   /* a FIFO must not block us */
 	if (fd < 0)
 		return strerror(errno);
