@@ -753,6 +753,10 @@ static int sim_main(int argc, char **argv, char **sets)
 		default: return tool_option_error("pvspin sim", c, argv);
 		}
 	}
+	/* a --json path naming stdout's file (/dev/stdout, ...) is "-":
+	 * opened again, it would truncate what stdout wrote or mix with it */
+	if (json_path && tool_output_is_stdout(json_path))
+		json_path = "-";
 	/* --help after the whole line: it takes no scenario file */
 	if (help) {
 		if (optind < argc)

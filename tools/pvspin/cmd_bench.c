@@ -37,6 +37,7 @@
 #include "bench/stats.h"
 #include "bench/workload.h"
 #include "option_error.h"
+#include "output_check.h"
 #include "stop_signal.h"
 
 #define USAGE_EXIT 2
@@ -340,6 +341,12 @@ static int parse_options(int argc, char **argv, struct bench_config *c)
 	 * ignored; so does a bad PVSPIN_STATS, as in run (env_check.h). */
 	if (tool_env_check("pvspin bench"))
 		return USAGE_EXIT;
+	/* a path naming stdout's file (/dev/stdout, ...) is "-": the table
+	 * then goes to stderr, and two reports there are refused below */
+	if (c->json_path && tool_output_is_stdout(c->json_path))
+		c->json_path = "-";
+	if (c->csv_path && tool_output_is_stdout(c->csv_path))
+		c->csv_path = "-";
 	if (c->json_path && c->csv_path && !strcmp(c->json_path, "-") && !strcmp(c->csv_path, "-"))
 		return usage_error("--json and --csv cannot both write to stdout");
 	if (bench_output_same(c->json_path, c->csv_path))
