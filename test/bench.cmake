@@ -150,6 +150,15 @@ e=$(trap '' XFSZ; ulimit -f 0; run --json \"$f\"); r=$?
 [ $r -eq 1 ] || bad \"json fsize: exit $r\"
 [ \"$e\" = \"pvspin bench: cannot write JSON to '$f': File too large\" ] || bad \"json fsize: '$e'\"
 rm -f \"$f\"
+# a report to a full stdout is said once, naming standard output, as pvspin
+# sim says it (it was said twice: \"cannot write JSON to '-': ...\", then
+# main()'s \"an earlier write failed\")
+for o in --json --csv; do
+e=$({ \"$p\" bench --duration-ms 10 --threads 1 --repeat 1 --locks tas $o - 2>&1 >/dev/full
+      echo \"exit=$?\"; } | grep -e '^pvspin' -e '^exit=')
+[ \"$e\" = \"pvspin bench: cannot write to standard output: No space left on device
+exit=1\" ] || bad \"$o - full stdout: '$e'\"
+done
 # a symbolic link to a file that does not exist yet is written through,
 # as a shell's > would (it was refused: cannot write, No such file)
 rm -f \"$f.link\"; ln -s \"$f\" \"$f.link\"
