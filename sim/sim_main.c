@@ -697,12 +697,19 @@ static int sim_main(int argc, char **argv, char **sets)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *preset = NULL, *json_path = NULL, *seed_s = NULL, *seeds_s = NULL;
-	int nsets = 0, c, list = 0, keys = 0, help = 0;
+	int nsets = 0, c, list = 0, keys = 0;
+	static const char optstring[] = ":p:s:S:j:lkf:N:h";
 	long fuzz = -1, nseeds = 0;
 	struct sim_config cfg;
 
-	opterr = 0;   /* tool_option_error() says it */
-	while ((c = getopt_long(argc, argv, ":p:s:S:j:lkf:N:h", opts, NULL)) != -1) {
+	/* -h / --help anywhere: the help, whatever the other values (it
+	 * takes no scenario file: an operand is an error) */
+	c = tool_help_scan("pvspin sim", argc, argv, optstring, opts);
+	if (c == 1)
+		usage(stdout);
+	if (c)
+		return c == 1 ? 0 : c;
+	while ((c = getopt_long(argc, argv, optstring, opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			if (preset && strcmp(preset, optarg))
@@ -749,7 +756,6 @@ static int sim_main(int argc, char **argv, char **sets)
 			nseeds = (long)v;
 			break;
 		}
-		case 'h': help = 1; break;
 		default: return tool_option_error("pvspin sim", c, argv);
 		}
 	}
@@ -757,13 +763,6 @@ static int sim_main(int argc, char **argv, char **sets)
 	 * opened again, it would truncate what stdout wrote or mix with it */
 	if (json_path && tool_output_is_stdout(json_path))
 		json_path = "-";
-	/* --help after the whole line: it takes no scenario file */
-	if (help) {
-		if (optind < argc)
-			return tool_operand_error("pvspin sim", argv[optind]);
-		usage(stdout);
-		return 0;
-	}
 	if (list || keys) {
 		const char *what = list ? "--list" : "--keys";
 		const char *other = list && keys ? "--keys" : preset ? "--preset" : nsets ? "--set"

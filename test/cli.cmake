@@ -77,6 +77,27 @@ $l\" sim /nonexistent.ini extra more
    done; rm -f \"$t\"; [ $fail -eq 0 ] && echo help-operand-ok" ${_pvspin})
 set_tests_properties(cli_help_operand PROPERTIES PASS_REGULAR_EXPRESSION "help-operand-ok"
                      LABELS sanitize TIMEOUT 60)
+# -h / --help anywhere among the options prints the help (exit 0) without
+# judging the other options' values (bench, detect and sim refused a bad
+# value given with it, exit 2, or not, by option); nothing after '--' is
+# an option, nor an option's value ('--json --help' names a file).
+add_test(NAME cli_help_wins_over_values COMMAND sh -c
+  "p=\"$0\"; fail=0
+   chk() { w=$1; shift; o=$(\"$p\" \"$@\" 2>/dev/null); r=$?
+     case \"$r:$o\" in \"$w\"*) ;; *) echo \"FAIL: $*: exit $r\"; fail=1;; esac; }
+   for h in -h --help; do
+     chk \"0:usage: pvspin bench \" bench $h --threads 0
+     chk \"0:usage: pvspin bench \" bench --locks nope --json '' $h
+     chk \"0:usage: pvspin detect \" detect $h --policy nope --interval-ms x
+     chk \"0:usage: pvspin sim \" sim $h --seeds 0 --fuzz 0
+     chk \"0:usage: pvspin sim \" sim --preset nope --seed -1 $h
+     chk 2: bench --threads 0 -- $h
+     chk 2: sim --seeds 0 -- $h
+   done
+   chk 2: detect --cpuid --help --policy nope
+   [ $fail -eq 0 ] && echo help-wins-ok" ${_pvspin})
+set_tests_properties(cli_help_wins_over_values PROPERTIES PASS_REGULAR_EXPRESSION "help-wins-ok"
+                     LABELS sanitize)
 # a value given to the flags (--version=1, --help=x, --version=) is said
 # as the subcommands say it, not "unknown command"
 add_test(NAME cli_flag_value COMMAND sh -c

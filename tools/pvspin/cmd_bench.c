@@ -246,7 +246,6 @@ static int parse_options(int argc, char **argv, struct bench_config *c)
 {
 	uint64_t v;
 	int ret, opt;
-	bool help = false;
 	const char *locks_arg = NULL;   /* --locks as given (the last one) */
 
 	c->cs_ns = BENCH_DEFAULT_CS_NS;
@@ -256,8 +255,12 @@ static int parse_options(int argc, char **argv, struct bench_config *c)
 	c->repeat = BENCH_DEFAULT_REPEAT;
 	c->sample_every = BENCH_DEFAULT_SAMPLE_EVERY;
 
-	optind = 1;
-	opterr = 0;
+	/* -h / --help anywhere: the help, whatever the other values */
+	ret = tool_help_scan("pvspin bench", argc, argv, ":h", options);
+	if (ret == 1)
+		usage(stdout, c->machine.ncpus);
+	if (ret)
+		return ret == 1 ? 0 : ret;
 	while ((opt = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
 		ret = 0;
 		switch (opt) {
@@ -318,9 +321,6 @@ static int parse_options(int argc, char **argv, struct bench_config *c)
 				ret = tool_value_error("pvspin bench", "--plot", optarg,
 						       "not a .png or .svg file name", NULL);
 			break;
-		case 'h':
-			help = true;   /* after the whole line: an operand is an error */
-			break;
 		default:
 			ret = tool_option_error("pvspin bench", opt, argv);
 			break;
@@ -330,10 +330,6 @@ static int parse_options(int argc, char **argv, struct bench_config *c)
 	}
 	if (optind < argc)
 		return tool_operand_error("pvspin bench", argv[optind]);
-	if (help) {
-		usage(stdout, c->machine.ncpus);
-		return 0;
-	}
 	/* The locks measured here read the PVSPIN_* tunables, and
 	 * PVSPIN_LOCK / PVSPIN_POLICY pick the footer's default kind: a bad
 	 * one fails now (exit 2, named by this command), as in `pvspin run`,

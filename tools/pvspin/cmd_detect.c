@@ -313,14 +313,18 @@ int pvspin_cmd_detect(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	bool json = false, help = false;
+	bool json = false;
 	const char *cpuid_file = NULL, *root = NULL, *policy_name = NULL;
 	long interval = DEFAULT_INTERVAL_MS;
 	pvspin_policy_t one;
 	int opt;
 
-	optind = 1;
-	opterr = 0;
+	/* -h / --help anywhere: the help, whatever the other values */
+	int h = tool_help_scan("pvspin detect", argc, argv, ":h", opts);
+	if (h == 1)
+		usage(stdout);
+	if (h)
+		return h == 1 ? 0 : h;
 	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'j': json = true; break;
@@ -341,19 +345,12 @@ int pvspin_cmd_detect(int argc, char **argv)
 			interval = (long)ms;
 			break;
 		}
-		case 'h':
-			help = true;   /* after the whole line: an operand is an error */
-			break;
 		default:
 			return tool_option_error("pvspin detect", opt, argv);
 		}
 	}
 	if (optind < argc)
 		return tool_operand_error("pvspin detect", argv[optind]);
-	if (help) {
-		usage(stdout);
-		return 0;
-	}
 	/* A bad PVSPIN_* tunable: detect takes no lock that reads it, so it
 	 * goes on, but says what every program started from here says of it
 	 * ("ignoring ..."), as run, bench and torture say it (and refuse):
