@@ -728,11 +728,9 @@ static int sim_main(int argc, char **argv, char **sets)
 		case 'j':
 			/* a value of the command line, not a file that cannot be
 			 * written: exit 2 naming the option, as pvspin bench's */
-			if (!*optarg) {
-				fprintf(stderr, "pvspin sim: --json: empty file name (expected a "
-						"FILE, or - for standard output)\n");
-				return 2;
-			}
+			if (!*optarg)
+				return tool_empty_name_error("pvspin sim", "--json",
+							     "a FILE, or - for standard output");
 			if (json_path)
 				return given_twice("reports", "--json", json_path, optarg);
 			json_path = optarg;

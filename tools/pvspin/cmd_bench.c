@@ -117,9 +117,9 @@ static int usage_error(const char *fmt, ...)
 static int set_report(const char **path, const char *what, const char *opt, const char *arg)
 {
 	if (!*arg)
-		return usage_error("%s: empty file name (expected %s)", opt,
-				   strcmp(opt, "--plot") ? "a FILE, or - for standard output"
-							 : "FILE.png or FILE.svg");
+		return tool_empty_name_error("pvspin bench", opt,
+					     strcmp(opt, "--plot") ? "a FILE, or - for standard output"
+								   : "FILE.png or FILE.svg");
 	if (*path)
 		return usage_error("two %s given (%s %s, %s %s); give one", what, opt, *path,
 				   opt, arg);

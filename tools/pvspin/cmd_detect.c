@@ -328,8 +328,20 @@ int pvspin_cmd_detect(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'j': json = true; break;
-		case 'c': cpuid_file = optarg; break;
-		case 'r': root = optarg; break;
+		/* an empty name: a value of the command line (--cpuid "$F"
+		 * with F unset), exit 2 as bench's and sim's empty --json */
+		case 'c':
+			if (!*optarg)
+				return tool_empty_name_error("pvspin detect", "--cpuid",
+							     "a FILE, or - for standard input");
+			cpuid_file = optarg;
+			break;
+		case 'r':
+			if (!*optarg)
+				return tool_empty_name_error("pvspin detect", "--root",
+							     "a DIR, / for this machine");
+			root = optarg;
+			break;
 		case 'p':
 			policy_name = optarg;
 			if (pvspin_policy_parse(optarg, &one)) {
@@ -389,9 +401,9 @@ int pvspin_cmd_detect(int argc, char **argv)
 		unread = pvspin_env_cpuid_load(&table, cpuid_file, err, sizeof(err));
 	}
 	if (unread) {
-		/* "--cpuid PATH: reason", as --root's (an empty PATH said
-		 * ": No such file or directory" alone, a new user's finding);
-		 * err starts with PATH, quoted here as --root's */
+		/* "--cpuid PATH: reason", as --root's (an empty PATH, now
+		 * refused above, said ": No such file or directory" alone);
+		 * err starts with PATH, quoted here as --root's (a blank) */
 		size_t n = strlen(cpuid_file);
 		const char *q = strncmp(err, cpuid_file, n) ? "" : tool_value_quote(cpuid_file);
 		fprintf(stderr, "pvspin detect: --cpuid %s%.*s%s%s\n", q, *q ? (int)n : 0, err, q,

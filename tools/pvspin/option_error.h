@@ -127,6 +127,23 @@ static inline int tool_help_scan(const char *prog, int argc, char **argv, const 
 	return optind < argc ? tool_operand_error(prog, argv[optind]) : 1;
 }
 
+/**
+ * Report an empty file name given to option `option` ("--json" "") and
+ * return 2 (bad usage): a value of the command line (--json "$OUT" with
+ * OUT unset), not a file that cannot be used (exit 1).  `expected` says
+ * what the option takes ("a FILE, or - for standard output"):
+ *
+ *   pvspin bench: --json: empty file name (expected a FILE, or - for standard output)
+ *
+ * Every subcommand says it in these words.  One fprintf(): thread-safe.
+ */
+static inline int tool_empty_name_error(const char *prog, const char *option,
+					const char *expected)
+{
+	fprintf(stderr, "%s: %s: empty file name (expected %s)\n", prog, option, expected);
+	return 2;
+}
+
 /** The quote to write around `value`, a value given on the command line,
  *  in a message: "'" when it is empty or holds a blank, which would not
  *  show otherwise (--cpuid '', vms='', --seeds ' 2'), else "".  Every
