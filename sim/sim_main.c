@@ -803,12 +803,11 @@ static int sim_main(int argc, char **argv, char **sets)
 	if (optind < argc - 1)
 		return tool_operand_error("pvspin sim", argv[optind + 1]);
 	if (!preset && optind == argc && !nsets) {
-		/* plain `pvspin sim` gets the usage; with other options given,
-		 * say first what is missing */
-		if (seed_s || nseeds || json_path)
-			fprintf(stderr, "pvspin sim: no scenario: give --preset NAME (see --list), "
-					"a FILE or --set KEY=VALUE\n");
-		usage(stderr);
+		/* plain `pvspin sim` too: what is missing, then where the
+		 * usage is, as every subcommand says a bad command line (not
+		 * the whole usage, which buried the problem) */
+		fprintf(stderr, "pvspin sim: no scenario given: give --preset NAME (see --list), "
+				"--set KEY=VALUE or a FILE\n(pvspin sim --help lists the options)\n");
 		return 2;
 	}
 	/* a preset is applied first, wherever it is given: --preset NAME and

@@ -17,7 +17,13 @@ if(TARGET pvspin_sim_core)
   # options but no scenario: say what is missing (not only the usage)
   add_test(NAME sim_cli_no_scenario COMMAND pvspin-sim --seed 3)
   set_tests_properties(sim_cli_no_scenario PROPERTIES
-    PASS_REGULAR_EXPRESSION "no scenario: give --preset NAME")
+    PASS_REGULAR_EXPRESSION "no scenario given: give --preset NAME")
+  # ... also with no argument at all (it printed only the whole usage):
+  # the problem, then the hint to --help every subcommand gives, exit 2
+  add_test(NAME sim_cli_no_arguments COMMAND sh -c "\"$0\" 2>&1 >/dev/null; echo \"exit=$?\""
+    $<TARGET_FILE:pvspin-sim>)
+  set_tests_properties(sim_cli_no_arguments PROPERTIES PASS_REGULAR_EXPRESSION
+    "^pvspin sim: no scenario given: give --preset NAME \\(see --list\\), --set KEY=VALUE or a FILE\n\\(pvspin sim --help lists the options\\)\nexit=2\n$")
   # SIGINT / SIGTERM: a run stops, reports what it has ("stop":
   # "interrupted"; --seeds: the seeds that ran) and ends by the signal,
   # leaving no worker behind
