@@ -106,6 +106,16 @@ add_test(NAME cli_flag_value COMMAND sh -c
 set_tests_properties(cli_flag_value PROPERTIES PASS_REGULAR_EXPRESSION
   "^pvspin: option '--version' takes no value\nexit=2\npvspin: option '--help' takes no value\nexit=2\npvspin: option '--version' takes no value\nexit=2\n$"
   LABELS sanitize)
+# a word starting with '-' where a command is expected is an option, not a
+# command (all said "unknown command '--bogus'"): unknown option, its
+# "=VALUE" left out, with the hint, exit 2; after help too, except
+# -h / --help, which print the command list (exit 0)
+add_test(NAME cli_unknown_option COMMAND sh -c
+  "for a in --bogus -V --bogus=1 'help --version'; do \"$0\" $a 2>&1 >/dev/null; echo \"exit=$?\"; done
+   for a in -h --help; do \"$0\" help $a 2>&1 | head -1; done" ${_pvspin})
+set_tests_properties(cli_unknown_option PROPERTIES PASS_REGULAR_EXPRESSION
+  "^pvspin: unknown option '--bogus'\n\\(pvspin --help lists the commands and options\\)\nexit=2\npvspin: unknown option '-V'\n[^\n]*\nexit=2\npvspin: unknown option '--bogus'\n[^\n]*\nexit=2\npvspin help: unknown option '--version'\n[^\n]*\nexit=2\nusage: pvspin COMMAND[^\n]*\nusage: pvspin COMMAND[^\n]*\n$"
+  LABELS sanitize)
 add_test(NAME cli_help_unknown COMMAND sh -c "\"$0\" help nosuch 2>&1; echo \"exit=$?\"" ${_pvspin})
 set_tests_properties(cli_help_unknown PROPERTIES
   PASS_REGULAR_EXPRESSION "^pvspin: unknown command 'nosuch'.*exit=2" LABELS sanitize)
