@@ -150,9 +150,12 @@ void bench_table_versus(FILE *f, const struct bench_row *rows, size_t n, const c
 				"the next:\n", name);
 			header = true;
 		}
-		fprintf(f, "#   %4u thread%s  %.2fx %-22s [%.2f-%.2f] paired %.2fx", me->threads,
+		/* fixed widths: the columns line up up to 999.99x */
+		char range[48];
+		snprintf(range, sizeof(range), "[%.2f-%.2f]", lo, hi);
+		fprintf(f, "#   %4u thread%s  %6.2fx %-22s %-15s paired %6.2fx", me->threads,
 			me->threads == 1 ? " " : "s", me->r.ops_per_s / best->r.ops_per_s,
-			best->lock->name, lo, hi, paired);
+			best->lock->name, range, paired);
 		if (next)
 			fprintf(f, "; %s %.2fx %s", best->lock->name,
 				best->r.ops_per_s / next->r.ops_per_s, next->lock->name);
