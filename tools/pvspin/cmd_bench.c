@@ -83,8 +83,9 @@ static void usage(FILE *f, unsigned ncpus)
 "PVSPIN_POLICY, PVSPIN_STATS, PVSPIN_SPIN_THRESHOLD, ...) with a bad value\n"
 "included, also where an option would replace it.  SIGINT, SIGTERM or SIGHUP\n"
 "stops the run within 0.1 s, cutting the current cell short (its threads get at\n"
-"most 1 s more to finish their lock calls): the thread counts that completed\n"
-"are reported, then the signal ends the process.\n"
+"most 1 s to finish their lock calls, then are left: with a thousand threads\n"
+"spinning on 2 CPUs the process ends within about 2 s): the thread counts that\n"
+"completed are reported, then the signal ends the process.\n"
 "\nlocks:\n",
 		BENCH_MAX_THREADS, ncpus, 2 * ncpus, 4 * ncpus, BENCH_DEFAULT_CS_NS,
 		BENCH_DEFAULT_NCS_NS, BENCH_DEFAULT_CS_LINES, BENCH_DEFAULT_DURATION_MS,
