@@ -697,12 +697,19 @@ static int sim_main(int argc, char **argv, char **sets)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *preset = NULL, *json_path = NULL, *seed_s = NULL, *seeds_s = NULL;
-	int nsets = 0, c, list = 0, keys = 0, help = 0;
+	int nsets = 0, c, list = 0, keys = 0;
+	static const char optstring[] = ":p:s:S:j:lkf:N:h";
 	long fuzz = -1, nseeds = 0;
 	struct sim_config cfg;
 
-	opterr = 0;   /* tool_option_error() says it */
-	while ((c = getopt_long(argc, argv, ":p:s:S:j:lkf:N:h", opts, NULL)) != -1) {
+	/* -h / --help anywhere: the help, whatever the other values (it
+	 * takes no scenario file: an operand is an error) */
+	c = tool_help_scan("pvspin sim", argc, argv, optstring, opts);
+	if (c == 1)
+		usage(stdout);
+	if (c)
+		return c == 1 ? 0 : c;
+	while ((c = getopt_long(argc, argv, optstring, opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			if (preset && strcmp(preset, optarg))
@@ -721,11 +728,9 @@ static int sim_main(int argc, char **argv, char **sets)
 		case 'j':
 			/* a value of the command line, not a file that cannot be
 			 * written: exit 2 naming the option, as pvspin bench's */
-			if (!*optarg) {
-				fprintf(stderr, "pvspin sim: --json: empty file name (expected a "
-						"FILE, or - for standard output)\n");
-				return 2;
-			}
+			if (!*optarg)
+				return tool_empty_name_error("pvspin sim", "--json",
+							     "a FILE, or - for standard output");
 			if (json_path)
 				return given_twice("reports", "--json", json_path, optarg);
 			json_path = optarg;
@@ -749,17 +754,13 @@ static int sim_main(int argc, char **argv, char **sets)
 			nseeds = (long)v;
 			break;
 		}
-		case 'h': help = 1; break;
 		default: return tool_option_error("pvspin sim", c, argv);
 		}
 	}
-	/* --help after the whole line: it takes no scenario file */
-	if (help) {
-		if (optind < argc)
-			return tool_operand_error("pvspin sim", argv[optind]);
-		usage(stdout);
-		return 0;
-	}
+	/* a --json path naming stdout's file (/dev/stdout, ...) is "-":
+	 * opened again, it would truncate what stdout wrote or mix with it */
+	if (json_path && tool_output_is_stdout(json_path))
+		json_path = "-";
 	if (list || keys) {
 		const char *what = list ? "--list" : "--keys";
 		const char *other = list && keys ? "--keys" : preset ? "--preset" : nsets ? "--set"
@@ -802,12 +803,11 @@ static int sim_main(int argc, char **argv, char **sets)
 	if (optind < argc - 1)
 		return tool_operand_error("pvspin sim", argv[optind + 1]);
 	if (!preset && optind == argc && !nsets) {
-		/* plain `pvspin sim` gets the usage; with other options given,
-		 * say first what is missing */
-		if (seed_s || nseeds || json_path)
-			fprintf(stderr, "pvspin sim: no scenario: give --preset NAME (see --list), "
-					"a FILE or --set KEY=VALUE\n");
-		usage(stderr);
+		/* plain `pvspin sim` too: what is missing, then where the
+		 * usage is, as every subcommand says a bad command line (not
+		 * the whole usage, which buried the problem) */
+		fprintf(stderr, "pvspin sim: no scenario given: give --preset NAME (see --list), "
+				"--set KEY=VALUE or a FILE\n(pvspin sim --help lists the options)\n");
 		return 2;
 	}
 	/* a preset is applied first, wherever it is given: --preset NAME and

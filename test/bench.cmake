@@ -150,6 +150,15 @@ e=$(trap '' XFSZ; ulimit -f 0; run --json \"$f\"); r=$?
 [ $r -eq 1 ] || bad \"json fsize: exit $r\"
 [ \"$e\" = \"pvspin bench: cannot write JSON to '$f': File too large\" ] || bad \"json fsize: '$e'\"
 rm -f \"$f\"
+# a report to a full stdout is said once, naming standard output, as pvspin
+# sim says it (it was said twice: \"cannot write JSON to '-': ...\", then
+# main()'s \"an earlier write failed\")
+for o in --json --csv; do
+e=$({ \"$p\" bench --duration-ms 10 --threads 1 --repeat 1 --locks tas $o - 2>&1 >/dev/full
+      echo \"exit=$?\"; } | grep -e '^pvspin' -e '^exit=')
+[ \"$e\" = \"pvspin bench: cannot write to standard output: No space left on device
+exit=1\" ] || bad \"$o - full stdout: '$e'\"
+done
 # a symbolic link to a file that does not exist yet is written through,
 # as a shell's > would (it was refused: cannot write, No such file)
 rm -f \"$f.link\"; ln -s \"$f\" \"$f.link\"
@@ -274,3 +283,18 @@ add_test(NAME bench_spin_threshold_needs_pv COMMAND sh -c
   $<TARGET_FILE:pvspin>)
 set_tests_properties(bench_spin_threshold_needs_pv PROPERTIES LABELS sanitize
   PASS_REGULAR_EXPRESSION "spin-threshold-ok")
+
+# A report path that names the file stdout is on (/dev/stdout, the file of
+# `> out`) is written as '-' is: the table goes to stderr (a file under
+# stdout was truncated by the report's own open, the table lost, and a
+# pipe got the table and the report mixed), and with another report on
+# stdout it is refused (both were written over each other, exit 0).
+add_test(NAME bench_report_names_stdout COMMAND sh -c
+  "run() { \"$0\" bench --duration-ms 10 --threads 1 --repeat 1 --locks tas --no-placement \"$@\"; }
+   run --json /dev/stdout > \"$1\" 2> \"$1.err\" && head -c1 \"$1\" | grep -q '{' && \
+     grep -q '^tas  ' \"$1.err\" && echo file-ok
+   run --csv /dev/stdout 2>/dev/null | head -1 | grep -q '^lock,threads' && echo pipe-ok
+   run --json - --csv /dev/stdout 2>&1 > \"$1\"; echo \"exit=$?\"; rm -f \"$1\" \"$1.err\""
+  $<TARGET_FILE:pvspin> ${CMAKE_CURRENT_BINARY_DIR}/bench_report_names_stdout.out)
+set_tests_properties(bench_report_names_stdout PROPERTIES PASS_REGULAR_EXPRESSION
+  "^file-ok\npipe-ok\npvspin bench: --json and --csv cannot both write to stdout\nexit=2\n$")

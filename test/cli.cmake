@@ -77,6 +77,27 @@ $l\" sim /nonexistent.ini extra more
    done; rm -f \"$t\"; [ $fail -eq 0 ] && echo help-operand-ok" ${_pvspin})
 set_tests_properties(cli_help_operand PROPERTIES PASS_REGULAR_EXPRESSION "help-operand-ok"
                      LABELS sanitize TIMEOUT 60)
+# -h / --help anywhere among the options prints the help (exit 0) without
+# judging the other options' values (bench, detect and sim refused a bad
+# value given with it, exit 2, or not, by option); nothing after '--' is
+# an option, nor an option's value ('--json --help' names a file).
+add_test(NAME cli_help_wins_over_values COMMAND sh -c
+  "p=\"$0\"; fail=0
+   chk() { w=$1; shift; o=$(\"$p\" \"$@\" 2>/dev/null); r=$?
+     case \"$r:$o\" in \"$w\"*) ;; *) echo \"FAIL: $*: exit $r\"; fail=1;; esac; }
+   for h in -h --help; do
+     chk \"0:usage: pvspin bench \" bench $h --threads 0
+     chk \"0:usage: pvspin bench \" bench --locks nope --json '' $h
+     chk \"0:usage: pvspin detect \" detect $h --policy nope --interval-ms x
+     chk \"0:usage: pvspin sim \" sim $h --seeds 0 --fuzz 0
+     chk \"0:usage: pvspin sim \" sim --preset nope --seed -1 $h
+     chk 2: bench --threads 0 -- $h
+     chk 2: sim --seeds 0 -- $h
+   done
+   chk 2: detect --cpuid --help --policy nope
+   [ $fail -eq 0 ] && echo help-wins-ok" ${_pvspin})
+set_tests_properties(cli_help_wins_over_values PROPERTIES PASS_REGULAR_EXPRESSION "help-wins-ok"
+                     LABELS sanitize)
 # a value given to the flags (--version=1, --help=x, --version=) is said
 # as the subcommands say it, not "unknown command"
 add_test(NAME cli_flag_value COMMAND sh -c
@@ -84,6 +105,16 @@ add_test(NAME cli_flag_value COMMAND sh -c
   ${_pvspin})
 set_tests_properties(cli_flag_value PROPERTIES PASS_REGULAR_EXPRESSION
   "^pvspin: option '--version' takes no value\nexit=2\npvspin: option '--help' takes no value\nexit=2\npvspin: option '--version' takes no value\nexit=2\n$"
+  LABELS sanitize)
+# a word starting with '-' where a command is expected is an option, not a
+# command (all said "unknown command '--bogus'"): unknown option, its
+# "=VALUE" left out, with the hint, exit 2; after help too, except
+# -h / --help, which print the command list (exit 0)
+add_test(NAME cli_unknown_option COMMAND sh -c
+  "for a in --bogus -V --bogus=1 'help --version'; do \"$0\" $a 2>&1 >/dev/null; echo \"exit=$?\"; done
+   for a in -h --help; do \"$0\" help $a 2>&1 | head -1; done" ${_pvspin})
+set_tests_properties(cli_unknown_option PROPERTIES PASS_REGULAR_EXPRESSION
+  "^pvspin: unknown option '--bogus'\n\\(pvspin --help lists the commands and options\\)\nexit=2\npvspin: unknown option '-V'\n[^\n]*\nexit=2\npvspin: unknown option '--bogus'\n[^\n]*\nexit=2\npvspin help: unknown option '--version'\n[^\n]*\nexit=2\nusage: pvspin COMMAND[^\n]*\nusage: pvspin COMMAND[^\n]*\n$"
   LABELS sanitize)
 add_test(NAME cli_help_unknown COMMAND sh -c "\"$0\" help nosuch 2>&1; echo \"exit=$?\"" ${_pvspin})
 set_tests_properties(cli_help_unknown PROPERTIES

@@ -34,20 +34,21 @@ err=$("$p" detect --interval-ms 0 2>&1 >/dev/full); r=$?
 err=$("$p" detect --cpuid "$d/cpuid" --interval-ms 0 2>&1 >/dev/null); r=$?
 [ $r -eq 1 ] || bad "directory cpuid: exit $r"
 has "$err" "pvspin detect: --cpuid $d/cpuid: cannot read: Is a directory" directory-cpuid
-# an empty path: the message names the option, as --root's does, and
-# quotes the path as every value that would not show ('', a blank:
-# tool_value_quote(); it said "--cpuid : No such file or directory")
+# an empty path is a bad value of the command line (--cpuid "$F" with F
+# unset), exit 2 in the words of bench's and sim's empty --json (it was
+# exit 1, "--cpuid '': No such file or directory"); a path that does not
+# show (a blank) is quoted as every such value (tool_value_quote())
 err=$("$p" detect --cpuid "" --interval-ms 0 2>&1 >/dev/null); r=$?
-[ $r -eq 1 ] || bad "empty cpuid path: exit $r"
-[ "$err" = "pvspin detect: --cpuid '': No such file or directory" ] ||
+[ $r -eq 2 ] || bad "empty cpuid path: exit $r"
+[ "$err" = "pvspin detect: --cpuid: empty file name (expected a FILE, or - for standard input)" ] ||
 	bad "empty cpuid path: stderr '$err'"
 err=$("$p" detect --cpuid " x" --interval-ms 0 2>&1 >/dev/null); r=$?
 [ $r -eq 1 ] || bad "blank cpuid path: exit $r"
 [ "$err" = "pvspin detect: --cpuid ' x': No such file or directory" ] ||
 	bad "blank cpuid path: stderr '$err'"
 err=$("$p" detect --root "" --interval-ms 0 2>&1 >/dev/null); r=$?
-[ $r -eq 1 ] || bad "empty root: exit $r"
-[ "$err" = "pvspin detect: --root '': No such file or directory" ] ||
+[ $r -eq 2 ] || bad "empty root: exit $r"
+[ "$err" = "pvspin detect: --root: empty file name (expected a DIR, / for this machine)" ] ||
 	bad "empty root: stderr '$err'"
 
 # an unparsable cpu.max: a warning naming the file and its content, the

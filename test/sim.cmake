@@ -17,7 +17,13 @@ if(TARGET pvspin_sim_core)
   # options but no scenario: say what is missing (not only the usage)
   add_test(NAME sim_cli_no_scenario COMMAND pvspin-sim --seed 3)
   set_tests_properties(sim_cli_no_scenario PROPERTIES
-    PASS_REGULAR_EXPRESSION "no scenario: give --preset NAME")
+    PASS_REGULAR_EXPRESSION "no scenario given: give --preset NAME")
+  # ... also with no argument at all (it printed only the whole usage):
+  # the problem, then the hint to --help every subcommand gives, exit 2
+  add_test(NAME sim_cli_no_arguments COMMAND sh -c "\"$0\" 2>&1 >/dev/null; echo \"exit=$?\""
+    $<TARGET_FILE:pvspin-sim>)
+  set_tests_properties(sim_cli_no_arguments PROPERTIES PASS_REGULAR_EXPRESSION
+    "^pvspin sim: no scenario given: give --preset NAME \\(see --list\\), --set KEY=VALUE or a FILE\n\\(pvspin sim --help lists the options\\)\nexit=2\n$")
   # SIGINT / SIGTERM: a run stops, reports what it has ("stop":
   # "interrupted"; --seeds: the seeds that ran) and ends by the signal,
   # leaving no worker behind
@@ -464,6 +470,17 @@ if(TARGET pvspin_sim_core AND TARGET pvspin)
   pvspin_sim_cli_output(sim_cli_keys_ranges 0
     "preset +apply a preset first, wherever.*vmN.KEY .*\\(N from 0 to 63\\).*booleans: +0 or 1 \\(also off/on"
     ${P} sim --keys)
+
+  # --json naming the file stdout is on (/dev/stdout) is --json -: the
+  # report is written through stdout, after what stdout already holds (it
+  # was opened again and truncated, a log of `>>` lost its lines); --fuzz's
+  # summary line stays before the report (the report overwrote it).
+  add_test(NAME sim_cli_json_names_stdout COMMAND sh -c
+    "echo keep > \"$1\" && \"$0\" sim --preset smoke --json /dev/stdout >> \"$1\" && head -1 \"$1\" && \
+     \"$0\" sim --fuzz 2 --json /dev/stdout > \"$1\" && head -2 \"$1\"; rm -f \"$1\""
+    ${P} ${CMAKE_CURRENT_BINARY_DIR}/sim_cli_json_names_stdout.out)
+  set_tests_properties(sim_cli_json_names_stdout PROPERTIES PASS_REGULAR_EXPRESSION
+    "^keep\npvspin sim --fuzz: 2 runs, 0 broken [^\n]*SUCCESS\n{\n$")
 endif()
 
 # A report written to a full stdout is a failure (exit 1), for the pvspin

@@ -3,7 +3,7 @@
  * default kind with the other locks, on made-up rows: the comparison by
  * placement class (bench_table_versus_by_placement) matches repeats run
  * close with repeats run close, and prints nothing where every probe fell
- * in one class.
+ * in one class; the comparison lines keep their columns.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -72,10 +72,53 @@ static void test_versus_by_placement(void **state)
 	free(out);
 }
 
+/* The comparison lines (bench_table_versus) keep their columns for a
+ * ratio of 1 to 3 integer digits: the range and "paired" start at the
+ * same place on every line (a 21.32x ratio slipped them one column). */
+static void test_versus_columns(void **state)
+{
+	(void)state;
+	double a1[] = { 15 }, b1[] = { 10 }, a2[] = { 2132 }, b2[] = { 100 };
+	double a3[] = { 99999 }, b3[] = { 100 };
+	struct bench_row rows[] = {
+		{ .lock = &lock_a, .threads = 1, .ops_repeats = a1, .nrepeats = 1, .r.ops_per_s = 15 },
+		{ .lock = &lock_b, .threads = 1, .ops_repeats = b1, .nrepeats = 1, .r.ops_per_s = 10 },
+		{ .lock = &lock_a, .threads = 4, .ops_repeats = a2, .nrepeats = 1, .r.ops_per_s = 2132 },
+		{ .lock = &lock_b, .threads = 4, .ops_repeats = b2, .nrepeats = 1, .r.ops_per_s = 100 },
+		{ .lock = &lock_a, .threads = 64, .ops_repeats = a3, .nrepeats = 1, .r.ops_per_s = 99999 },
+		{ .lock = &lock_b, .threads = 64, .ops_repeats = b3, .nrepeats = 1, .r.ops_per_s = 100 },
+	};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	bench_table_versus(f, rows, 6, "spinpark");
+	fclose(f);
+	printf("%s", buf);
+	assert_non_null(strstr(buf, "21.32x"));
+	assert_non_null(strstr(buf, "999.99x"));
+	long bracket = -1, paired = -1;
+	int lines = 0;
+	for (char *line = strchr(buf, '\n') + 1; *line; line = strchr(line, '\n') + 1, lines++) {
+		char *b = strchr(line, '['), *p = strstr(line, "paired");
+		assert_non_null(b);
+		assert_non_null(p);
+		if (bracket < 0) {
+			bracket = b - line;
+			paired = p - line;
+		}
+		assert_int_equal(b - line, bracket);
+		assert_int_equal(p - line, paired);
+	}
+	assert_int_equal(lines, 3);
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_versus_by_placement),
+		cmocka_unit_test(test_versus_columns),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -37,6 +37,7 @@
 #include "bench/stats.h"
 #include "bench/workload.h"
 #include "option_error.h"
+#include "output_check.h"
 #include "stop_signal.h"
 
 #define USAGE_EXIT 2
@@ -82,8 +83,9 @@ static void usage(FILE *f, unsigned ncpus)
 "PVSPIN_POLICY, PVSPIN_STATS, PVSPIN_SPIN_THRESHOLD, ...) with a bad value\n"
 "included, also where an option would replace it.  SIGINT, SIGTERM or SIGHUP\n"
 "stops the run within 0.1 s, cutting the current cell short (its threads get at\n"
-"most 1 s more to finish their lock calls): the thread counts that completed\n"
-"are reported, then the signal ends the process.\n"
+"most 1 s to finish their lock calls, then are left: with a thousand threads\n"
+"spinning on 2 CPUs the process ends within about 2 s): the thread counts that\n"
+"completed are reported, then the signal ends the process.\n"
 "\nlocks:\n",
 		BENCH_MAX_THREADS, ncpus, 2 * ncpus, 4 * ncpus, BENCH_DEFAULT_CS_NS,
 		BENCH_DEFAULT_NCS_NS, BENCH_DEFAULT_CS_LINES, BENCH_DEFAULT_DURATION_MS,
@@ -116,9 +118,9 @@ static int usage_error(const char *fmt, ...)
 static int set_report(const char **path, const char *what, const char *opt, const char *arg)
 {
 	if (!*arg)
-		return usage_error("%s: empty file name (expected %s)", opt,
-				   strcmp(opt, "--plot") ? "a FILE, or - for standard output"
-							 : "FILE.png or FILE.svg");
+		return tool_empty_name_error("pvspin bench", opt,
+					     strcmp(opt, "--plot") ? "a FILE, or - for standard output"
+								   : "FILE.png or FILE.svg");
 	if (*path)
 		return usage_error("two %s given (%s %s, %s %s); give one", what, opt, *path,
 				   opt, arg);
@@ -245,7 +247,6 @@ static int parse_options(int argc, char **argv, struct bench_config *c)
 {
 	uint64_t v;
 	int ret, opt;
-	bool help = false;
 	const char *locks_arg = NULL;   /* --locks as given (the last one) */
 
 	c->cs_ns = BENCH_DEFAULT_CS_NS;
@@ -255,8 +256,12 @@ static int parse_options(int argc, char **argv, struct bench_config *c)
 	c->repeat = BENCH_DEFAULT_REPEAT;
 	c->sample_every = BENCH_DEFAULT_SAMPLE_EVERY;
 
-	optind = 1;
-	opterr = 0;
+	/* -h / --help anywhere: the help, whatever the other values */
+	ret = tool_help_scan("pvspin bench", argc, argv, ":h", options);
+	if (ret == 1)
+		usage(stdout, c->machine.ncpus);
+	if (ret)
+		return ret == 1 ? 0 : ret;
 	while ((opt = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
 		ret = 0;
 		switch (opt) {
@@ -317,9 +322,6 @@ static int parse_options(int argc, char **argv, struct bench_config *c)
 				ret = tool_value_error("pvspin bench", "--plot", optarg,
 						       "not a .png or .svg file name", NULL);
 			break;
-		case 'h':
-			help = true;   /* after the whole line: an operand is an error */
-			break;
 		default:
 			ret = tool_option_error("pvspin bench", opt, argv);
 			break;
@@ -329,10 +331,6 @@ static int parse_options(int argc, char **argv, struct bench_config *c)
 	}
 	if (optind < argc)
 		return tool_operand_error("pvspin bench", argv[optind]);
-	if (help) {
-		usage(stdout, c->machine.ncpus);
-		return 0;
-	}
 	/* The locks measured here read the PVSPIN_* tunables, and
 	 * PVSPIN_LOCK / PVSPIN_POLICY pick the footer's default kind: a bad
 	 * one fails now (exit 2, named by this command), as in `pvspin run`,
@@ -340,6 +338,12 @@ static int parse_options(int argc, char **argv, struct bench_config *c)
 	 * ignored; so does a bad PVSPIN_STATS, as in run (env_check.h). */
 	if (tool_env_check("pvspin bench"))
 		return USAGE_EXIT;
+	/* a path naming stdout's file (/dev/stdout, ...) is "-": the table
+	 * then goes to stderr, and two reports there are refused below */
+	if (c->json_path && tool_output_is_stdout(c->json_path))
+		c->json_path = "-";
+	if (c->csv_path && tool_output_is_stdout(c->csv_path))
+		c->csv_path = "-";
 	if (c->json_path && c->csv_path && !strcmp(c->json_path, "-") && !strcmp(c->csv_path, "-"))
 		return usage_error("--json and --csv cannot both write to stdout");
 	if (bench_output_same(c->json_path, c->csv_path))

@@ -313,19 +313,35 @@ int pvspin_cmd_detect(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	bool json = false, help = false;
+	bool json = false;
 	const char *cpuid_file = NULL, *root = NULL, *policy_name = NULL;
 	long interval = DEFAULT_INTERVAL_MS;
 	pvspin_policy_t one;
 	int opt;
 
-	optind = 1;
-	opterr = 0;
+	/* -h / --help anywhere: the help, whatever the other values */
+	int h = tool_help_scan("pvspin detect", argc, argv, ":h", opts);
+	if (h == 1)
+		usage(stdout);
+	if (h)
+		return h == 1 ? 0 : h;
 	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'j': json = true; break;
-		case 'c': cpuid_file = optarg; break;
-		case 'r': root = optarg; break;
+		/* an empty name: a value of the command line (--cpuid "$F"
+		 * with F unset), exit 2 as bench's and sim's empty --json */
+		case 'c':
+			if (!*optarg)
+				return tool_empty_name_error("pvspin detect", "--cpuid",
+							     "a FILE, or - for standard input");
+			cpuid_file = optarg;
+			break;
+		case 'r':
+			if (!*optarg)
+				return tool_empty_name_error("pvspin detect", "--root",
+							     "a DIR, / for this machine");
+			root = optarg;
+			break;
 		case 'p':
 			policy_name = optarg;
 			if (pvspin_policy_parse(optarg, &one)) {
@@ -341,19 +357,12 @@ int pvspin_cmd_detect(int argc, char **argv)
 			interval = (long)ms;
 			break;
 		}
-		case 'h':
-			help = true;   /* after the whole line: an operand is an error */
-			break;
 		default:
 			return tool_option_error("pvspin detect", opt, argv);
 		}
 	}
 	if (optind < argc)
 		return tool_operand_error("pvspin detect", argv[optind]);
-	if (help) {
-		usage(stdout);
-		return 0;
-	}
 	/* A bad PVSPIN_* tunable: detect takes no lock that reads it, so it
 	 * goes on, but says what every program started from here says of it
 	 * ("ignoring ..."), as run, bench and torture say it (and refuse):
@@ -392,9 +401,9 @@ int pvspin_cmd_detect(int argc, char **argv)
 		unread = pvspin_env_cpuid_load(&table, cpuid_file, err, sizeof(err));
 	}
 	if (unread) {
-		/* "--cpuid PATH: reason", as --root's (an empty PATH said
-		 * ": No such file or directory" alone, a new user's finding);
-		 * err starts with PATH, quoted here as --root's */
+		/* "--cpuid PATH: reason", as --root's (an empty PATH, now
+		 * refused above, said ": No such file or directory" alone);
+		 * err starts with PATH, quoted here as --root's (a blank) */
 		size_t n = strlen(cpuid_file);
 		const char *q = strncmp(err, cpuid_file, n) ? "" : tool_value_quote(cpuid_file);
 		fprintf(stderr, "pvspin detect: --cpuid %s%.*s%s%s\n", q, *q ? (int)n : 0, err, q,

@@ -73,6 +73,23 @@ static int exit_status(const char *cmd, int rc)
 	return rc;
 }
 
+/* A word where a command is expected that starts with '-' (not "-"
+ * alone) is an option, not a command: "unknown option" (its "=VALUE"
+ * left out), said as the subcommands say it (option_error.h), with where
+ * the options are; `who` is "pvspin" or "pvspin help".  Returns 2. */
+static int unknown_option(const char *who, const char *arg)
+{
+	fprintf(stderr, "%s: unknown option '%.*s'\n(pvspin --help lists the commands and "
+		"options)\n", who, (int)strcspn(arg, "="), arg);
+	return 2;
+}
+
+/* Is `arg` an option (a word starting with '-', not "-" alone)? */
+static bool is_option(const char *arg)
+{
+	return arg[0] == '-' && arg[1];
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -109,11 +126,15 @@ int main(int argc, char **argv)
 				argv[is_help ? 3 : 2]);
 			return 2;
 		}
-		/* pvspin help, pvspin help help: the command list */
-		if (argc < 3 || !is_help || !strcmp(argv[2], "help")) {
+		/* pvspin help, pvspin help help, pvspin help -h / --help: the
+		 * command list; another option after help is not a command */
+		if (argc < 3 || !is_help || !strcmp(argv[2], "help") || !strcmp(argv[2], "-h") ||
+		    !strcmp(argv[2], "--help")) {
 			usage(stdout);
 			return exit_status("pvspin", 0);
 		}
+		if (is_option(argv[2]))
+			return unknown_option("pvspin help", argv[2]);
 		/* pvspin help COMMAND: that command's --help */
 		help_argv[0] = argv[2];
 		cargc = 2;
@@ -130,6 +151,8 @@ int main(int argc, char **argv)
 		snprintf(cmd, sizeof(cmd), "pvspin %s", commands[i].name);
 		return exit_status(cmd, commands[i].fn(cargc, cargv));
 	}
+	if (is_option(cargv[0]))
+		return unknown_option("pvspin", cargv[0]);
 	fprintf(stderr, "pvspin: unknown command '%s'\n\n", cargv[0]);
 	usage(stderr);
 	return 2;

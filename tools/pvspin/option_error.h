@@ -94,6 +94,56 @@ static inline int tool_operand_error(const char *prog, const char *operand)
 	return 2;
 }
 
+/**
+ * The rule of -h / --help in every subcommand: given anywhere among the
+ * options, it wins over the other options' values, which are not judged
+ * (`pvspin bench --threads 0 --help` prints the help, exit 0), but not
+ * over the command line's shape: an unknown option, one without its value
+ * or an operand (help takes none) is still said as without --help
+ * (tool_option_error(), tool_operand_error()).  Scans argv with
+ * getopt_long() and the subcommand's own `optstring` (starting with ':')
+ * and `longopts`, so an option's value is not taken for -h ("--json
+ * --help" names a file) and nothing after "--" is an option.  Returns 0
+ * when -h / --help is not given (optind is then 1 again, for the
+ * subcommand's own parse), 1 when the caller should print its help and
+ * exit 0, or 2 (bad usage) after the message of the first shape error.
+ * Sets opterr = 0.  Not thread-safe (getopt's globals).
+ */
+static inline int tool_help_scan(const char *prog, int argc, char **argv, const char *optstring,
+				 const struct option *longopts)
+{
+	int opt;
+	bool help = false;
+	opterr = 0;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, optstring, longopts, NULL)) != -1)
+		help |= opt == 'h';
+	optind = 1;
+	if (!help)
+		return 0;
+	while ((opt = getopt_long(argc, argv, optstring, longopts, NULL)) != -1)
+		if (opt == '?' || opt == ':')
+			return tool_option_error(prog, opt, argv);
+	return optind < argc ? tool_operand_error(prog, argv[optind]) : 1;
+}
+
+/**
+ * Report an empty file name given to option `option` ("--json" "") and
+ * return 2 (bad usage): a value of the command line (--json "$OUT" with
+ * OUT unset), not a file that cannot be used (exit 1).  `expected` says
+ * what the option takes ("a FILE, or - for standard output"):
+ *
+ *   pvspin bench: --json: empty file name (expected a FILE, or - for standard output)
+ *
+ * Every subcommand says it in these words.  One fprintf(): thread-safe.
+ */
+static inline int tool_empty_name_error(const char *prog, const char *option,
+					const char *expected)
+{
+	fprintf(stderr, "%s: %s: empty file name (expected %s)\n", prog, option, expected);
+	return 2;
+}
+
 /** The quote to write around `value`, a value given on the command line,
  *  in a message: "'" when it is empty or holds a blank, which would not
  *  show otherwise (--cpuid '', vms='', --seeds ' 2'), else "".  Every

@@ -8,10 +8,31 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+/** Does report path `path` name standard output: "-", or the very file
+ *  stdout is open on (stat(path) has fstat(1)'s st_dev and st_ino:
+ *  /dev/stdout, /proc/self/fd/1, the file of `> out` given by name) when
+ *  stdout is a regular file, a pipe or a terminal?  Such a path is
+ *  written as "-" is (the table then goes to stderr, two reports on
+ *  stdout are refused), not opened again, which would truncate a file
+ *  under stdout's offset or interleave with what stdout prints.
+ *  Thread-safe (no shared state). */
+static inline bool tool_output_is_stdout(const char *path)
+{
+	struct stat p, o;
+	if (!strcmp(path, "-"))
+		return true;
+	if (fstat(STDOUT_FILENO, &o) ||
+	    !(S_ISREG(o.st_mode) || S_ISFIFO(o.st_mode) || isatty(STDOUT_FILENO)))
+		return false;
+	return !stat(path, &p) && p.st_dev == o.st_dev && p.st_ino == o.st_ino;
+}
 
 /** Can `path` be written?  "-" (stdout) always can.  A new file is created
  *  and removed again (the run writes it later), also through a symbolic

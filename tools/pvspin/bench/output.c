@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -149,9 +150,12 @@ void bench_table_versus(FILE *f, const struct bench_row *rows, size_t n, const c
 				"the next:\n", name);
 			header = true;
 		}
-		fprintf(f, "#   %4u thread%s  %.2fx %-22s [%.2f-%.2f] paired %.2fx", me->threads,
+		/* fixed widths: the columns line up up to 999.99x */
+		char range[48];
+		snprintf(range, sizeof(range), "[%.2f-%.2f]", lo, hi);
+		fprintf(f, "#   %4u thread%s  %6.2fx %-22s %-15s paired %6.2fx", me->threads,
 			me->threads == 1 ? " " : "s", me->r.ops_per_s / best->r.ops_per_s,
-			best->lock->name, lo, hi, paired);
+			best->lock->name, range, paired);
 		if (next)
 			fprintf(f, "; %s %.2fx %s", best->lock->name,
 				best->r.ops_per_s / next->r.ops_per_s, next->lock->name);
@@ -320,6 +324,22 @@ static json_t *json_row(const struct bench_config *c, const struct bench_row *ro
 			 "line_rtt_ns_repeats", rtts);
 }
 
+/* Say that the `what` report ("JSON", "CSV") could not be written to
+ * `path` for `reason`.  To "-" it is said as main() says a failed stdout
+ * ("pvspin bench: cannot write to standard output: REASON", as pvspin sim
+ * says it), once: what is left of the report is dropped and stdout's
+ * error flag cleared, so main() does not say it again. */
+static void report_write_error(const char *what, const char *path, const char *reason)
+{
+	if (strcmp(path, "-")) {
+		fprintf(stderr, "pvspin bench: cannot write %s to '%s': %s\n", what, path, reason);
+		return;
+	}
+	fprintf(stderr, "pvspin bench: cannot write to standard output: %s\n", reason);
+	__fpurge(stdout);
+	clearerr(stdout);
+}
+
 int bench_write_json(const char *path, const struct bench_config *c,
 		     const struct bench_row *rows, size_t nrows)
 {
@@ -334,18 +354,17 @@ int bench_write_json(const char *path, const struct bench_config *c,
 	}
 	int err;
 	const size_t flags = JSON_INDENT(2) | JSON_PRESERVE_ORDER;
+	errno = 0;
 	if (!strcmp(path, "-")) {
 		err = json_dumpf(root, stdout, flags);
 		if (!err)
 			err = fputc('\n', stdout) == EOF || fflush(stdout);
 	} else {
-		errno = 0;
 		err = json_dump_file(root, path, flags);
 	}
 	json_decref(root);
 	if (err) {
-		fprintf(stderr, "pvspin bench: cannot write JSON to '%s'%s%s\n", path,
-			errno ? ": " : "", errno ? strerror(errno) : "");
+		report_write_error("JSON", path, errno ? strerror(errno) : "a write failed");
 		return -1;
 	}
 	return 0;
@@ -476,8 +495,7 @@ int bench_write_csv(const char *path, const struct bench_config *c,
 	int err = ferror(f);
 	err |= fclose(f);
 	if (err || write_whole(path, buf, len)) {
-		fprintf(stderr, "pvspin bench: cannot write CSV to '%s': %s\n", path,
-			err ? "out of memory" : strerror(errno));
+		report_write_error("CSV", path, err ? "out of memory" : strerror(errno));
 		free(buf);
 		return -1;
 	}
