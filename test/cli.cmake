@@ -78,8 +78,9 @@ $l\" sim /nonexistent.ini extra more
 set_tests_properties(cli_help_operand PROPERTIES PASS_REGULAR_EXPRESSION "help-operand-ok"
                      LABELS sanitize TIMEOUT 60)
 # -h / --help anywhere among the options prints the help (exit 0) without
-# judging the other options' values (bench, detect and sim refused a bad
-# value given with it, exit 2, or not, by option); nothing after '--' is
+# judging the other options' values (bench, detect, sim, torture and run
+# refused a bad value given with it, exit 2, or not, by option; torture
+# and run since their own commit); nothing after '--' is
 # an option, nor an option's value ('--json --help' names a file).
 add_test(NAME cli_help_wins_over_values COMMAND sh -c
   "p=\"$0\"; fail=0
@@ -91,8 +92,14 @@ add_test(NAME cli_help_wins_over_values COMMAND sh -c
      chk \"0:usage: pvspin detect \" detect $h --policy nope --interval-ms x
      chk \"0:usage: pvspin sim \" sim $h --seeds 0 --fuzz 0
      chk \"0:usage: pvspin sim \" sim --preset nope --seed -1 $h
+     chk \"0:usage: pvspin torture \" torture $h --threads 0 --lock nope
+     chk \"0:usage: pvspin torture \" torture --seconds x $h
+     chk \"0:usage: pvspin run \" run --spin-limit x --lock bogus $h
      chk 2: bench --threads 0 -- $h
      chk 2: sim --seeds 0 -- $h
+     chk 2: torture --threads 0 -- $h
+     # after the program, the program's option (true ignores it)
+     chk 0: run -- true $h
    done
    chk 2: detect --cpuid --help --policy nope
    [ $fail -eq 0 ] && echo help-wins-ok" ${_pvspin})

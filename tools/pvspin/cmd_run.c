@@ -460,9 +460,18 @@ int pvspin_cmd_run(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *lock = NULL, *policy = NULL, *spin_limit = NULL;
-	bool stats = false, help = false;
+	bool stats = false;
 	int c;
 
+	/* -h / --help among our options: the help, whatever the other
+	 * values; with a program after it, a usage error (it takes none:
+	 * `pvspin run -h prog` is neither the help with prog dropped nor a
+	 * run); after the program, the program's own option */
+	c = tool_help_scan("pvspin run", argc, argv, "+:l:p:sS:h", opts);
+	if (c == 1)
+		run_usage(stdout);
+	if (c)
+		return c == 1 ? 0 : c;
 	optind = 1;
 	opterr = 0;   /* tool_option_error() says it */
 	/* '+': stop at the first non-option, the program's own options
@@ -480,17 +489,9 @@ int pvspin_cmd_run(int argc, char **argv)
 			spin_limit = optarg;
 			break;
 		}
-		case 'h': help = true; break;
+		case 'h': break;   /* not given: tool_help_scan() took it */
 		default: return tool_option_error("pvspin run", c, argv);
 		}
-	}
-	/* --help takes no program: `pvspin run -h prog` is a usage error, not
-	 * the help with prog dropped (nor a run) */
-	if (help) {
-		if (optind < argc)
-			return tool_operand_error("pvspin run", argv[optind]);
-		run_usage(stdout);
-		return 0;
 	}
 	if (optind >= argc) {
 		/* said as every subcommand says a bad command line: the

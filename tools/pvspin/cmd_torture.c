@@ -317,7 +317,7 @@ int pvspin_cmd_torture(int argc, char **argv)
 	struct torture t;
 	const char *kind_name = NULL;
 	uint64_t v;
-	bool seeded = false, help = false;
+	bool seeded = false;
 	int c;
 
 	uint64_t cmd_start = tool_now_ns();
@@ -329,6 +329,12 @@ int pvspin_cmd_torture(int argc, char **argv)
 	t.stall_ms = 1000;
 	t.inject = true;
 
+	/* -h / --help anywhere: the help, whatever the other values */
+	c = tool_help_scan("pvspin torture", argc, argv, ":h", opts);
+	if (c == 1)
+		usage(stdout);
+	if (c)
+		return c == 1 ? 0 : c;
 	optind = 1;
 	opterr = 0;   /* tool_option_error() says it */
 	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
@@ -364,16 +370,12 @@ int pvspin_cmd_torture(int argc, char **argv)
 			t.spin_threshold = (uint32_t)v;
 			break;
 		case 'n': t.inject = false; break;
-		case 'h': help = true; break;   /* after the whole line: an operand is an error */
+		case 'h': break;   /* not given: tool_help_scan() took it */
 		default: return tool_option_error("pvspin torture", c, argv);
 		}
 	}
 	if (optind < argc)
 		return tool_operand_error("pvspin torture", argv[optind]);
-	if (help) {
-		usage(stdout);
-		return 0;
-	}
 	/* a bad PVSPIN_* variable fails here (exit 2, named), as in `pvspin
 	 * run` (env_check.h): the tunables, which the kinds tortured read,
 	 * PVSPIN_LOCK and PVSPIN_POLICY, also with --lock given, and
