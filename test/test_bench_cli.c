@@ -115,10 +115,19 @@ static void test_report_paths(void **state)
 	assert_non_null(strstr(err, "Is a directory"));
 	assert_int_equal(run(out, err, "--plot", "/nonexistent/x.png", NULL), 1);
 	assert_non_null(strstr(err, "--plot: cannot write"));
+	unlink("/tmp/pvspin-cli-same");   /* left by a run that failed */
 	assert_int_equal(run4(out, err, "--json", "/tmp/pvspin-cli-same", "--csv",
 			      "/tmp/../tmp/pvspin-cli-same"), 2);
 	assert_non_null(strstr(err, "--json and --csv name the same file"));
 	assert_int_equal(access("/tmp/pvspin-cli-same", F_OK), -1);
+	/* a symbolic link to the other report's file, not there yet */
+	unlink("/tmp/pvspin-cli-link");
+	assert_int_equal(symlink("pvspin-cli-same", "/tmp/pvspin-cli-link"), 0);
+	assert_int_equal(run4(out, err, "--json", "/tmp/pvspin-cli-same", "--csv",
+			      "/tmp/pvspin-cli-link"), 2);
+	assert_non_null(strstr(err, "--json and --csv name the same file"));
+	assert_int_equal(access("/tmp/pvspin-cli-same", F_OK), -1);
+	unlink("/tmp/pvspin-cli-link");
 	/* one file per report: a second --json or --csv is refused, not the
 	 * one kept (a new user's finding: only the last was written) */
 	assert_int_equal(run4(out, err, "--json", "/tmp/pvspin-cli-a.json", "--json",
