@@ -489,7 +489,6 @@ int pvspin_cmd_run(int argc, char **argv)
 			spin_limit = optarg;
 			break;
 		}
-		case 'h': break;   /* not given: tool_help_scan() took it */
 		default: return tool_option_error("pvspin run", c, argv);
 		}
 	}

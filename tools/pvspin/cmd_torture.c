@@ -373,7 +373,6 @@ int pvspin_cmd_torture(int argc, char **argv)
 			t.spin_threshold = (uint32_t)v;
 			break;
 		case 'n': t.inject = false; break;
-		case 'h': break;   /* not given: tool_help_scan() took it */
 		default: return tool_option_error("pvspin torture", c, argv);
 		}
 	}
