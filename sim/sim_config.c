@@ -256,21 +256,19 @@ static int bool_word(const char *v)
 /* A bad value of a key, in the shape of a bad value of an option
  * (tools/pvspin/option_error.h: tool_value_line(), as tool_value_error())
  * with the key and its value written as they are given, KEY=VALUE (as
- * --set takes them, and as a bad PVSPIN_* variable is said): what is
- * wrong, then what the key takes, `what` ("an integer from 1 to 64", "a
- * lock kind; valid kinds: ", at most config_set()'s range[] of 160 bytes)
- * followed by `names` (NULL: `what` says all), one line:
+ * --set takes them, and as a bad PVSPIN_* variable is said): `reason`,
+ * what the key takes ("not an integer from 1 to 64", "not a lock kind;
+ * valid kinds: "), followed by `names` (NULL: `reason` says all), one
+ * line:
  *
  *   pvspin sim: vms=0: not an integer from 1 to 64
  *   pvspin sim: lock=mutex: not a lock kind; valid kinds: qspinlock, ...
  *
  * A scenario file's loader adds a line naming the file and the line or
  * key.  Returns -1. */
-static int bad(FILE *err, const char *key, const char *value, const char *what,
+static int bad(FILE *err, const char *key, const char *value, const char *reason,
 	       const char *names)
 {
-	char reason[4 + 160];
-	snprintf(reason, sizeof(reason), "not %s", what);
 	tool_value_line(err, "pvspin sim", key, '=', value, reason, names);
 	return -1;
 }
@@ -360,7 +358,7 @@ static int config_set(struct sim_config *c, const char *key, const char *shown,
 	}
 	/* the whole valid set, the same in every refusal of the key */
 	double min_on = key_min_on(k);
-	snprintf(range, sizeof(range), "%s%s from %.15g to %.15g",
+	snprintf(range, sizeof(range), "not %s%s from %.15g to %.15g",
 		 k->type == K_DOUBLE_PROF ? "-1 (the profile's) or " : min_on > 0 ? "0 (off) or " : "",
 		 k->type == K_DOUBLE || k->type == K_DOUBLE_PROF ? "a number" : "an integer",
 		 min_on > 0 ? min_on : k->min, k->max);
@@ -385,7 +383,7 @@ static int config_set(struct sim_config *c, const char *key, const char *shown,
 		unsigned long long v = strtoull(value, &end, 10);
 		if (!plain_decimal(value, false) || errno || end == value || *end ||
 		    value[0] == '-')
-			return bad(err, shown, value, "an integer from 0 to 18446744073709551615",
+			return bad(err, shown, value, "not an integer from 0 to 18446744073709551615",
 				   NULL);
 		*(uint64_t *)(base + k->off) = v;
 		return 0;
@@ -408,8 +406,8 @@ static int config_set(struct sim_config *c, const char *key, const char *shown,
 		if (v < 0 && k->type == K_TRI && !strcmp(value, "default"))
 			v = -1;
 		else if (v < 0)
-			return bad(err, shown, value, k->type == K_TRI ? BOOL_SPELLINGS " or default"
-								       : BOOL_SPELLINGS, NULL);
+			return bad(err, shown, value, k->type == K_TRI ? "not " BOOL_SPELLINGS " or default"
+								       : "not " BOOL_SPELLINGS, NULL);
 		*(int *)(base + k->off) = v;
 		return 0;
 	}
@@ -418,7 +416,7 @@ static int config_set(struct sim_config *c, const char *key, const char *shown,
 		int v = !strcmp(value, "oracle") ? SIM_KY_ORACLE
 			: !strcmp(value, "oracle-cross-vm") ? SIM_KY_ORACLE_CROSS : bool_word(value);
 		if (v < 0)
-			return bad(err, shown, value, BOOL_SPELLINGS ", oracle or oracle-cross-vm",
+			return bad(err, shown, value, "not " BOOL_SPELLINGS ", oracle or oracle-cross-vm",
 				   NULL);
 		*(int *)(base + k->off) = v;
 		return 0;
@@ -426,24 +424,24 @@ static int config_set(struct sim_config *c, const char *key, const char *shown,
 	case K_KIND: {
 		pvspin_kind_t kind = pvspin_kind_from_name(value);
 		if (kind == PVSPIN_KIND_NONE)
-			return bad(err, shown, value, "a lock kind; valid kinds: ", pvspin_kind_names());
+			return bad(err, shown, value, "not a lock kind; valid kinds: ", pvspin_kind_names());
 		*(pvspin_kind_t *)(base + k->off) = kind;
 		return 0;
 	}
 	case K_DIST: {
 		int d = sim_dist_from_name(value);
 		if (d < 0)
-			return bad(err, shown, value, "a distribution; valid distributions: ",
+			return bad(err, shown, value, "not a distribution; valid distributions: ",
 				   "const, exp, pareto");
 		*(enum sim_dist *)(base + k->off) = (enum sim_dist)d;
 		return 0;
 	}
 	case K_STR:
 		if (!strcmp(key, "profile") && !sim_profile_find(value))
-			return bad(err, shown, value, "a profile; valid profiles: ",
+			return bad(err, shown, value, "not a profile; valid profiles: ",
 				   sim_profile_names());
 		if (!strcmp(key, "workload") && !sim_workload_find(value))
-			return bad(err, shown, value, "a workload; valid workloads: ",
+			return bad(err, shown, value, "not a workload; valid workloads: ",
 				   sim_workload_names());
 		snprintf(base + k->off, 32, "%s", value);
 		return 0;
