@@ -199,6 +199,10 @@ static bool elf_truncated(Elf *e, int fd, off_t size)
 	return false;
 }
 
+/* What ld.so splits LD_PRELOAD's list at: a path holding one cannot be
+ * named there (preload_unusable), and preload_lists() reads entries so. */
+#define LD_PRELOAD_SEPARATORS ": \t"
+
 /* Is `path` something ld.so can preload into a program like this one: a
  * path LD_PRELOAD can name (no blank, no colon: ld.so splits the list
  * there and would look for the pieces, then run the program without
@@ -208,7 +212,7 @@ static bool elf_truncated(Elf *e, int fd, off_t size)
  * PRELOAD_MARKER)?  Returns NULL, or why not. */
 static const char *preload_unusable(const char *path)
 {
-	if (strpbrk(path, " \t:"))
+	if (strpbrk(path, LD_PRELOAD_SEPARATORS))
 		return "LD_PRELOAD cannot name a path with a space, a tab or a colon "
 		       "(ld.so splits its list there): copy the library to a path "
 		       "without them and set PVSPIN_PRELOAD_LIB to it";
@@ -288,8 +292,8 @@ static bool preload_lists(const char *list, const char *lib)
 	size_t len = strlen(lib);
 	const char *p = list;
 	while (*p) {
-		p += strspn(p, ": \t");
-		size_t n = strcspn(p, ": \t");
+		p += strspn(p, LD_PRELOAD_SEPARATORS);
+		size_t n = strcspn(p, LD_PRELOAD_SEPARATORS);
 		if (n == len && strncmp(p, lib, n) == 0)
 			return true;
 		p += n;
