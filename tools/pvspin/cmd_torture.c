@@ -67,10 +67,6 @@ static void relax_loops(uint32_t n)
 
 /* Failures shown one per line; the later ones are only counted. */
 #define FAILURES_SHOWN 5
-/* A run cut short by a signal waits this long for its writers to leave
- * the lock, ns, if they still make progress (else the stuck check
- * decides): then they are left running and the signal ends the process. */
-#define TORTURE_STOP_GRACE_NS 1000000000u
 
 static void report_failure(struct torture *t, struct torture_writer *w, const char *what)
 {
@@ -555,10 +551,10 @@ int pvspin_cmd_torture(int argc, char **argv)
 		/* Cut short by a signal: hundreds of writers of a fair lock
 		 * take the lock in turn to leave, each behind preempted ones
 		 * (ticket, 512 writers on 2 CPUs: 134 s, a new user's Ctrl-C).
-		 * If they still make progress after TORTURE_STOP_GRACE_NS,
+		 * If they still make progress after TOOL_STOP_GRACE_NS,
 		 * they are left running; without progress the stuck check
 		 * above decides, as for a run that ran its time. */
-		if (cut_short && tool_now_ns() - drain_start > TORTURE_STOP_GRACE_NS &&
+		if (cut_short && tool_now_ns() - drain_start > TOOL_STOP_GRACE_NS &&
 		    last_progress > drain_start) {
 			left_running = true;
 			break;

@@ -15,6 +15,13 @@
 #include <stddef.h>
 #include <string.h>
 
+/* After a stop signal, how long a tool waits for its threads to finish
+ * what they are doing before it leaves them running and ends by the
+ * signal, ns (bench: a cell's acquisitions in flight; torture: writers
+ * leaving the lock): hundreds of threads of a fair lock (ticket) on a few
+ * CPUs take minutes, one hand-off to a preempted waiter after another. */
+#define TOOL_STOP_GRACE_NS 1000000000u
+
 /* Read it through tool_stop_signal(); extern only so that the read is
  * inline (the simulator checks it at every event). */
 extern volatile sig_atomic_t tool_stop_signo;

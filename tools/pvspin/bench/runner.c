@@ -17,11 +17,6 @@
 
 /* A cell's main thread looks at the stop signal this often, ns. */
 #define BENCH_STOP_POLL_NS 100000000u
-/* Once a stop signal has come, how long the main thread waits for the
- * cell's threads to finish their acquisitions in flight before it leaves
- * them running, ns: hundreds of threads of a fair lock (ticket) on a few
- * CPUs take minutes, one hand-off to a preempted waiter after another. */
-#define BENCH_STOP_GRACE_NS 1000000000u
 
 /** Memory shared by the threads of a cell: the lock alone on its lines,
  *  the stop flag alone on its lines (read by every thread every
@@ -79,7 +74,7 @@ static struct timespec ns_timespec(uint64_t ns)
 /**
  * Join the `n` threads of w[], looking at the stop signal every
  * BENCH_STOP_POLL_NS.  Once one has come (before the wait or during it),
- * wait at most BENCH_STOP_GRACE_NS more.  True if every thread was
+ * wait at most TOOL_STOP_GRACE_NS more.  True if every thread was
  * joined, false if some were left running (a stop signal came and they
  * had not finished in time).
  */
@@ -89,7 +84,7 @@ static bool join_workers(struct bench_worker *w, unsigned n)
 	for (unsigned i = 0; i < n;) {
 		uint64_t now = tool_now_ns();
 		if (give_up == UINT64_MAX && tool_stop_signal())
-			give_up = now + BENCH_STOP_GRACE_NS;
+			give_up = now + TOOL_STOP_GRACE_NS;
 		if (now >= give_up)
 			return false;
 		/* pthread_timedjoin_np() and its CLOCK_REALTIME, not
