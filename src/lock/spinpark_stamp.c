@@ -36,12 +36,17 @@ static void sp_stamp_set(struct sp_stamp *e, const pvspin_lock_t *lock, uint32_t
 	pvspin_plat_storeptr((void **)&e->lock, (void *)lock, PVSPIN_RELEASE);
 }
 
-/* `lock`'s entry if it holds stamps of this lock (the address with
- * acquire, before the caller reads a time), else NULL. */
+/* e, `lock`'s entry (sp_stamp_entry()), if it holds stamps of this lock
+ * (the address with acquire, before the caller reads a time), else NULL. */
+static struct sp_stamp *sp_stamp_owned(struct sp_stamp *e, const pvspin_lock_t *lock)
+{
+	return pvspin_plat_loadptr((void *const *)&e->lock, PVSPIN_ACQUIRE) == lock ? e : NULL;
+}
+
+/* `lock`'s entry if it holds stamps of this lock, else NULL. */
 static struct sp_stamp *sp_stamp_of(const pvspin_lock_t *lock)
 {
-	struct sp_stamp *e = sp_stamp_entry(lock);
-	return pvspin_plat_loadptr((void *const *)&e->lock, PVSPIN_ACQUIRE) == lock ? e : NULL;
+	return sp_stamp_owned(sp_stamp_entry(lock), lock);
 }
 
 void sp_stamp_wake(const pvspin_lock_t *lock)
@@ -95,7 +100,7 @@ static bool sp_stamp_oldest_fresh(const struct sp_stamp *e, uint32_t now, uint32
 bool sp_stamp_oldest_note(const pvspin_lock_t *lock, uint32_t t0_us, bool *contested)
 {
 	uint32_t rec, now = sp_stamp_now();
-	struct sp_stamp *e = sp_stamp_entry(lock), *mine = sp_stamp_of(lock);
+	struct sp_stamp *e = sp_stamp_entry(lock), *mine = sp_stamp_owned(e, lock);
 	/* a fresh record of a strictly older waiter stays: it is contested */
 	if (sp_stamp_oldest_fresh(mine, now, &rec) && (int32_t)(t0_us - rec) > 0) {
 		pvspin_plat_store32(&e->contested_us, now, PVSPIN_RELAXED);
