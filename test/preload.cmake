@@ -534,3 +534,27 @@ preload_test(preload_run_no_static_note 30 sh ${CMAKE_CURRENT_BINARY_DIR}/preloa
   ${_pvspin} $<TARGET_FILE:test_preload_nolock> ${CMAKE_CURRENT_BINARY_DIR}/preload_run_script.sh)
 set_tests_properties(preload_run_no_static_note PROPERTIES
   PASS_REGULAR_EXPRESSION "run-no-static-note-ok")
+
+# `pvspin run` starts every program through the pvspin command, so its
+# launch cost is in every program's wall time: the libraries linked from
+# their archives (cmake/deps.cmake, pvspin_link_tool_dep) are not loaded
+# at run time (no DT_NEEDED entry for lib<name>.so).
+get_property(_static_deps GLOBAL PROPERTY PVSPIN_TOOL_STATIC_DEPS)
+if(_static_deps)
+  find_program(READELF_PROGRAM readelf)
+  if(READELF_PROGRAM)
+    file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/preload_run_launch_static_deps.sh
+"readelf=\"$1\"; p=\"$2\"; shift 2
+needed=$(\"$readelf\" -d \"$p\" | sed -n 's/.*(NEEDED).*\\[\\(.*\\)\\]/\\1/p')
+[ -n \"$needed\" ] || { echo \"no NEEDED entries read\"; exit 1; }
+for n in \"$@\"; do
+  case \" $(echo $needed) \" in *\" lib$n.so\"*) echo \"pvspin loads lib$n.so: $needed\"; exit 1;; esac
+done
+echo launch-static-deps-ok
+")
+    add_test(NAME preload_run_launch_static_deps COMMAND sh
+      ${CMAKE_CURRENT_BINARY_DIR}/preload_run_launch_static_deps.sh ${READELF_PROGRAM} ${_pvspin} ${_static_deps})
+    set_tests_properties(preload_run_launch_static_deps PROPERTIES LABELS preload
+      PASS_REGULAR_EXPRESSION "launch-static-deps-ok")
+  endif()
+endif()

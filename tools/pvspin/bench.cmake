@@ -17,7 +17,9 @@ target_sources(pvspin PRIVATE
   ${PVSPIN_BENCH_DIR}/stats.c
   ${PVSPIN_BENCH_DIR}/workload.c)
 target_include_directories(pvspin PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/pvspin)
-target_link_libraries(pvspin PRIVATE PkgConfig::JANSSON PkgConfig::GSL m)
+pvspin_link_tool_dep(pvspin JANSSON)
+pvspin_link_tool_dep(pvspin GSL)
+target_link_libraries(pvspin PRIVATE m)
 if(PVSPIN_HAVE_CK_SPINLOCK_H)
   target_compile_definitions(pvspin PRIVATE PVSPIN_HAVE_CK)
 endif()

@@ -2,4 +2,4 @@
 # the library itself never links jansson).
 include(${PROJECT_SOURCE_DIR}/cmake/deps.cmake)
 target_sources(pvspin PRIVATE ${CMAKE_CURRENT_LIST_DIR}/cmd_detect.c)
-target_link_libraries(pvspin PRIVATE PkgConfig::JANSSON)
+pvspin_link_tool_dep(pvspin JANSSON)

@@ -5,7 +5,7 @@
 # symbols and PT_DYNAMIC to check it before the exec.
 include(${PROJECT_SOURCE_DIR}/cmake/deps.cmake)
 target_sources(pvspin PRIVATE ${CMAKE_CURRENT_LIST_DIR}/cmd_run.c)
-target_link_libraries(pvspin PRIVATE PkgConfig::LIBELF)
+pvspin_link_tool_dep(pvspin LIBELF)
 target_compile_definitions(pvspin PRIVATE
   PVSPIN_INSTALL_LIBDIR="${CMAKE_INSTALL_LIBDIR}"
   PVSPIN_INSTALL_FULL_LIBDIR="${CMAKE_INSTALL_FULL_LIBDIR}")
