@@ -558,3 +558,14 @@ echo launch-static-deps-ok
       PASS_REGULAR_EXPRESSION "launch-static-deps-ok")
   endif()
 endif()
+
+# The interposer's thread-locals are initial-exec (preload/CMakeLists.txt):
+# it imports no __tls_get_addr (the general-dynamic model's call).
+find_program(READELF_PROGRAM readelf)
+if(READELF_PROGRAM)
+  add_test(NAME preload_tls_initial_exec COMMAND sh -c
+    "s=$(\"$1\" --dyn-syms -W \"$2\") || exit 1; case \"$s\" in *__tls_get_addr*) echo \"imports __tls_get_addr\"; exit 1;; *' pthread_mutex_lock'*) echo tls-ie-ok;; *) echo 'no symbols read'; exit 1;; esac"
+    sh ${READELF_PROGRAM} ${_lib})
+  set_tests_properties(preload_tls_initial_exec PROPERTIES LABELS preload
+    PASS_REGULAR_EXPRESSION "tls-ie-ok")
+endif()
