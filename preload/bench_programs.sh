@@ -10,6 +10,8 @@
 #   condvar barrier, 8 threads x 2000 rounds        wall s (test_preload_helper)
 #   condvar ping-pong, 2 threads x 20000 rounds     wall s (test_preload_helper)
 #   pthread_spin holder sleeping 2 ms, 8 waiters    wall s and waiters' CPU / wall s
+#   uncontended lock+unlock pairs (spin, mutex, recursive mutex; alone
+#   and with a second thread alive)                 ns per pair
 #   sort --parallel=8, xz -T8, pigz -p 8, zstd -T8  wall s on generated input
 #   memcached -t 8, memcaslap 2 threads x 32 connections, 3 s   ops/s
 #
@@ -97,6 +99,18 @@ m_barrier() { wall "$1" "$helper" barrier 8 2000; }
 m_pingpong() { wall "$1" "$helper" pingpong 20000; }
 m_spin_wall() { out "$1" "$helper" spinsleep 8 2 0 | sed -n 's/.*wall_s=\([0-9.]*\).*/\1/p'; }
 m_spin_cpu() { out "$1" "$helper" spinsleep 8 2 0 | sed -n 's/.*waiter_cpu=\([0-9.]*\).*/\1/p'; }
+# the cost of one uncontended lock/unlock pair, ns (test_preload_helper
+# uncontended: 5 M pairs): THREADS 1 (the process alone) or 2 (a second
+# thread alive, asleep), FIELD spin_ns, mutex_ns or recursive_ns
+m_uncontended() {
+	local side=$1 threads=$2 field=$3
+	out "$side" "$helper" uncontended 5000000 |
+		sed -n "s/^threads=$threads .*$field=\([0-9.]*\).*/\1/p"
+}
+m_unc_spin() { m_uncontended "$1" 2 spin_ns; }
+m_unc_mutex1() { m_uncontended "$1" 1 mutex_ns; }
+m_unc_mutex2() { m_uncontended "$1" 2 mutex_ns; }
+m_unc_recursive2() { m_uncontended "$1" 2 recursive_ns; }
 m_sort() { wall "$1" sort --parallel=8 -S 64M -T "$tmp" -o "$tmp/sorted" "$tmp/nums"; }
 m_xz() { wall "$1" sh -c "xz -T8 -6 -c '$tmp/data' > '$tmp/data.xz'"; }
 m_pigz() { wall "$1" sh -c "pigz -p 8 -c '$tmp/data' > '$tmp/data.gz'"; }
@@ -137,6 +151,10 @@ row "condvar broadcast barrier, 8 threads" "wall s" lower m_barrier
 row "condvar ping-pong, 2 threads" "wall s" lower m_pingpong
 row "pthread_spin holder sleeps 2 ms, 8 waiters" "wall s" lower m_spin_wall
 row "... the waiters' CPU per wall second" "CPUs" lower m_spin_cpu
+row "pthread_spin lock+unlock, uncontended, 2 threads" "ns" lower m_unc_spin
+row "pthread_mutex lock+unlock, uncontended, 1 thread" "ns" lower m_unc_mutex1
+row "pthread_mutex lock+unlock, uncontended, 2 threads" "ns" lower m_unc_mutex2
+row "recursive mutex lock+unlock, uncontended, 2 threads" "ns" lower m_unc_recursive2
 row "sort --parallel=8 (4 M lines)" "wall s" lower m_sort
 row "xz -T8 -6 (64 MiB)" "wall s" lower m_xz
 row "pigz -p 8 (64 MiB)" "wall s" lower m_pigz

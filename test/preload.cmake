@@ -90,6 +90,11 @@ foreach(k ${PVSPIN_PRELOAD_KINDS})
   endif()
   preload_test(preload_forkspin_${k} 60 ${_check}
     -- ${_pvspin} run --lock ${k} -- ${_helper} forkspin ${_forkspin_arg})
+  # mutexes taken while the process has one thread (the interposer's
+  # plain-store path), then waited for by a second thread; a fork child
+  # on a word that counts a parent's waiter
+  preload_test(preload_firstthread_${k} 60 ${_check}
+    -- ${_pvspin} run --lock ${k} -- ${_helper} firstthread)
   # Debian sysbench, 4x overcommit (issue 11: with the kinds' own lock
   # the fair kinds took 65 s for sysbench mutex and did not finish
   # sysbench threads; here a hang or a collapse is a timeout)

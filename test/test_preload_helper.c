@@ -41,6 +41,25 @@
  *   forkstats N      N lock/unlock of a mutex, then a fork child that
  *                    leaves by _exit(0) without taking a lock (its own
  *                    stats line must say so)
+ *   firstthread      mutexes taken while the process has one thread
+ *                    (the interposer's plain-store path) stay held when
+ *                    a second thread starts: it waits for them (a
+ *                    normal, a recursive held twice and an errorcheck
+ *                    mutex) until main, now one of two threads, unlocks
+ *                    them 50 ms later; then the same after a fork, in
+ *                    the child, on a mutex whose word counts a waiter of
+ *                    the parent (main holds it, a thread waits, main
+ *                    forks: the child, one thread, unlocks it, takes
+ *                    and drops it again; glibc 2.36 leaves
+ *                    __libc_single_threaded false in a fork child, a
+ *                    glibc that sets it sends the child the plain way)
+ *   uncontended N    the cost of uncontended calls: N lock/unlock pairs
+ *                    of a pthread spinlock, a normal and a recursive
+ *                    mutex, first with the main thread alone, then with
+ *                    a second thread alive (asleep), printing ns per
+ *                    pair ("spin_ns=X mutex_ns=Y recursive_ns=Z" per
+ *                    line, "threads=1" and "threads=2"); checks each
+ *                    lock is free after
  *   slotless N       the main thread and N-1 others hold a thread slot
  *                    each (a counted lock; N = the pool's 4096 leaves
  *                    none), then one more thread, slot-less, waits for a
@@ -669,6 +688,143 @@ static int cmd_slotless(long n)
 	return 0;
 }
 
+/* ---- firstthread ------------------------------------------------------- */
+
+static pthread_mutex_t ft_normal = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t ft_recursive = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+static pthread_mutex_t ft_errorcheck = PTHREAD_ERRORCHECK_MUTEX_INITIALIZER_NP;
+static int ft_released, ft_seen_early, ft_ready;
+
+static void *ft_waiter(void *arg)
+{
+	(void)arg;
+	pthread_mutex_t *ms[] = { &ft_normal, &ft_recursive, &ft_errorcheck };
+	for (int i = 0; i < 3; i++)   /* main holds all three until ft_ready */
+		if (pthread_mutex_trylock(ms[i]) != EBUSY)
+			__atomic_store_n(&ft_seen_early, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&ft_ready, 1, __ATOMIC_RELEASE);
+	for (int i = 0; i < 3; i++) {
+		pthread_mutex_lock(ms[i]);
+		if (!__atomic_load_n(&ft_released, __ATOMIC_ACQUIRE))
+			__atomic_store_n(&ft_seen_early, 1, __ATOMIC_RELAXED);
+		pthread_mutex_unlock(ms[i]);
+	}
+	return NULL;
+}
+
+static void *ft_fork_waiter(void *arg)
+{
+	pthread_mutex_lock(arg);   /* waits: main holds it across the fork */
+	pthread_mutex_unlock(arg);
+	return NULL;
+}
+
+static int cmd_firstthread(void)
+{
+	/* one thread: taken by the single-threaded path */
+	if (pthread_mutex_lock(&ft_normal) || pthread_mutex_lock(&ft_recursive) ||
+	    pthread_mutex_lock(&ft_recursive) || pthread_mutex_lock(&ft_errorcheck))
+		FAIL("firstthread: lock with one thread");
+	if (pthread_mutex_lock(&ft_errorcheck) != EDEADLK)
+		FAIL("firstthread: errorcheck relock is not EDEADLK");
+	pthread_t t;
+	if (pthread_create(&t, NULL, ft_waiter, NULL))
+		FAIL("firstthread: pthread_create");
+	while (!__atomic_load_n(&ft_ready, __ATOMIC_ACQUIRE))
+		usleep(1000);
+	usleep(50000);   /* the waiter spins, then sleeps */
+	__atomic_store_n(&ft_released, 1, __ATOMIC_RELEASE);
+	if (pthread_mutex_unlock(&ft_normal) || pthread_mutex_unlock(&ft_recursive) ||
+	    pthread_mutex_unlock(&ft_recursive) || pthread_mutex_unlock(&ft_errorcheck))
+		FAIL("firstthread: unlock with two threads");
+	pthread_join(t, NULL);
+	if (__atomic_load_n(&ft_seen_early, __ATOMIC_RELAXED))
+		FAIL("firstthread: the second thread took a mutex main held");
+
+	/* a fork child, single-threaded, on a word that counts a waiter */
+	static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+	pthread_mutex_lock(&m);
+	pthread_t w;
+	if (pthread_create(&w, NULL, ft_fork_waiter, &m))
+		FAIL("firstthread: pthread_create");
+	usleep(100000);   /* the waiter spins, then sleeps counted */
+	pid_t pid = fork();
+	if (pid < 0)
+		FAIL("firstthread: fork");
+	if (pid == 0) {
+		alarm(10);
+		int bad = pthread_mutex_unlock(&m) || pthread_mutex_trylock(&m) ||
+			  pthread_mutex_trylock(&m) != EBUSY || pthread_mutex_unlock(&m) ||
+			  pthread_mutex_lock(&m) || pthread_mutex_unlock(&m);
+		_exit(bad ? 3 : 0);
+	}
+	int st;
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+		FAIL("firstthread: fork child failed (status %d)", st);
+	pthread_mutex_unlock(&m);
+	pthread_join(w, NULL);
+	return 0;
+}
+
+/* ---- uncontended ------------------------------------------------------ */
+
+static double uc_now_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1e9 + t.tv_nsec;
+}
+
+/* ns per lock/unlock pair of each lock, N pairs, one line */
+static int uc_line(int threads, long n)
+{
+	pthread_spinlock_t s;
+	pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+	pthread_mutex_t r = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+	pthread_spin_init(&s, PTHREAD_PROCESS_PRIVATE);
+	double t0 = uc_now_ns();
+	for (long i = 0; i < n; i++) {
+		pthread_spin_lock(&s);
+		pthread_spin_unlock(&s);
+	}
+	double t1 = uc_now_ns();
+	for (long i = 0; i < n; i++) {
+		pthread_mutex_lock(&m);
+		pthread_mutex_unlock(&m);
+	}
+	double t2 = uc_now_ns();
+	for (long i = 0; i < n; i++) {
+		pthread_mutex_lock(&r);
+		pthread_mutex_unlock(&r);
+	}
+	double t3 = uc_now_ns();
+	if (pthread_spin_trylock(&s) || pthread_mutex_trylock(&m) || pthread_mutex_trylock(&r))
+		FAIL("uncontended: a lock is held after its last unlock");
+	printf("threads=%d spin_ns=%.2f mutex_ns=%.2f recursive_ns=%.2f\n", threads,
+	       (t1 - t0) / n, (t2 - t1) / n, (t3 - t2) / n);
+	return 0;
+}
+
+static void *uc_sleeper(void *arg)
+{
+	(void)arg;
+	for (;;)
+		pause();
+	return NULL;
+}
+
+static int cmd_uncontended(long n)
+{
+	if (n < 1)
+		FAIL("uncontended: N must be at least 1");
+	if (uc_line(1, n))
+		return 1;
+	pthread_t t;
+	if (pthread_create(&t, NULL, uc_sleeper, NULL))
+		FAIL("uncontended: pthread_create failed");
+	return uc_line(2, n);   /* the sleeper ends with the process */
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
@@ -704,5 +860,9 @@ int main(int argc, char **argv)
 		return cmd_forkstats(a);
 	if (!strcmp(c, "slotless"))
 		return cmd_slotless(a);
+	if (!strcmp(c, "firstthread"))
+		return cmd_firstthread();
+	if (!strcmp(c, "uncontended"))
+		return cmd_uncontended(a);
 	FAIL("unknown subcommand %s", c);
 }

@@ -287,10 +287,13 @@ static inline void pvspin_spinpark_unlock(pvspin_lock_t *lock)
 	pvspin_spinpark_unlock_slowpath_seq(lock, v, seq);
 }
 
-/** True if held (locked or handed off; a snapshot). */
+/** True if held (locked or handed off; a snapshot).  The locked byte by
+ *  a load of its own width: right after this thread's lock(), whose
+ *  cmpxchg of that byte may still be buffered, a 32-bit load would wait
+ *  for it (_pvspin_spinpark_load_fields). */
 static inline bool pvspin_spinpark_is_locked(pvspin_lock_t *lock)
 {
-	return (pvspin_plat_load32(&lock->val, PVSPIN_RELAXED) & _SP_LOCKED_MASK) != 0;
+	return pvspin_plat_load8(&lock->locked, PVSPIN_RELAXED) != 0;
 }
 
 /** True if some thread spins or is parked on the lock (a snapshot). */
