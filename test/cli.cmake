@@ -49,7 +49,8 @@ set_tests_properties(cli_extra_args PROPERTIES
 # `pvspin bench -h --bogus` exited 0); a stray operand to a subcommand
 # that takes none is said in the same words by bench, torture and detect
 # (they said "unexpected argument", in three shapes), and a second one by
-# sim, which takes one.
+# sim, which takes one.  Run's operand is a program: run says that
+# --help takes none.
 add_test(NAME cli_help_operand COMMAND sh -c
   "p=\"$0\"; fail=0; t=$(mktemp) || exit 1
    chk() { w=$1; shift; o=$(\"$p\" \"$@\" 2>\"$t\"); r=$?
@@ -60,7 +61,8 @@ add_test(NAME cli_help_operand COMMAND sh -c
      for h in -h --help; do
        o=$(\"$p\" $c $h 2>\"$t\"); r=$?
        case \"$r:$o\" in \"0:usage: $n \"*) ;; *) echo \"FAIL: $c $h: exit $r\"; fail=1;; esac
-       chk \"2::$n: unexpected operand 'extra'
+       if [ $c = run ]; then w=\"--help takes no program ('extra')\"; else w=\"unexpected operand 'extra'\"; fi
+       chk \"2::$n: $w
 $l\" $c $h extra
        chk \"2::$n: unknown option '--bogus'
 $l\" $c $h --bogus

@@ -56,6 +56,17 @@
 /* the symbol only the interposer exports (preload/preload_init.c) */
 #define PRELOAD_MARKER "pvspin_preload_marker"
 
+/* An operand given with -h / --help: run's operand is the program to
+ * run, which the help does not take (tool_help_scan_as()):
+ *   pvspin run: --help takes no program ('sort')
+ *   (pvspin run --help lists the options) */
+static int run_help_operand_error(const char *prog, const char *operand)
+{
+	fprintf(stderr, "%s: --help takes no program ('%s')\n(%s --help lists the options)\n",
+		prog, operand, prog);
+	return 2;
+}
+
 static void run_usage(FILE *f)
 {
 	fprintf(f,
@@ -471,7 +482,7 @@ int pvspin_cmd_run(int argc, char **argv)
 	 * values; with a program after it, a usage error (it takes none:
 	 * `pvspin run -h prog` is neither the help with prog dropped nor a
 	 * run); after the program, the program's own option */
-	c = tool_help_scan("pvspin run", argc, argv, "+:l:p:sS:h", opts);
+	c = tool_help_scan_as("pvspin run", argc, argv, "+:l:p:sS:h", opts, run_help_operand_error);
 	if (c == 1)
 		run_usage(stdout);
 	if (c)

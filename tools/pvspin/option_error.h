@@ -109,8 +109,26 @@ static inline int tool_operand_error(const char *prog, const char *operand)
  * exit 0, or 2 (bad usage) after the message of the first shape error.
  * Sets opterr = 0.  Not thread-safe (getopt's globals).
  */
+static inline int tool_help_scan_as(const char *prog, int argc, char **argv,
+				    const char *optstring, const struct option *longopts,
+				    int (*operand_error)(const char *prog, const char *operand));
+
 static inline int tool_help_scan(const char *prog, int argc, char **argv, const char *optstring,
 				 const struct option *longopts)
+{
+	return tool_help_scan_as(prog, argc, argv, optstring, longopts, tool_operand_error);
+}
+
+/**
+ * tool_help_scan(), with the subcommand's own report of an operand given
+ * with -h / --help: `operand_error(prog, operand)` prints it and returns
+ * 2.  For `pvspin run`, whose operand is a program ("--help takes no
+ * program"), where the other subcommands' "unexpected operand" would
+ * read as if run took none.
+ */
+static inline int tool_help_scan_as(const char *prog, int argc, char **argv,
+				    const char *optstring, const struct option *longopts,
+				    int (*operand_error)(const char *prog, const char *operand))
 {
 	int opt;
 	bool help = false;
@@ -124,7 +142,7 @@ static inline int tool_help_scan(const char *prog, int argc, char **argv, const 
 	while ((opt = getopt_long(argc, argv, optstring, longopts, NULL)) != -1)
 		if (opt == '?' || opt == ':')
 			return tool_option_error(prog, opt, argv);
-	return optind < argc ? tool_operand_error(prog, argv[optind]) : 1;
+	return optind < argc ? operand_error(prog, argv[optind]) : 1;
 }
 
 /**
