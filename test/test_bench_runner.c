@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
@@ -101,9 +102,37 @@ static void test_broken_lock_is_caught(void **state)
 #endif
 }
 
+/* Every round is a permutation of the locks, and over nlocks rounds each
+ * lock runs once at each place (bench_round_lock). */
+static void test_round_order_rotates(void **state)
+{
+	(void)state;
+	for (size_t n = 1; n <= 12; n++) {
+		unsigned places[12][12] = { { 0 } };
+		for (unsigned k = 0; k < n + 3; k++) {
+			bool seen[12] = { false };
+			for (size_t j = 0; j < n; j++) {
+				size_t l = bench_round_lock(k, j, n);
+				assert_true(l < n);
+				assert_false(seen[l]);
+				seen[l] = true;
+				if (k < n)
+					places[l][j]++;
+			}
+		}
+		for (size_t l = 0; l < n; l++)
+			for (size_t j = 0; j < n; j++)
+				assert_int_equal(places[l][j], 1);
+	}
+	assert_int_equal(bench_round_lock(0, 0, 11), 0);   /* round 0: the list's order */
+	assert_int_equal(bench_round_lock(1, 0, 11), 1);
+	assert_int_equal(bench_round_lock(12, 10, 11), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_round_order_rotates),
 		cmocka_unit_test(test_correct_lock_passes),
 		cmocka_unit_test(test_cell_shorter_than_thread_start),
 		cmocka_unit_test(test_broken_lock_is_caught),

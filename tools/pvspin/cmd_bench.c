@@ -507,6 +507,8 @@ int pvspin_cmd_bench(int argc, char **argv)
 	 * for each thread count, repeat k of every lock, then repeat k+1.  A
 	 * drift of the machine (a noisy neighbour, steal time) then hits every
 	 * lock alike, so the ratios between locks in one run stay meaningful.
+	 * Round k starts at the k-th lock (bench_round_lock()), so that no
+	 * lock holds the same place in every round.
 	 */
 	size_t nrows = c.nlocks * c.nthreads;
 	struct bench_row *rows = calloc(nrows, sizeof(*rows));
@@ -553,8 +555,8 @@ int pvspin_cmd_bench(int argc, char **argv)
 	for (size_t t = 0; t < c.nthreads && !tool_stop_signal(); t++) {
 		bool complete = true;
 		for (unsigned k = 0; k < c.repeat && complete; k++)
-			for (size_t l = 0; l < c.nlocks && complete; l++, cell++) {
-				size_t i = l * c.nthreads + t;
+			for (size_t j = 0; j < c.nlocks && complete; j++, cell++) {
+				size_t i = bench_round_lock(k, j, c.nlocks) * c.nthreads + t;
 				if (tool_stop_signal())
 					complete = false;
 				else if (run_repeat(&c, &rows[i], res[i], k, cell, ncells, progress)) {

@@ -109,4 +109,19 @@ struct bench_cell_result {
  */
 int bench_run_cell(const struct bench_cell_spec *spec, struct bench_cell_result *out);
 
+/**
+ * The lock (an index into the run's list of `nlocks` locks) that runs
+ * `j`-th (0-based) in round `k` (repeat k, 0-based) of a thread count:
+ * round k starts at lock k mod nlocks and goes on in the list's order,
+ * wrapping.  So over nlocks rounds each lock runs once at each place in
+ * a round, and a place that measures lower (measured: of two copies of
+ * the same lock at 2 threads, cs 50 ns, the one run first in every round
+ * did 0.971 of the other, median of 36 rounds, 25 of them below 1; docs/bench.md,
+ * "Repeats") does not fall on one lock every time.  Pure; `nlocks` >= 1.
+ */
+static inline size_t bench_round_lock(unsigned k, size_t j, size_t nlocks)
+{
+	return (k % nlocks + j) % nlocks;
+}
+
 #endif /* PVSPIN_BENCH_RUNNER_H */
