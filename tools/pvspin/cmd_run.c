@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "cmd.h"
@@ -464,6 +465,34 @@ static bool warn_static_program(const struct run_target *t, bool stats)
 	return true;
 }
 
+/*
+ * A program that gains privileges when it starts (set-user-ID to another
+ * user than ours, or set-group-ID to another group, on a file system not
+ * mounted nosuid) runs in the loader's secure mode, which ignores
+ * LD_PRELOAD: nothing is interposed and --stats prints nothing.  Said
+ * once, on stderr, before it starts (a new user's finding: `runuser -u
+ * nobody -- pvspin run --stats -- mount --version` ran silently on
+ * glibc).  Not seen: file capabilities, which also start secure mode.  A
+ * script's own set-ID bits do nothing on Linux: its interpreter's count.
+ * True if said.
+ */
+static bool warn_setid_program(const struct run_target *t, bool stats)
+{
+	const char *file = t->script ? t->interp : t->path;
+	struct stat st;
+	struct statvfs fs;
+	if (!t->found || stat(file, &st) || statvfs(file, &fs) || (fs.f_flag & ST_NOSUID))
+		return false;
+	bool suid = (st.st_mode & S_ISUID) && st.st_uid != geteuid();
+	bool sgid = (st.st_mode & S_ISGID) && (st.st_mode & S_IXGRP) && st.st_gid != getegid();
+	if (!suid && !sgid)
+		return false;
+	fprintf(stderr, "pvspin run: note: %s is set-%s-ID: the loader ignores LD_PRELOAD in a "
+		"program that gains privileges, so it runs on glibc's locks%s\n", file,
+		suid ? "user" : "group", stats ? ", with no stats line" : "");
+	return true;
+}
+
 int pvspin_cmd_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -562,7 +591,7 @@ int pvspin_cmd_run(int argc, char **argv)
 	/* a static program gets none of the kind: only that is said */
 	struct run_target target;
 	run_target_read(prog[0], &target);
-	if (!warn_static_program(&target, stats))
+	if (!warn_static_program(&target, stats) && !warn_setid_program(&target, stats))
 		warn_fifo_kind(kind);
 
 	const char *old = getenv("LD_PRELOAD");
