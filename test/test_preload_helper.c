@@ -768,40 +768,33 @@ static int cmd_firstthread(void)
 
 /* ---- uncontended ------------------------------------------------------ */
 
-static double uc_now_ns(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec * 1e9 + t.tv_nsec;
-}
-
-/* ns per lock/unlock pair of each lock, N pairs, one line */
+/* ns per lock/unlock pair of each lock, N pairs, one line (clock: mono_s) */
 static int uc_line(int threads, long n)
 {
 	pthread_spinlock_t s;
 	pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
 	pthread_mutex_t r = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 	pthread_spin_init(&s, PTHREAD_PROCESS_PRIVATE);
-	double t0 = uc_now_ns();
+	double t0 = mono_s();
 	for (long i = 0; i < n; i++) {
 		pthread_spin_lock(&s);
 		pthread_spin_unlock(&s);
 	}
-	double t1 = uc_now_ns();
+	double t1 = mono_s();
 	for (long i = 0; i < n; i++) {
 		pthread_mutex_lock(&m);
 		pthread_mutex_unlock(&m);
 	}
-	double t2 = uc_now_ns();
+	double t2 = mono_s();
 	for (long i = 0; i < n; i++) {
 		pthread_mutex_lock(&r);
 		pthread_mutex_unlock(&r);
 	}
-	double t3 = uc_now_ns();
+	double t3 = mono_s();
 	if (pthread_spin_trylock(&s) || pthread_mutex_trylock(&m) || pthread_mutex_trylock(&r))
 		FAIL("uncontended: a lock is held after its last unlock");
 	printf("threads=%d spin_ns=%.2f mutex_ns=%.2f recursive_ns=%.2f\n", threads,
-	       (t1 - t0) / n, (t2 - t1) / n, (t3 - t2) / n);
+	       (t1 - t0) * 1e9 / n, (t2 - t1) * 1e9 / n, (t3 - t2) * 1e9 / n);
 	return 0;
 }
 
