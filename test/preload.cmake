@@ -544,9 +544,9 @@ set_tests_properties(preload_run_no_static_note PROPERTIES
 # launch cost is in every program's wall time: the libraries linked from
 # their archives (cmake/deps.cmake, pvspin_link_tool_dep) are not loaded
 # at run time (no DT_NEEDED entry for lib<name>.so).
+find_program(READELF_PROGRAM readelf)   # binutils: this test and the next
 get_property(_static_deps GLOBAL PROPERTY PVSPIN_TOOL_STATIC_DEPS)
 if(_static_deps)
-  find_program(READELF_PROGRAM readelf)
   if(READELF_PROGRAM)
     file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/preload_run_launch_static_deps.sh
 "readelf=\"$1\"; p=\"$2\"; shift 2
@@ -566,7 +566,6 @@ endif()
 
 # The interposer's thread-locals are initial-exec (preload/CMakeLists.txt):
 # it imports no __tls_get_addr (the general-dynamic model's call).
-find_program(READELF_PROGRAM readelf)
 if(READELF_PROGRAM)
   add_test(NAME preload_tls_initial_exec COMMAND sh -c
     "s=$(\"$1\" --dyn-syms -W \"$2\") || exit 1; case \"$s\" in *__tls_get_addr*) echo \"imports __tls_get_addr\"; exit 1;; *' pthread_mutex_lock'*) echo tls-ie-ok;; *) echo 'no symbols read'; exit 1;; esac"
