@@ -107,24 +107,12 @@ static inline int tool_operand_error(const char *prog, const char *operand)
  * when -h / --help is not given (optind is then 1 again, for the
  * subcommand's own parse), 1 when the caller should print its help and
  * exit 0, or 2 (bad usage) after the message of the first shape error.
- * Sets opterr = 0.  Not thread-safe (getopt's globals).
- */
-static inline int tool_help_scan_as(const char *prog, int argc, char **argv,
-				    const char *optstring, const struct option *longopts,
-				    int (*operand_error)(const char *prog, const char *operand));
-
-static inline int tool_help_scan(const char *prog, int argc, char **argv, const char *optstring,
-				 const struct option *longopts)
-{
-	return tool_help_scan_as(prog, argc, argv, optstring, longopts, tool_operand_error);
-}
-
-/**
- * tool_help_scan(), with the subcommand's own report of an operand given
- * with -h / --help: `operand_error(prog, operand)` prints it and returns
- * 2.  For `pvspin run`, whose operand is a program ("--help takes no
- * program"), where the other subcommands' "unexpected operand" would
- * read as if run took none.
+ * Sets opterr = 0.  Not thread-safe (getopt's globals).  An operand
+ * given with -h / --help is said by `operand_error(prog, operand)`,
+ * which prints it and returns 2: tool_operand_error() for most
+ * subcommands (tool_help_scan()); `pvspin run`, whose operand is a
+ * program, says "--help takes no program" instead, where "unexpected
+ * operand" would read as if run took none.
  */
 static inline int tool_help_scan_as(const char *prog, int argc, char **argv,
 				    const char *optstring, const struct option *longopts,
@@ -143,6 +131,14 @@ static inline int tool_help_scan_as(const char *prog, int argc, char **argv,
 		if (opt == '?' || opt == ':')
 			return tool_option_error(prog, opt, argv);
 	return optind < argc ? operand_error(prog, argv[optind]) : 1;
+}
+
+/** tool_help_scan_as() with the common report of an operand,
+ *  tool_operand_error(). */
+static inline int tool_help_scan(const char *prog, int argc, char **argv, const char *optstring,
+				 const struct option *longopts)
+{
+	return tool_help_scan_as(prog, argc, argv, optstring, longopts, tool_operand_error);
 }
 
 /**
