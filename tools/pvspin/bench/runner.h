@@ -116,12 +116,13 @@ int bench_run_cell(const struct bench_cell_spec *spec, struct bench_cell_result 
  * wrapping.  So over nlocks rounds each lock runs once at each place in
  * a round, and a place that measures lower (measured: of two copies of
  * the same lock at 2 threads, cs 50 ns, the one run first in every round
- * did 0.971 of the other, median of 36 rounds, 25 of them below 1; docs/bench.md,
- * "Repeats") does not fall on one lock every time.  Pure; `nlocks` >= 1.
+ * did 0.971 of the other, median of 36 rounds, 25 of them below 1;
+ * docs/bench.md, "Rounds") does not fall on one lock every time.  Pure;
+ * `nlocks` >= 1, `k` + `j` within size_t.
  */
 static inline size_t bench_round_lock(unsigned k, size_t j, size_t nlocks)
 {
-	return (k % nlocks + j) % nlocks;
+	return (k + j) % nlocks;
 }
 
 #endif /* PVSPIN_BENCH_RUNNER_H */
