@@ -443,6 +443,13 @@ static void run_target_read(const char *name, struct run_target *t)
 	t->script = t->found && script_interpreter(t->path, t->interp, sizeof(t->interp));
 }
 
+/* The executable the kernel loads for t (found): the program, or a
+ * script's interpreter (one level: the usual case). */
+static const char *run_target_binary(const struct run_target *t)
+{
+	return t->script ? t->interp : t->path;
+}
+
 /*
  * A statically linked program runs with nothing interposed: no ld.so reads
  * LD_PRELOAD, its locks stay its libc's and --stats prints nothing.  Said
@@ -451,7 +458,7 @@ static void run_target_read(const char *name, struct run_target *t)
  */
 static bool warn_static_program(const struct run_target *t, bool stats)
 {
-	if (!t->found || !elf_is_static(t->script ? t->interp : t->path))
+	if (!t->found || !elf_is_static(run_target_binary(t)))
 		return false;
 	/* the subject: "PROG" or "SCRIPT runs INTERP, which" */
 	char who[2 * PATH_MAX + 16];
@@ -478,10 +485,12 @@ static bool warn_static_program(const struct run_target *t, bool stats)
  */
 static bool warn_setid_program(const struct run_target *t, bool stats)
 {
-	const char *file = t->script ? t->interp : t->path;
+	if (!t->found)
+		return false;
+	const char *file = run_target_binary(t);
 	struct stat st;
 	struct statvfs fs;
-	if (!t->found || stat(file, &st) || statvfs(file, &fs) || (fs.f_flag & ST_NOSUID))
+	if (stat(file, &st) || statvfs(file, &fs) || (fs.f_flag & ST_NOSUID))
 		return false;
 	bool suid = (st.st_mode & S_ISUID) && st.st_uid != geteuid();
 	bool sgid = (st.st_mode & S_ISGID) && (st.st_mode & S_IXGRP) && st.st_gid != getegid();
