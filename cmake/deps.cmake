@@ -22,10 +22,11 @@ endif()
 # PVSPIN_STATIC_TOOL_DEPS is on and every archive is found, else from the
 # shared library (PkgConfig::PREFIX).  For the `pvspin` command only:
 # `pvspin run` starts every program through it, and on this project's
-# 2-vCPU KVM guest the loader's mapping and relocation of the five
-# shared objects (libjansson, libgsl, libgslcblas, libelf, libz) cost
-# about 40 page faults and 1 ms of every launch (perf stat -r 200:
-# `pvspin run -- /bin/true` 5.5 -> 4.3 ms, /bin/true alone 1.7 ms); the
+# 2-vCPU development guest (2026-12-06) the loader's mapping and
+# relocation of the five shared objects (libjansson, libgsl,
+# libgslcblas, libelf, libz) cost about 40 page faults and 1 ms of every
+# launch (perf stat -r 200: `pvspin run -- /bin/true` 5.0-5.4 -> 4.3-4.8
+# ms, /bin/true alone 1.7 ms); the
 # archives add about 210 KB to the binary.  libm stays shared (libc's
 # companion).  Tests link the shared libraries.
 option(PVSPIN_STATIC_TOOL_DEPS
