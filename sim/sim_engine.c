@@ -30,6 +30,7 @@
 #include "sim_internal.h"
 #include "lock/spinpark_slice.h"
 #include "lock/spinpark_stamp.h"
+#include "lock/wait_note.h"
 
 struct sim S;
 
@@ -399,7 +400,10 @@ static int setup(const struct sim_config *c)
 	pvspin_tunable_set(PVSPIN_TUNE_PENDING_LOOPS, c->pending_loops);
 	pvspin_tunable_set(PVSPIN_TUNE_TAS_BACKOFF_MAX, c->tas_backoff_max);
 	pvspin_tunable_set(PVSPIN_TUNE_EARLY_HALT_PREEMPTED, (uint32_t)c->early_halt_preempted);
+	/* the queue nodes and the wait notes of a run that stopped with
+	 * waiters in their slow paths: the next run starts without them */
 	memset(pvspin_qnodes, 0, sizeof(pvspin_qnodes));
+	memset(pvspin_wait_notes, 0, sizeof(pvspin_wait_notes));
 
 	for (int p = 0; p < S.np; p++) {
 		int per_node = S.np / c->nodes, cc = S.prof->ccx_cpus;
