@@ -101,7 +101,10 @@
  * waiter of any scheduling class spins at most 16 + 2048 PAUSE loops
  * before it sleeps (the unregistered spin, then one registered spin;
  * about 51 us at this machine's 25 ns PAUSE, about twice that where
- * PAUSE takes 140 cycles, as on recent Intel cores).
+ * PAUSE takes 140 cycles, as on recent Intel cores); in slice mode, a
+ * sleeper that finds the lock's sleepers and holder no more than the
+ * CPUs the process may run on reads its own wake word for at most one
+ * slice (250 us) before it sleeps (src/lock/spinpark_slice.c).
  */
 #ifndef PVSPIN_SPINPARK_H
 #define PVSPIN_SPINPARK_H
