@@ -28,9 +28,7 @@
 #include <time.h>
 
 #include "sim_internal.h"
-#include "lock/spinpark_slice.h"
-#include "lock/spinpark_stamp.h"
-#include "lock/wait_note.h"
+#include "lock/lock_state_reset.h"
 
 struct sim S;
 
@@ -362,9 +360,9 @@ void vcpu_stop(struct vcpu *v, enum sim_stop why)
 static int setup(const struct sim_config *c)
 {
 	memset(&S, 0, sizeof(S));
-	/* spinpark's per-lock meters hold times and rates of the last run */
-	pvspin_spinpark_stamps_reset();
-	pvspin_spinpark_modes_reset();
+	/* the lock code's tables of the last run (queue nodes, wait notes,
+	 * pvqspinlock's hash, spinpark's stamps and modes) */
+	pvspin_lock_state_reset();
 	S.cfg = c;
 	S.prof = sim_profile_find(c->profile);
 	if (!S.prof) {
@@ -400,10 +398,6 @@ static int setup(const struct sim_config *c)
 	pvspin_tunable_set(PVSPIN_TUNE_PENDING_LOOPS, c->pending_loops);
 	pvspin_tunable_set(PVSPIN_TUNE_TAS_BACKOFF_MAX, c->tas_backoff_max);
 	pvspin_tunable_set(PVSPIN_TUNE_EARLY_HALT_PREEMPTED, (uint32_t)c->early_halt_preempted);
-	/* the queue nodes and the wait notes of a run that stopped with
-	 * waiters in their slow paths: the next run starts without them */
-	memset(pvspin_qnodes, 0, sizeof(pvspin_qnodes));
-	memset(pvspin_wait_notes, 0, sizeof(pvspin_wait_notes));
 
 	for (int p = 0; p < S.np; p++) {
 		int per_node = S.np / c->nodes, cc = S.prof->ccx_cpus;

@@ -23,8 +23,11 @@
 #include "pvspin/tunables.h"
 #include "fork_repair.h"
 #include "lock_hash.h"
+#include "lock_state_reset.h"
 #include "lock_steps.h"
 #include "qnode.h"
+
+#include <string.h>
 
 /* Loops between two checks of the predecessor's state (kernel
  * PV_PREV_CHECK_MASK + 1). */
@@ -67,6 +70,11 @@ static struct pv_hash_entry *pv_hash(pvspin_lock_t *lock, struct pvspin_qnode *n
 	pvspin_report_misuse("pvqspinlock: lock hash table full", lock,
 			     pvspin_plat_load32(&lock->val, PVSPIN_RELAXED));
 	return NULL;
+}
+
+void pvspin_pv_hash_reset(void)
+{
+	memset(pv_lock_hash, 0, sizeof(pv_lock_hash));
 }
 
 /* Find and remove lock's entry; NULL if absent (a corrupted lock). */

@@ -13,6 +13,8 @@
 #define pvspin_pvqspinlock_unlock_slowpath torture_lost_kick_unlock_slowpath
 /* its own hash table's fork-child repair (unused: torture does not fork) */
 #define pvspin_pv_hash_drop torture_lost_kick_hash_drop
+/* and its own reset between simulator runs (unused here) */
+#define pvspin_pv_hash_reset torture_lost_kick_hash_reset
 #include "lock/pvqspinlock.c"
 
 #include "torture.h"
