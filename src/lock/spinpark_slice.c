@@ -464,7 +464,10 @@ void sp_mode_turn_pass(pvspin_lock_t *lock)
  * idle and the pass's FUTEX_WAKE must wake it (an IPI, and on a guest the
  * host's wake-up of the vCPU: 24-42 us here).  The sleep that follows
  * (if no pass came) is the same as without it: the futex compares the
- * word, so a pass during the spin ends it at once.  The wait is
+ * word, so a pass during the spin ends it at once; its timeout starts
+ * after the spin, so a sleeper that spun ends its wait up to
+ * SP_SLICE_SPIN_NS later (what that timeout is for, a holder that
+ * stopped, is decided by the unlocks counted since before the spin).  The wait is
  * pvspin_plat_wait32() in chunks of SP_SLICE_SPIN_CLOCK_LOOPS with the
  * clock read between them: the simulator parks the vCPU until the line
  * is written instead of running every load.  `pvspin bench`, A/B against
