@@ -7,9 +7,18 @@
 #                  "sanitize" (rerun in the TSan and ASan builds) for the
 #                  real kinds; the broken kinds race on purpose, so never
 #                  under TSan.
+# test_torture_drain: the verdict on the writers leaving after the time is
+#                  up (tools/pvspin/torture/torture_drain.c), on made-up
+#                  counts.
 # model_*:         spin + cc + pan on test/model/*.pml; the mutants must be
 #                  rejected.  Not labelled "sanitize" (no project code runs).
 if(TARGET pvspin)
+  # The verdict on the writers leaving after the time is up: a queue of
+  # runnable writers is slow, not stuck, up to a cap; one asleep is stuck.
+  pvspin_test(test_torture_drain ${PROJECT_SOURCE_DIR}/tools/pvspin/torture/torture_drain.c)
+  target_include_directories(test_torture_drain PRIVATE ${PROJECT_SOURCE_DIR}/tools/pvspin)
+  set_tests_properties(test_torture_drain PROPERTIES LABELS "sanitize;torture")
+
   set(PVSPIN_TORTURE_EXPECT ${PROJECT_SOURCE_DIR}/tools/pvspin/torture/torture_expect.cmake)
   set(PVSPIN_TORTURE_ROUND --threads 4 --seconds 3 --stats-interval 1 --seed 1)
 

@@ -9,4 +9,5 @@ target_sources(pvspin PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/torture/torture_lost_kick.c
   ${CMAKE_CURRENT_LIST_DIR}/torture/torture_lost_handoff.c
   ${CMAKE_CURRENT_LIST_DIR}/torture/torture_inject.c
+  ${CMAKE_CURRENT_LIST_DIR}/torture/torture_drain.c
   ${CMAKE_CURRENT_LIST_DIR}/torture/torture_watchdog.c)

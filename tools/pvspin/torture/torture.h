@@ -204,4 +204,42 @@ bool torture_watchdog_sample(struct torture *t, struct torture_watchdog *wd, uin
  *  every writer's state, each line prefixed with `prefix`. */
 void torture_dump(struct torture *t, const char *prefix);
 
+/* ---- the drain after the time is up (torture_drain.c) -------------- */
+
+/** What to do with the writers still leaving the lock after the time is
+ *  up (torture_drain_verdict()). */
+enum torture_drain_verdict {
+	TORTURE_DRAIN_WAIT,       /* progress within the patience: wait on */
+	TORTURE_DRAIN_SLOW_WAIT,  /* none for the patience, but every writer
+				   * left is runnable: a slow queue, wait on
+				   * up to the cap */
+	TORTURE_DRAIN_STUCK,      /* give up: the writers left are stuck */
+};
+
+/**
+ * torture_drain_verdict - is the drain after the time is up stuck?
+ * @quiet_ns:    ns since the last progress (a writer left, an acquisition
+ *               was completed, or torture_word_progress())
+ * @patience_ns: the longest quiet time that is always fine, ns
+ * @cap_ns:      the longest quiet time while every writer left is
+ *               runnable, ns; at most @patience_ns: no such grace
+ * @remaining:   writers that have not finished (not joined)
+ * @runnable:    those of them the kernel reports runnable (state R) or
+ *               that have left their loop; the caller need only count
+ *               them once @quiet_ns exceeds @patience_ns
+ *
+ * Return: TORTURE_DRAIN_WAIT when @quiet_ns <= @patience_ns or no writer
+ * remains; otherwise TORTURE_DRAIN_STUCK when a writer left is not
+ * runnable (asleep with no progress: a lost wakeup) or @quiet_ns exceeds
+ * @cap_ns, else TORTURE_DRAIN_SLOW_WAIT.  Pure; thread-safe.
+ */
+enum torture_drain_verdict torture_drain_verdict(uint64_t quiet_ns, uint64_t patience_ns,
+						 uint64_t cap_ns, int remaining, int runnable);
+
+/** True if the tortured lock word going from `before` to `after` (two
+ *  samples of torture_lock_word() with layout `layout`) shows a hand-off
+ *  of the lock: the ticket owner half moved.  False for every other
+ *  layout, whose words waiters write too.  Pure; thread-safe. */
+bool torture_word_progress(enum torture_word_layout layout, uint32_t before, uint32_t after);
+
 #endif /* PVSPIN_TOOLS_TORTURE_H */
