@@ -273,6 +273,39 @@ static int parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max,
 	return tool_option_number("pvspin torture", opt, s, min, max, out);
 }
 
+/*
+ * The longest time without progress in the drain after the time is up
+ * while every writer left is runnable, ns.  A hand-off of a fair lock that
+ * never sleeps waits for the scheduler to run the one next owner among all
+ * the spinning writers, up to about a round of the run queue.  --threads
+ * is at most 1024, and 1024 ticket writers on 2 CPUs went at most 2.3 s
+ * without progress (979 left in 519 s, docs/torture.md); one CPU doubles a
+ * round and other load stretches it, and 60 s leaves a factor of 25 for
+ * that.  The cap bounds the wait for a waiter that spins on a baton
+ * nobody will pass: a lost hand-off is runnable for ever.
+ */
+#define DRAIN_SLOW_CAP_NS (60 * 1000000000ull)
+
+/* Writers not yet joined that the kernel reports runnable (R), or that
+ * have left their loop (only the join is pending).  One read of /proc per
+ * writer left. */
+static int drain_runnable(struct torture *t, const bool *joined)
+{
+	int n = 0;
+
+	for (int i = 0; i < t->nthreads; i++) {
+		struct torture_writer *w = &t->writers[i];
+		if (joined[i])
+			continue;
+		/* the letter before the phase: a writer whose /proc entry is
+		 * gone has exited, and said TW_DONE before */
+		char st = torture_os_state(w->tid);
+		if (st == 'R' || __atomic_load_n(&w->phase, __ATOMIC_ACQUIRE) == TW_DONE)
+			n++;
+	}
+	return n;
+}
+
 /* Wait until the first `created` writers have published their setup
  * (t->ready), then let them go: they sleep on t->go, not polling it (1024
  * writers polling every 100 us kept 2 CPUs from creating the rest for
@@ -513,9 +546,19 @@ int pvspin_cmd_torture(int argc, char **argv)
 	int stuck = 0, left = 0;
 	bool *joined = calloc((size_t)t.nthreads, sizeof(*joined));
 	uint64_t patience = (2 + (uint64_t)(t.long_hold_ms / 1000u) * 2) * 1000000000u;
+	/* ... and a while may be longer than the patience when every writer
+	 * left is runnable: a fair lock that never sleeps waits for the
+	 * scheduler to run the one next owner among them all (docs/torture.md,
+	 * "The drain").  A stall the watchdog saw has failed the run already:
+	 * no grace for its queue. */
+	uint64_t cap = stalled ? patience : DRAIN_SLOW_CAP_NS;
 	uint64_t last_progress = tool_now_ns(), last_total = 0, drain_start = last_progress;
+	uint64_t longest_quiet = 0;  /* the longest time without progress */
+	uint32_t last_word = torture_lock_word();
+	enum torture_drain_verdict verdict = TORTURE_DRAIN_WAIT;
+	int runnable = 0;
 	bool left_running = false;   /* cut short: writers still draining, not waited for */
-	bool said_waiting = false;
+	bool said_waiting = false, said_slow = false;
 	while (joined && left < t.nthreads) {
 		/* a signal while the writers leave after the time is up
 		 * (256 writers of ticket on 2 CPUs take a minute) cuts the
@@ -542,24 +585,46 @@ int pvspin_cmd_torture(int argc, char **argv)
 				last_progress = tool_now_ns();
 			}
 		snapshot(&t, &now_s);
-		if (now_s.total != last_total) {
+		uint32_t word = torture_lock_word();
+		if (now_s.total != last_total ||
+		    torture_word_progress(t.kind->layout, last_word, word)) {
 			last_total = now_s.total;
 			last_progress = tool_now_ns();
 		}
-		if (left == t.nthreads || tool_now_ns() - last_progress > patience)
+		last_word = word;
+		if (left == t.nthreads)
 			break;
+		uint64_t quiet = tool_now_ns() - last_progress;
+		if (quiet > longest_quiet)
+			longest_quiet = quiet;
+		/* the kernel's view of 1024 writers is 1024 reads of /proc:
+		 * only once the patience is out */
+		runnable = quiet > patience ? drain_runnable(&t, joined) : 0;
+		verdict = torture_drain_verdict(quiet, patience, cap, t.nthreads - left, runnable);
+		if (verdict == TORTURE_DRAIN_STUCK)
+			break;
+		if (verdict == TORTURE_DRAIN_SLOW_WAIT && !said_slow && !cut_short) {
+			said_slow = true;
+			printf("pvspin torture: no writer left and no lock taken for %.1f s, but all "
+			       "%d remaining writers are runnable (a slow queue, not a lost "
+			       "wakeup); waiting up to %.1f s more\n", (double)quiet / 1e9, t.nthreads - left,
+			       (double)(cap - quiet) / 1e9);
+			fflush(stdout);
+		}
 		/* Cut short by a signal: hundreds of writers of a fair lock
 		 * take the lock in turn to leave, each behind preempted ones
 		 * (ticket, 512 writers on 2 CPUs: 134 s, a new user's Ctrl-C).
-		 * If they still make progress after TOOL_STOP_GRACE_NS,
-		 * they are left running; without progress the stuck check
-		 * above decides, as for a run that ran its time. */
+		 * If they still make progress after TOOL_STOP_GRACE_NS, or
+		 * are a slow queue of runnable writers, they are left running;
+		 * otherwise the verdict above decides, as for a run that ran
+		 * its time. */
 		if (cut_short && tool_now_ns() - drain_start > TOOL_STOP_GRACE_NS &&
-		    last_progress > drain_start) {
+		    (last_progress > drain_start || verdict == TORTURE_DRAIN_SLOW_WAIT)) {
 			left_running = true;
 			break;
 		}
-		struct timespec ms = { 0, 1000000 };
+		/* a slow queue: each look reads /proc for every writer left */
+		struct timespec ms = { 0, verdict == TORTURE_DRAIN_SLOW_WAIT ? 100000000 : 1000000 };
 		nanosleep(&ms, NULL);
 	}
 	if (left_running)
@@ -567,6 +632,15 @@ int pvspin_cmd_torture(int argc, char **argv)
 		       "signal, left running (each waits its turn to take it once more)\n",
 		       t.nthreads - left, t.nthreads,
 		       (double)(tool_now_ns() - drain_start) / 1e9);
+	else if (verdict == TORTURE_DRAIN_STUCK)
+		printf("!!! no writer left and no lock taken for %.1f s; %d of the %d remaining "
+		       "writers runnable (patience %.1f s; %.1f s when all are runnable)\n",
+		       (double)(tool_now_ns() - last_progress) / 1e9, runnable, t.nthreads - left,
+		       (double)patience / 1e9, (double)cap / 1e9);
+	else if (said_slow)
+		printf("pvspin torture: the slow queue drained; the longest time without "
+		       "progress was %.1f s (cap %.1f s)\n", (double)longest_quiet / 1e9,
+		       (double)cap / 1e9);
 	for (int i = 0; i < t.nthreads && !left_running; i++) {
 		if (joined ? !joined[i] : pthread_join(t.writers[i].thread, NULL)) {
 			if (!stuck++)

@@ -204,6 +204,12 @@ bool torture_watchdog_sample(struct torture *t, struct torture_watchdog *wd, uin
  *  every writer's state, each line prefixed with `prefix`. */
 void torture_dump(struct torture *t, const char *prefix);
 
+/** The kernel's state letter of thread `tid` of this process (R running
+ *  or runnable, S sleeping, D uninterruptible, T stopped, ...), from
+ *  /proc/self/task/TID/stat; 0 if it cannot be read (the thread has
+ *  exited).  Thread-safe. */
+char torture_os_state(pid_t tid);
+
 /* ---- the drain after the time is up (torture_drain.c) -------------- */
 
 /** What to do with the writers still leaving the lock after the time is

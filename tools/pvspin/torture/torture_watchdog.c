@@ -83,8 +83,7 @@ static uint64_t writer_cpu_ns(const struct torture_writer *w)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* The kernel's state letter of a thread (R, S, D, T, ...), 0 if unknown. */
-static char os_state_letter(pid_t tid)
+char torture_os_state(pid_t tid)
 {
 	char path[64], line[512], state = 0;
 	FILE *f;
@@ -257,7 +256,7 @@ bool torture_watchdog_sample(struct torture *t, struct torture_watchdog *wd, uin
 			if (w->rq_at_free_ns != UINT64_MAX && rq_wait_ns(w->tid, &rq)) {
 				os_delay = rq >= w->rq_at_free_ns && 2 * (rq - w->rq_at_free_ns) >= period;
 			} else {
-				char st = os_state_letter(w->tid);
+				char st = torture_os_state(w->tid);
 				os_delay = st != 'S' && st != 'D' && !__atomic_load_n(&w->stopped,
 										       __ATOMIC_RELAXED);
 			}
