@@ -138,6 +138,14 @@ add_test(NAME cli_bench_bad_env_early COMMAND sh -c
    PVSPIN_LOCK=tas \"$0\" detect --interval-ms 0 | tail -1" ${_pvspin})
 set_tests_properties(cli_bench_bad_env_early PROPERTIES LABELS sanitize
   PASS_REGULAR_EXPRESSION "exit=2 out=\\[\\]\nPVSPIN_LOCK=tas is set: programs started from here use that kind")
+# A PVSPIN_* name pvspin does not read is said (a typo measured the
+# default kind in silence), with the nearest known name; not refused
+# (exit 0), and a known name (PVSPIN_PRELOAD_LIB) is not said
+add_test(NAME cli_env_unknown_name COMMAND sh -c
+  "e=$(PVSPIN_LOKC=ticket PVSPIN_PRELOAD_LIB=/nonexistent \"$0\" bench --threads 1 --locks tas \
+       --duration-ms 10 --repeat 1 2>&1 >/dev/null); echo \"exit=$? [$e]\"" ${_pvspin})
+set_tests_properties(cli_env_unknown_name PROPERTIES LABELS sanitize PASS_REGULAR_EXPRESSION
+  "^exit=0 \\[pvspin bench: PVSPIN_LOKC is not a variable pvspin reads \\(ignored\\). did you mean PVSPIN_LOCK\\?\\]\n$")
 # detect's note follows the library's order (pvspin_default_kind()):
 # PVSPIN_LOCK wins, bad or valid, even beside a bad PVSPIN_POLICY (a
 # program uses the kind); PVSPIN_POLICY only while PVSPIN_LOCK is unset

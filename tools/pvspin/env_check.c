@@ -2,6 +2,7 @@
  * env_check.c - tool_env_check(): the PVSPIN_* variables that run, bench
  * and torture refuse (env_check.h).
  */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,93 @@ static int switch_env_check(FILE *err, const char *who, const char *var, const c
 	return 1;
 }
 
+/* The variables pvspin reads besides the tunables': the default kind and
+ * policy (the library), PVSPIN_STATS (the interposer),
+ * PVSPIN_NO_MEMBARRIER (the library), PVSPIN_PRELOAD_LIB (`pvspin run`). */
+static const char *const env_names[] = {
+	"LOCK", "POLICY", "STATS", "NO_MEMBARRIER", "PRELOAD_LIB",
+};
+
+/* Edit distance (insertions, deletions, substitutions, each 1) between
+ * a and b, or 3 if it is above 2: only "close enough to be a typo" is
+ * asked.  Names here are under 32 characters; longer ones count as far. */
+static int typo_distance(const char *a, const char *b)
+{
+	enum { N = 32 };
+	size_t la = strlen(a), lb = strlen(b);
+	int row[N + 1];
+	if (la > N || lb > N || (la > lb ? la - lb : lb - la) > 2)
+		return 3;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = (int)j;
+	for (size_t i = 1; i <= la; i++) {
+		int diag = row[0];
+		row[0] = (int)i;
+		for (size_t j = 1; j <= lb; j++) {
+			int up = row[j];
+			int best = diag + (a[i - 1] != b[j - 1]);
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[lb] > 2 ? 3 : row[lb];
+}
+
+/* Known names without "PVSPIN_": env_names, then each tunable's name
+ * upper-cased ("spin_threshold" -> "SPIN_THRESHOLD"). */
+#define ENV_KNOWN (sizeof(env_names) / sizeof(env_names[0]) + PVSPIN_TUNE_COUNT)
+
+static void env_known_names(char known[][32])
+{
+	size_t n = sizeof(env_names) / sizeof(env_names[0]);
+	for (size_t i = 0; i < ENV_KNOWN; i++) {
+		const char *k = i < n ? env_names[i] : pvspin_tunable_name((pvspin_tunable_t)(i - n));
+		size_t j = 0;
+		for (; k[j] && j + 1 < 32; j++)
+			known[i][j] = (char)toupper((unsigned char)k[j]);
+		known[i][j] = 0;
+	}
+}
+
+int tool_env_warn_unknown(FILE *err, const char *who)
+{
+	extern char **environ;
+	char known[ENV_KNOWN][32];
+	int unknown = 0;
+	env_known_names(known);
+	for (char **e = environ; e && *e; e++) {
+		if (strncmp(*e, "PVSPIN_", 7))
+			continue;
+		const char *name = *e + 7, *eq = strchr(name, '=');
+		int len = eq ? (int)(eq - name) : (int)strlen(name);
+		char n[64];
+		snprintf(n, sizeof(n), "%.*s", len, name);
+		const char *near = NULL;
+		int best = 3;
+		for (size_t i = 0; i < ENV_KNOWN && best; i++) {
+			int d = typo_distance(n, known[i]);
+			if (d < best) {
+				best = d;
+				near = known[i];
+			}
+		}
+		if (best == 0)
+			continue;
+		unknown++;
+		if (near)
+			fprintf(err, "%s: PVSPIN_%s is not a variable pvspin reads (ignored); "
+				"did you mean PVSPIN_%s?\n", who, n, near);
+		else
+			fprintf(err, "%s: PVSPIN_%s is not a variable pvspin reads (ignored; "
+				"docs/tuning.md lists them)\n", who, n);
+	}
+	return unknown;
+}
+
 int tool_env_check(const char *who)
 {
 	pvspin_kind_t kind;
@@ -39,5 +127,6 @@ int tool_env_check(const char *who)
 	bad |= pvspin_default_policy_env(stderr, who, &policy) < 0;
 	bad |= switch_env_check(stderr, who, "PVSPIN_STATS", PVSPIN_STATS_EXPECTED);
 	bad |= switch_env_check(stderr, who, "PVSPIN_NO_MEMBARRIER", PVSPIN_NO_MEMBARRIER_EXPECTED);
+	tool_env_warn_unknown(stderr, who);   /* said, not refused */
 	return bad;
 }
