@@ -572,8 +572,11 @@ int pvspin_cmd_torture(int argc, char **argv)
 		}
 		if (!cut_short && !said_waiting && tool_now_ns() - drain_start > 2000000000u) {
 			said_waiting = true;
-			printf("pvspin torture: time is up; waiting for %d of %d writers to leave the "
+			/* a stall stopped the run before its time: say so, not
+			 * that the time is up (a new user read it as a time-out) */
+			printf("pvspin torture: %s; waiting for %d of %d writers to leave the "
 			       "lock, each taking it once more (Ctrl-C leaves them)\n",
+			       stalled ? "stopped by the stall above" : "time is up",
 			       t.nthreads - left, t.nthreads);
 			fflush(stdout);
 		}
