@@ -40,4 +40,7 @@ sleep 2.5
 kill -0 $pid 2>/dev/null || { wait $pid && echo fair-drain-ok; exit; }
 stops_by_sigint 'after the time'
 grep -q '^pvspin torture: interrupted by SIGINT while ' "$out" || { cat "$out"; exit 1; }
+# the last line says the time had run (it said "after 1.0 s of 1 s")
+tail -n 1 "$out" | grep -q '^INTERRUPTED while the writers were leaving the lock after the 1 s run' ||
+	{ cat "$out"; exit 1; }
 echo fair-drain-ok

@@ -18,7 +18,9 @@
  * counts are reported; "???" marks starvation (max/2 > min), "!!!" any
  * failure.  The last line is SUCCESS (exit 0) or FAILURE (exit 1); a run
  * cut short by SIGINT/SIGTERM/SIGHUP without a failure ends with
- * "INTERRUPTED after X s of Y s: no failure seen" and exits 128 + the
+ * "INTERRUPTED after X s of Y s: no failure seen" (or, when the signal
+ * came while the writers left after the time, "INTERRUPTED while the
+ * writers were leaving the lock after the Y s run: ...") and exits 128 + the
  * signal (130, 143, 129), like a shell reports a process killed by it;
  * bad usage exits 2.
  * Documentation: docs/torture.md.
@@ -559,12 +561,14 @@ int pvspin_cmd_torture(int argc, char **argv)
 	int runnable = 0;
 	bool left_running = false;   /* cut short: writers still draining, not waited for */
 	bool said_waiting = false, said_slow = false;
+	bool cut_in_drain = false;   /* the signal came after the run's time */
 	while (joined && left < t.nthreads) {
 		/* a signal while the writers leave after the time is up
 		 * (256 writers of ticket on 2 CPUs take a minute) cuts the
 		 * wait short as one during the run does (below) */
 		if (!cut_short && tool_stop_signal()) {
 			cut_short = tool_stop_signal();
+			cut_in_drain = true;
 			drain_start = tool_now_ns();
 			printf("pvspin torture: interrupted by %s while %d of %d writers were "
 			       "leaving the lock\n", tool_stop_signal_name(cut_short),
@@ -714,6 +718,9 @@ int pvspin_cmd_torture(int argc, char **argv)
 	 * without one has not passed: it did not run its time. */
 	if (failed)
 		printf("FAILURE\n");
+	else if (cut_short && cut_in_drain)   /* the time had run: not "after X s of X s" */
+		printf("INTERRUPTED while the writers were leaving the lock after the %u s run: "
+		       "no failure seen\n", t.seconds);
 	else if (cut_short)
 		printf("INTERRUPTED after %.1f s of %u s: no failure seen\n", ran_s, t.seconds);
 	else
