@@ -463,13 +463,18 @@ static void print_summary(FILE *f, json_t *j)
 			snprintf(comp, sizeof(comp), json_is_null(c) ? ", completion: not done"
 							  : ", completion %.6f s",
 				 json_is_null(c) ? 0.0 : json_real_value(c));
+		/* the tail too: p50 and p99 alone can be equal while a few
+		 * waits take milliseconds (a new user read that as a bug) */
 		fprintf(f, "  vm%zu (%s): ops %lld, ops/s %.0f%s, wait p50 %.0f ns "
-			   "p99 %.0f ns, jain %.3f, cpu %.1f%%, spin %.1f%%\n", i,
+			   "p99 %.0f ns p999 %.0f ns max %.0f ns, jain %.3f, cpu %.1f%%, "
+			   "spin %.1f%%\n", i,
 			json_string_value(json_object_get(vm, "lock")),
 			json_integer_value(json_object_get(vm, "ops")),
 			json_real_value(json_object_get(vm, "ops_per_s")), comp,
 			json_real_value(json_object_get(lat, "p50")),
 			json_real_value(json_object_get(lat, "p99")),
+			json_real_value(json_object_get(lat, "p999")),
+			json_real_value(json_object_get(lat, "max")),
 			json_real_value(json_object_get(vm, "jain")),
 			json_real_value(json_object_get(vm, "cpu_pct")),
 			json_real_value(json_object_get(vm, "spin_pct")));

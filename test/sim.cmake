@@ -14,6 +14,11 @@ if(TARGET pvspin_sim_core)
   add_test(NAME sim_cli_bad_value COMMAND pvspin-sim --preset smoke --set lock=mutex)
   set_tests_properties(sim_cli_bad_value PROPERTIES
     PASS_REGULAR_EXPRESSION "^pvspin sim: lock=mutex: not a lock kind. valid kinds: qspinlock")
+  # The text summary shows the waits' tail (p50 and p99 alone were equal
+  # where a few waits took milliseconds, and a new user took it for a bug)
+  add_test(NAME sim_cli_wait_tail COMMAND pvspin-sim --preset smoke)
+  set_tests_properties(sim_cli_wait_tail PROPERTIES PASS_REGULAR_EXPRESSION
+    "wait p50 [0-9]+ ns p99 [0-9]+ ns p999 [0-9]+ ns max [0-9]+ ns, jain")
   # options but no scenario: say what is missing (not only the usage)
   add_test(NAME sim_cli_no_scenario COMMAND pvspin-sim --seed 3)
   set_tests_properties(sim_cli_no_scenario PROPERTIES
