@@ -2,12 +2,12 @@
  * env_check.c - tool_env_check(): the PVSPIN_* variables that run, bench
  * and torture refuse (env_check.h).
  */
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "env_check.h"
+#include "lock/tunables_report.h"
 #include "platform/env_switch.h"
 #include "policy/policy_default.h"
 #include "pvspin/lock.h"
@@ -25,12 +25,15 @@ static int switch_env_check(FILE *err, const char *who, const char *var, const c
 	return 1;
 }
 
-/* The variables pvspin reads besides the tunables': the default kind and
- * policy (the library), PVSPIN_STATS (the interposer),
- * PVSPIN_NO_MEMBARRIER (the library), PVSPIN_PRELOAD_LIB (`pvspin run`). */
-static const char *const env_names[] = {
-	"LOCK", "POLICY", "STATS", "NO_MEMBARRIER", "PRELOAD_LIB",
+/* The variables pvspin reads besides the tunables' (pvspin_tunable_env()
+ * names those): the default kind and policy (the library), PVSPIN_STATS
+ * (the interposer), PVSPIN_NO_MEMBARRIER (the library), PVSPIN_PRELOAD_LIB
+ * (`pvspin run`). */
+static const char *const env_vars[] = {
+	"PVSPIN_LOCK", "PVSPIN_POLICY", "PVSPIN_STATS", "PVSPIN_NO_MEMBARRIER",
+	"PVSPIN_PRELOAD_LIB",
 };
+#define ENV_VARS (sizeof(env_vars) / sizeof(env_vars[0]))
 
 /* Edit distance (insertions, deletions, substitutions, each 1) between
  * a and b, or 3 if it is above 2: only "close enough to be a typo" is
@@ -61,53 +64,46 @@ static int typo_distance(const char *a, const char *b)
 	return row[lb] > 2 ? 3 : row[lb];
 }
 
-/* Known names without "PVSPIN_": env_names, then each tunable's name
- * upper-cased ("spin_threshold" -> "SPIN_THRESHOLD"). */
-#define ENV_KNOWN (sizeof(env_names) / sizeof(env_names[0]) + PVSPIN_TUNE_COUNT)
-
-static void env_known_names(char known[][32])
+/* Known variable i of ENV_VARS + PVSPIN_TUNE_COUNT: env_vars, then the
+ * tunables' by their own table (pvspin_tunable_env()). */
+static const char *env_known(size_t i)
 {
-	size_t n = sizeof(env_names) / sizeof(env_names[0]);
-	for (size_t i = 0; i < ENV_KNOWN; i++) {
-		const char *k = i < n ? env_names[i] : pvspin_tunable_name((pvspin_tunable_t)(i - n));
-		size_t j = 0;
-		for (; k[j] && j + 1 < 32; j++)
-			known[i][j] = (char)toupper((unsigned char)k[j]);
-		known[i][j] = 0;
-	}
+	const char *var = "", *text;
+	if (i < ENV_VARS)
+		return env_vars[i];
+	pvspin_tunable_env((pvspin_tunable_t)(i - ENV_VARS), &var, &text);
+	return var;
 }
 
 int tool_env_warn_unknown(FILE *err, const char *who)
 {
 	extern char **environ;
-	char known[ENV_KNOWN][32];
 	int unknown = 0;
-	env_known_names(known);
 	for (char **e = environ; e && *e; e++) {
 		if (strncmp(*e, "PVSPIN_", 7))
 			continue;
-		const char *name = *e + 7, *eq = strchr(name, '=');
-		int len = eq ? (int)(eq - name) : (int)strlen(name);
-		char n[64];
-		snprintf(n, sizeof(n), "%.*s", len, name);
+		const char *eq = strchr(*e, '=');
+		char name[64];
+		snprintf(name, sizeof(name), "%.*s", eq ? (int)(eq - *e) : (int)strlen(*e), *e);
 		const char *near = NULL;
 		int best = 3;
-		for (size_t i = 0; i < ENV_KNOWN && best; i++) {
-			int d = typo_distance(n, known[i]);
+		for (size_t i = 0; i < ENV_VARS + PVSPIN_TUNE_COUNT && best; i++) {
+			const char *k = env_known(i);
+			int d = typo_distance(name, k);
 			if (d < best) {
 				best = d;
-				near = known[i];
+				near = k;
 			}
 		}
 		if (best == 0)
 			continue;
 		unknown++;
 		if (near)
-			fprintf(err, "%s: PVSPIN_%s is not a variable pvspin reads (ignored); "
-				"did you mean PVSPIN_%s?\n", who, n, near);
+			fprintf(err, "%s: %s is not a variable pvspin reads (ignored); "
+				"did you mean %s?\n", who, name, near);
 		else
-			fprintf(err, "%s: PVSPIN_%s is not a variable pvspin reads (ignored; "
-				"docs/tuning.md lists them)\n", who, n);
+			fprintf(err, "%s: %s is not a variable pvspin reads (ignored; "
+				"docs/tuning.md lists them)\n", who, name);
 	}
 	return unknown;
 }
