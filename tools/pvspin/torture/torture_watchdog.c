@@ -83,22 +83,39 @@ static uint64_t writer_cpu_ns(const struct torture_writer *w)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-char torture_os_state(pid_t tid)
+/* Thread tid's state letter (R, S, D, T, ...) in *state and, if cpu is
+ * not NULL, the CPU it last ran on (field 39) in *cpu, from
+ * /proc/self/task/TID/stat.  False if it cannot be read (the thread has
+ * exited). */
+static bool os_stat(pid_t tid, char *state, int *cpu)
 {
-	char path[64], line[512], state = 0;
+	char path[64], line[512];
+	bool ok = false;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
 	f = fopen(path, "r");
 	if (!f)
-		return 0;
+		return false;
 	if (fgets(line, sizeof(line), f)) {
 		char *p = strrchr(line, ')');   /* the name may contain spaces */
-		if (p && p[1] == ' ')
-			state = p[2];
+		if (p && p[1] == ' ' && p[2]) {
+			*state = p[2];
+			ok = true;
+			int field = 3;
+			for (char *q = p + 2; cpu && *q && field < 39; q++)
+				if (*q == ' ' && ++field == 39)
+					*cpu = atoi(q + 1);
+		}
 	}
 	fclose(f);
-	return state;
+	return ok;
+}
+
+char torture_os_state(pid_t tid)
+{
+	char state = 0;
+	return os_stat(tid, &state, NULL) ? state : 0;
 }
 
 /* CPU time a waiter must have used while the lock was free to count as
@@ -341,31 +358,16 @@ static void dump_queue(struct torture *t, uint32_t word, const char *prefix)
 }
 
 /* The kernel's view of a thread: state letter (R running or runnable, S
- * sleeping, T stopped...) and the CPU it last ran on, from
- * /proc/self/task/TID/stat; "?" if unreadable. */
+ * sleeping, T stopped...) and the CPU it last ran on ("R/1"); "?" if
+ * unreadable. */
 static void os_state(pid_t tid, char *buf, size_t len)
 {
-	char path[64], line[512];
-	FILE *f;
-
-	snprintf(buf, len, "?");
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
-	f = fopen(path, "r");
-	if (!f)
-		return;
-	if (fgets(line, sizeof(line), f)) {
-		char *p = strrchr(line, ')');  /* the name may contain spaces */
-		char state = 0;
-		int cpu = -1, field = 3;
-		if (p && sscanf(p + 2, "%c", &state) == 1) {
-			/* field 39 is the CPU last run on */
-			for (char *q = p + 2; *q && field < 39; q++)
-				if (*q == ' ' && ++field == 39)
-					cpu = atoi(q + 1);
-			snprintf(buf, len, "%c/%d", state, cpu);
-		}
-	}
-	fclose(f);
+	char state;
+	int cpu = -1;
+	if (os_stat(tid, &state, &cpu))
+		snprintf(buf, len, "%c/%d", state, cpu);
+	else
+		snprintf(buf, len, "?");
 }
 
 /* Print where a PC is: the object that contains it and the offset that
