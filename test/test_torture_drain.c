@@ -17,58 +17,75 @@
 
 #define S 1000000000ull   /* ns per s */
 
-static const uint64_t patience = 2 * S, cap = 60 * S;
+/* One case: quiet ns, patience, cap, writers left, runnable -> verdict. */
+struct drain_case {
+	uint64_t quiet, patience, cap;
+	int remaining, runnable;
+	enum torture_drain_verdict want;
+};
+
+static void check_cases(const struct drain_case *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		enum torture_drain_verdict v = torture_drain_verdict(c[i].quiet, c[i].patience,
+								     c[i].cap, c[i].remaining,
+								     c[i].runnable);
+		if (v != c[i].want)
+			fail_msg("case %zu: verdict %d, want %d", i, (int)v, (int)c[i].want);
+	}
+}
 
 /* All writers left runnable, no progress for longer than the patience:
  * a slow queue, not a lost wakeup. */
 static void test_all_runnable_is_slow(void **state)
 {
+	static const struct drain_case c[] = {
+		{ 3 * S, 2 * S, 60 * S, 5, 5, TORTURE_DRAIN_SLOW_WAIT },
+		/* the reproducer's queue: owner 637, next 1657 */
+		{ 2 * S + 1, 2 * S, 60 * S, 1020, 1020, TORTURE_DRAIN_SLOW_WAIT },
+		{ 60 * S, 2 * S, 60 * S, 1020, 1020, TORTURE_DRAIN_SLOW_WAIT },
+	};
 	(void)state;
-	assert_int_equal(torture_drain_verdict(3 * S, patience, cap, 5, 5),
-			 TORTURE_DRAIN_SLOW_WAIT);
-	/* the reproducer's queue: owner 637, next 1657 */
-	assert_int_equal(torture_drain_verdict(2 * S + 1, patience, cap, 1020, 1020),
-			 TORTURE_DRAIN_SLOW_WAIT);
-	assert_int_equal(torture_drain_verdict(cap, patience, cap, 1020, 1020),
-			 TORTURE_DRAIN_SLOW_WAIT);
+	check_cases(c, sizeof(c) / sizeof(c[0]));
 }
 
 /* One writer asleep with no progress for the patience: nobody runs who
  * could wake it. */
 static void test_one_asleep_is_stuck(void **state)
 {
+	static const struct drain_case c[] = {
+		{ 3 * S, 2 * S, 60 * S, 5, 4, TORTURE_DRAIN_STUCK },
+		{ 2 * S + 1, 2 * S, 60 * S, 1, 0, TORTURE_DRAIN_STUCK },
+		/* ... but not before the patience has passed */
+		{ 2 * S, 2 * S, 60 * S, 5, 0, TORTURE_DRAIN_WAIT },
+		{ 1 * S, 2 * S, 60 * S, 5, 0, TORTURE_DRAIN_WAIT },
+	};
 	(void)state;
-	assert_int_equal(torture_drain_verdict(3 * S, patience, cap, 5, 4),
-			 TORTURE_DRAIN_STUCK);
-	assert_int_equal(torture_drain_verdict(2 * S + 1, patience, cap, 1, 0),
-			 TORTURE_DRAIN_STUCK);
-	/* ... but not before the patience has passed */
-	assert_int_equal(torture_drain_verdict(patience, patience, cap, 5, 0),
-			 TORTURE_DRAIN_WAIT);
-	assert_int_equal(torture_drain_verdict(1 * S, patience, cap, 5, 0),
-			 TORTURE_DRAIN_WAIT);
+	check_cases(c, sizeof(c) / sizeof(c[0]));
 }
 
 /* Runnable is not enough for ever: a waiter spinning on a lost hand-off is
  * runnable too. */
 static void test_past_cap_is_stuck(void **state)
 {
+	static const struct drain_case c[] = {
+		{ 60 * S + 1, 2 * S, 60 * S, 5, 5, TORTURE_DRAIN_STUCK },
+		{ UINT64_MAX, 2 * S, 60 * S, 5, 5, TORTURE_DRAIN_STUCK },
+		/* no grace (a stall was seen): the patience alone */
+		{ 3 * S, 2 * S, 2 * S, 5, 5, TORTURE_DRAIN_STUCK },
+	};
 	(void)state;
-	assert_int_equal(torture_drain_verdict(cap + 1, patience, cap, 5, 5),
-			 TORTURE_DRAIN_STUCK);
-	assert_int_equal(torture_drain_verdict(UINT64_MAX, patience, cap, 5, 5),
-			 TORTURE_DRAIN_STUCK);
-	/* no grace (a stall was seen): the patience alone */
-	assert_int_equal(torture_drain_verdict(3 * S, patience, patience, 5, 5),
-			 TORTURE_DRAIN_STUCK);
+	check_cases(c, sizeof(c) / sizeof(c[0]));
 }
 
 /* Nobody left: nothing can be stuck. */
 static void test_none_left(void **state)
 {
+	static const struct drain_case c[] = {
+		{ 100 * S, 2 * S, 60 * S, 0, 0, TORTURE_DRAIN_WAIT },
+	};
 	(void)state;
-	assert_int_equal(torture_drain_verdict(100 * S, patience, cap, 0, 0),
-			 TORTURE_DRAIN_WAIT);
+	check_cases(c, sizeof(c) / sizeof(c[0]));
 }
 
 /* Only the ticket owner half moving is a hand-off. */
