@@ -486,8 +486,7 @@ int pvspin_cmd_torture(int argc, char **argv)
 	 * them all, and after the time every writer takes the lock once more
 	 * to leave.  Said before the run, not after minutes of waiting (ticket
 	 * on 2 CPUs: 256 writers 37 s to leave, 512: 134 s, 1024: 521 s). */
-	if (!t.kind->broken && !t.kind->pv && t.nthreads >= FAIR_DRAIN_NOTE_PER_CPU * ncpus &&
-	    (t.kind->layout == TORTURE_WORD_TICKET || t.kind->layout == TORTURE_WORD_QSPIN))
+	if (t.kind->fair_spin && t.nthreads >= FAIR_DRAIN_NOTE_PER_CPU * ncpus)
 		printf("pvspin torture: %d writers of %s (fair, never sleeps) on %d CPU%s: each "
 		       "hand-off waits for the scheduler, so leaving the lock after the time "
 		       "takes minutes (ticket on 2 CPUs: 512 writers 134 s, 1024: 521 s); "

@@ -43,6 +43,10 @@ struct torture_kind {
 	const char *what;         /* one-line description for --help */
 	bool broken;              /* deliberately broken: torture must fail */
 	bool pv;                  /* has pvqspinlock nodes and halt state */
+	bool fair_spin;           /* hands the lock to one given waiter and never
+				   * sleeps (qspinlock, ticket): with hundreds of
+				   * writers per CPU each hand-off waits for the
+				   * scheduler */
 	enum torture_word_layout layout;
 	void (*lock)(void);       /* take the one tortured lock */
 	void (*unlock)(void);     /* release it */

@@ -87,27 +87,27 @@ static void busted_unlock(void)
 }
 
 const struct torture_kind torture_kinds[] = {
-	{ "qspinlock", "native queued spinlock (pvspin)", false, false,
+	{ "qspinlock", "native queued spinlock (pvspin)", false, false, true,
 	  TORTURE_WORD_QSPIN, qspinlock_lock, qspinlock_unlock },
-	{ "pvqspinlock", "paravirtual queued spinlock (pvspin)", false, true,
+	{ "pvqspinlock", "paravirtual queued spinlock (pvspin)", false, true, false,
 	  TORTURE_WORD_QSPIN, pvqspinlock_lock, pvqspinlock_unlock },
-	{ "tas", "unfair test-and-set (pvspin)", false, false,
+	{ "tas", "unfair test-and-set (pvspin)", false, false, false,
 	  TORTURE_WORD_BYTE, tas_lock, tas_unlock },
-	{ "ticket", "FIFO ticket lock (pvspin)", false, false,
+	{ "ticket", "FIFO ticket lock (pvspin)", false, false, true,
 	  TORTURE_WORD_TICKET, ticket_lock, ticket_unlock },
-	{ "spinpark", "spin-then-park lock (pvspin)", false, false,
+	{ "spinpark", "spin-then-park lock (pvspin)", false, false, false,
 	  TORTURE_WORD_SPINPARK, spinpark_lock, spinpark_unlock },
 	{ "pthread_mutex", "pthread_mutex_lock/unlock (interposed under `pvspin run`)",
-	  false, false, TORTURE_WORD_NONE, mutex_lock, mutex_unlock },
+	  false, false, false, TORTURE_WORD_NONE, mutex_lock, mutex_unlock },
 	{ "pthread_spin", "pthread_spin_lock/unlock (interposed under `pvspin run`)",
-	  false, false, TORTURE_WORD_NONE, spin_lock, spin_unlock },
-	{ "busted", "BROKEN: racy test-then-set, no mutual exclusion", true, false,
+	  false, false, false, TORTURE_WORD_NONE, spin_lock, spin_unlock },
+	{ "busted", "BROKEN: racy test-then-set, no mutual exclusion", true, false, false,
 	  TORTURE_WORD_BYTE, busted_lock, busted_unlock },
-	{ "lost_kick", "BROKEN: pvqspinlock that drops every kick", true, true,
+	{ "lost_kick", "BROKEN: pvqspinlock that drops every kick", true, true, false,
 	  TORTURE_WORD_QSPIN, lost_kick_lock, lost_kick_unlock },
 	{ "lost_handoff", "BROKEN: qspinlock that sometimes takes the MCS baton back",
-	  true, false, TORTURE_WORD_QSPIN, lost_handoff_lock, lost_handoff_unlock },
-	{ NULL, NULL, false, false, TORTURE_WORD_NONE, NULL, NULL },
+	  true, false, false, TORTURE_WORD_QSPIN, lost_handoff_lock, lost_handoff_unlock },
+	{ NULL, NULL, false, false, false, TORTURE_WORD_NONE, NULL, NULL },
 };
 
 const struct torture_kind *torture_kind_find(const char *name)
