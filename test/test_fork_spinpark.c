@@ -202,13 +202,19 @@ static void hold_handler(int sig)
 	errno = saved;
 }
 
-/* Let a held handler return and wait until it has. */
+/* Let a held handler return, for good, and wait until it has.  The
+ * lock is withdrawn first, so that a SIGUSR1 still pending returns at
+ * once: under TSan a signal is delivered late, at the thread's next
+ * synchronisation point, and one delivered right after the released
+ * handler (the owner still spinning, STARVING in the word) held its
+ * thread again after leave_handler had been cleared, and the test hung
+ * in pthread_join (a new user's run: 1 in 25). */
 static void release_handler(void)
 {
+	__atomic_store_n(&starving_lock, NULL, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&leave_handler, 1, __ATOMIC_SEQ_CST);
 	while (__atomic_load_n(&in_handler, __ATOMIC_SEQ_CST))
 		usleep(100);
-	__atomic_store_n(&leave_handler, 0, __ATOMIC_SEQ_CST);
 }
 
 /* handoff: the lock handed off to a starving owner held in a signal
@@ -222,6 +228,7 @@ static void test_fork_spinpark_handoff(void **state)
 	sigemptyset(&sa.sa_mask);
 	assert_int_equal(sigaction(SIGUSR1, &sa, NULL), 0);
 
+	__atomic_store_n(&leave_handler, 0, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&starving_lock, &s.lock, __ATOMIC_SEQ_CST);
 	pvspin_spinpark_lock(&s.lock);
 	start_waiters(&s, &t, 1);
@@ -268,7 +275,6 @@ static void test_fork_spinpark_handoff(void **state)
 	pthread_join(t, NULL);
 	assert_int_equal(word(&s.lock) & ~_SP_BUDGET_MASK, 0);
 	signal(SIGUSR1, SIG_DFL);
-	__atomic_store_n(&starving_lock, NULL, __ATOMIC_SEQ_CST);
 	if (!ok)
 		fail_msg("the child's copy of the handed-off lock was not free");
 }
