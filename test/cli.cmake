@@ -146,6 +146,11 @@ add_test(NAME cli_env_unknown_name COMMAND sh -c
        --duration-ms 10 --repeat 1 2>&1 >/dev/null); echo \"exit=$? [$e]\"" ${_pvspin})
 set_tests_properties(cli_env_unknown_name PROPERTIES LABELS sanitize PASS_REGULAR_EXPRESSION
   "^exit=0 \\[pvspin bench: PVSPIN_LOKC is not a variable pvspin reads \\(ignored\\). did you mean PVSPIN_LOCK\\?\\]\n$")
+# A report given a named pipe reaches the pipe's reader (sim and bench):
+# the writability check before the run no longer opens and closes it
+add_test(NAME cli_report_fifo COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/cli_report_fifo.sh ${_pvspin})
+set_tests_properties(cli_report_fifo PROPERTIES LABELS sanitize TIMEOUT 150
+  PASS_REGULAR_EXPRESSION "report-fifo-ok")
 # detect's note follows the library's order (pvspin_default_kind()):
 # PVSPIN_LOCK wins, bad or valid, even beside a bad PVSPIN_POLICY (a
 # program uses the kind); PVSPIN_POLICY only while PVSPIN_LOCK is unset

@@ -40,13 +40,25 @@ static inline bool tool_output_is_stdout(const char *path)
  *  for writing without O_TRUNC, so it keeps its contents until results
  *  exist, and given a write of zero bytes, which fails where the final
  *  write would on a file that takes no writes (/proc/version: EIO,
- *  /dev/full: ENOSPC) and changes nothing elsewhere.  Returns 0, or -1
- *  after printing "PROG: OPT: cannot write 'PATH': REASON" to stderr.
- *  Thread-safe (no shared state). */
+ *  /dev/full: ENOSPC) and changes nothing elsewhere.  A named pipe is
+ *  not opened, only checked for write permission (access(2)): opening
+ *  and closing it would wait for a reader and then send that reader its
+ *  end of file, and the report, written later, would wait for ever for
+ *  another (`mkfifo f; cat f > out & pvspin sim ... --json f` hung).
+ *  Returns 0, or -1 after printing "PROG: OPT: cannot write 'PATH':
+ *  REASON" to stderr.  Thread-safe (no shared state). */
 static inline int tool_output_check(const char *prog, const char *opt, const char *path)
 {
+	struct stat st;
 	if (!strcmp(path, "-"))
 		return 0;
+	if (!stat(path, &st) && S_ISFIFO(st.st_mode)) {
+		if (!access(path, W_OK))
+			return 0;
+		fprintf(stderr, "%s: %s: cannot write '%s': %s\n", prog, opt, path,
+			strerror(errno));
+		return -1;
+	}
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
 	if (fd >= 0) {
 		close(fd);
