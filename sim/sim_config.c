@@ -903,6 +903,14 @@ int sim_config_check(const struct sim_config *c, FILE *err)
 		fprintf(err, "pvspin sim: unknown profile or workload\n");
 		return -1;
 	}
+	/* ebizzy-mm's own keys: another workload would run without them,
+	 * recording them in its report as if they had counted */
+	if ((c->threads || c->mm_madvise) && strcmp(c->workload, "ebizzy-mm")) {
+		fprintf(err, "pvspin sim: %s is a key of workload ebizzy-mm; workload %s "
+			     "does not read it\n", c->threads ? "threads" : "mm_madvise",
+			c->workload);
+		return -1;
+	}
 	/* the extension is the guest kernel's, for its threads: only where a
 	 * vCPU stands for a thread (the machine twin).  Its values (0, or 5
 	 * to 50: the kernel's shortest extension is 5 us) are the key's

@@ -14,6 +14,12 @@ if(TARGET pvspin_sim_core)
   add_test(NAME sim_cli_bad_value COMMAND pvspin-sim --preset smoke --set lock=mutex)
   set_tests_properties(sim_cli_bad_value PROPERTIES
     PASS_REGULAR_EXPRESSION "^pvspin sim: lock=mutex: not a lock kind. valid kinds: qspinlock")
+  # ebizzy-mm's own keys given to another workload: refused, exit 2 (they
+  # were taken, ignored, and recorded in the report as if they counted)
+  add_test(NAME sim_cli_key_other_workload COMMAND sh -c
+    "\"$0\" --preset smoke --set threads=3 2>&1 >/dev/null; echo \"exit=$?\"" $<TARGET_FILE:pvspin-sim>)
+  set_tests_properties(sim_cli_key_other_workload PROPERTIES PASS_REGULAR_EXPRESSION
+    "^pvspin sim: threads is a key of workload ebizzy-mm. workload messaging does not read it\nexit=2\n$")
   # The text summary shows the waits' tail (p50 and p99 alone were equal
   # where a few waits took milliseconds, and a new user took it for a bug)
   add_test(NAME sim_cli_wait_tail COMMAND pvspin-sim --preset smoke)
