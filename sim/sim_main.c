@@ -557,7 +557,8 @@ static void fuzz_config(struct sim_config *c, gsl_rng *r, char *cmd, size_t n)
 	int nodes = pcpus > 1 ? 1 + (int)gsl_rng_uniform_int(r, 2) : 1;
 	snprintf(set[k++], 48, "nodes=%d", pcpus % nodes ? 1 : nodes);
 	snprintf(set[k++], 48, "lock=%s", random_kind(r));
-	snprintf(set[k++], 48, "workload=%s", wls[gsl_rng_uniform_int(r, sizeof(wls) / sizeof(wls[0]))]);
+	const char *wl = wls[gsl_rng_uniform_int(r, sizeof(wls) / sizeof(wls[0]))];
+	snprintf(set[k++], 48, "workload=%s", wl);
 	snprintf(set[k++], 48, "profile=%s",
 		 profs[gsl_rng_uniform_int(r, sizeof(profs) / sizeof(profs[0]))]);
 	snprintf(set[k++], 48, "ple=%s", gsl_rng_uniform(r) < 0.5 ? "0" : "default");
@@ -572,9 +573,14 @@ static void fuzz_config(struct sim_config *c, gsl_rng *r, char *cmd, size_t n)
 	snprintf(set[k++], 48, "seconds=0.005");
 	snprintf(set[k++], 48, "seed=%lu", gsl_rng_get(r));
 	/* drawn last (after the seed), so adding them changed no earlier
-	 * key's draw; ebizzy-mm reads them, the other workloads ignore them */
-	snprintf(set[k++], 48, "threads=%d", (int)gsl_rng_uniform_int(r, 4));
-	snprintf(set[k++], 48, "mm_madvise=%d", gsl_rng_uniform(r) < 0.5);
+	 * key's draw; drawn for every workload, so that a fuzz seed's runs
+	 * keep their keys, and set only for ebizzy-mm, the one that reads
+	 * them (another refuses them) */
+	int threads = (int)gsl_rng_uniform_int(r, 4), madvise = gsl_rng_uniform(r) < 0.5;
+	if (!strcmp(wl, "ebizzy-mm")) {
+		snprintf(set[k++], 48, "threads=%d", threads);
+		snprintf(set[k++], 48, "mm_madvise=%d", madvise);
+	}
 	sim_config_defaults(c);
 	size_t used = 0;
 	cmd[0] = 0;
