@@ -254,6 +254,11 @@ int sim_config_load_ini_stream(struct sim_config *c, FILE *f, const char *name, 
  *  vmN.KEY with a per-VM KEY and N in plain decimal without a leading zero;
  *  the VM number is not range-checked). */
 bool sim_config_key_exists(const char *name);
+/** Whether configuration key `name` is read by workload `workload`: true
+ *  for a key every workload reads, false for an unknown key and for one
+ *  workload's own key (ebizzy-mm's `threads`, `mm_madvise`), which
+ *  sim_config_check() refuses elsewhere. */
+bool sim_config_key_applies(const char *name, const char *workload);
 /**
  * The most bytes of a scenario, INI or JSON, file or stdin, that pvspin sim
  * reads: 1 GiB.  A JSON scenario is parsed whole (jansson), so it is held

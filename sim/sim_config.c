@@ -104,6 +104,17 @@ static const struct key keys[] = {
 };
 #define NKEYS ((int)(sizeof(keys) / sizeof(keys[0])))
 
+/* Keys that one workload alone reads (int fields: another workload
+ * refuses a value other than 0, sim_config_check()). */
+static const struct {
+	const char *key, *workload;
+	size_t off;
+} workload_keys[] = {
+	{ "threads", "ebizzy-mm", OFF(threads) },
+	{ "mm_madvise", "ebizzy-mm", OFF(mm_madvise) },
+};
+#define NWORKLOAD_KEYS ((int)(sizeof(workload_keys) / sizeof(workload_keys[0])))
+
 /* A K_DOUBLE key with a gap above its min 0: valid are 0 (off) and
  * min_on to max.  slice_ext_us: the kernel's shortest extension is 5 us.
  * 0 for every other key (its whole range). */
@@ -219,6 +230,14 @@ static const struct key *key_find(const char *name)
 		if (!strcmp(keys[i].name, name))
 			return &keys[i];
 	return NULL;
+}
+
+bool sim_config_key_applies(const char *name, const char *workload)
+{
+	for (int i = 0; i < NWORKLOAD_KEYS; i++)
+		if (!strcmp(workload_keys[i].key, name))
+			return !strcmp(workload_keys[i].workload, workload);
+	return key_find(name) != NULL;
 }
 
 bool sim_config_key_exists(const char *name)
@@ -903,13 +922,16 @@ int sim_config_check(const struct sim_config *c, FILE *err)
 		fprintf(err, "pvspin sim: unknown profile or workload\n");
 		return -1;
 	}
-	/* ebizzy-mm's own keys: another workload would run without them,
-	 * recording them in its report as if they had counted */
-	if ((c->threads || c->mm_madvise) && strcmp(c->workload, "ebizzy-mm")) {
-		fprintf(err, "pvspin sim: %s is a key of workload ebizzy-mm; workload %s "
-			     "does not read it\n", c->threads ? "threads" : "mm_madvise",
-			c->workload);
-		return -1;
+	/* a workload's own keys (workload_keys): another workload would run
+	 * without them, recording them in its report as if they had counted */
+	for (int i = 0; i < NWORKLOAD_KEYS; i++) {
+		if (*(const int *)((const char *)c + workload_keys[i].off) &&
+		    strcmp(workload_keys[i].workload, c->workload)) {
+			fprintf(err, "pvspin sim: %s is a key of workload %s; workload %s "
+				     "does not read it\n", workload_keys[i].key,
+				workload_keys[i].workload, c->workload);
+			return -1;
+		}
 	}
 	/* the extension is the guest kernel's, for its threads: only where a
 	 * vCPU stands for a thread (the machine twin).  Its values (0, or 5

@@ -574,13 +574,13 @@ static void fuzz_config(struct sim_config *c, gsl_rng *r, char *cmd, size_t n)
 	snprintf(set[k++], 48, "seed=%lu", gsl_rng_get(r));
 	/* drawn last (after the seed), so adding them changed no earlier
 	 * key's draw; drawn for every workload, so that a fuzz seed's runs
-	 * keep their keys, and set only for ebizzy-mm, the one that reads
-	 * them (another refuses them) */
+	 * keep their keys, and set only where the workload reads them
+	 * (ebizzy-mm's own; another refuses them) */
 	int threads = (int)gsl_rng_uniform_int(r, 4), madvise = gsl_rng_uniform(r) < 0.5;
-	if (!strcmp(wl, "ebizzy-mm")) {
+	if (sim_config_key_applies("threads", wl))
 		snprintf(set[k++], 48, "threads=%d", threads);
+	if (sim_config_key_applies("mm_madvise", wl))
 		snprintf(set[k++], 48, "mm_madvise=%d", madvise);
-	}
 	sim_config_defaults(c);
 	size_t used = 0;
 	cmd[0] = 0;
