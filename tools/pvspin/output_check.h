@@ -34,6 +34,13 @@ static inline bool tool_output_is_stdout(const char *path)
 	return !stat(path, &p) && p.st_dev == o.st_dev && p.st_ino == o.st_ino;
 }
 
+/* "PROG: OPT: cannot write 'PATH': REASON" (errno's) to stderr; -1. */
+static inline int tool_output_fail(const char *prog, const char *opt, const char *path)
+{
+	fprintf(stderr, "%s: %s: cannot write '%s': %s\n", prog, opt, path, strerror(errno));
+	return -1;
+}
+
 /** Can `path` be written?  "-" (stdout) always can.  A new file is created
  *  and removed again (the run writes it later), also through a symbolic
  *  link to a file that does not exist yet; an existing one is opened
@@ -52,13 +59,8 @@ static inline int tool_output_check(const char *prog, const char *opt, const cha
 	struct stat st;
 	if (!strcmp(path, "-"))
 		return 0;
-	if (!stat(path, &st) && S_ISFIFO(st.st_mode)) {
-		if (!access(path, W_OK))
-			return 0;
-		fprintf(stderr, "%s: %s: cannot write '%s': %s\n", prog, opt, path,
-			strerror(errno));
-		return -1;
-	}
+	if (!stat(path, &st) && S_ISFIFO(st.st_mode))
+		return access(path, W_OK) ? tool_output_fail(prog, opt, path) : 0;
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
 	if (fd >= 0) {
 		close(fd);
@@ -90,11 +92,8 @@ static inline int tool_output_check(const char *prog, const char *opt, const cha
 		errno = e;
 		fd = -1;
 	}
-	if (fd < 0) {
-		fprintf(stderr, "%s: %s: cannot write '%s': %s\n", prog, opt, path,
-			strerror(errno));
-		return -1;
-	}
+	if (fd < 0)
+		return tool_output_fail(prog, opt, path);
 	close(fd);
 	return 0;
 }
