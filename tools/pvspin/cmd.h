@@ -15,4 +15,12 @@ int pvspin_cmd_sim(int argc, char **argv) __attribute__((weak));
 int pvspin_cmd_torture(int argc, char **argv) __attribute__((weak));
 int pvspin_cmd_run(int argc, char **argv) __attribute__((weak));
 
+/** Flush stdout (a report written while the run goes on, as torture's
+ *  statistics lines are) and keep the errno of the first flush that
+ *  failed, so that the exit status's message names it (a later fflush
+ *  of a stream whose error flag is set fails without an errno).  Returns
+ *  0, or -1 if this flush failed.  Not thread-safe: call it from one
+ *  thread at a time, as stdio's writes to stdout are made. */
+int pvspin_stdout_flush(void);
+
 #endif

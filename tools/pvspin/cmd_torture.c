@@ -227,7 +227,7 @@ static void print_stats(struct torture *t, const struct torture_snapshot *prev,
 	if (!strcmp(t->kind->name, "lost_handoff"))
 		printf(" | batons_taken_back %" PRIu64, torture_lost_handoffs());
 	printf("\n");
-	fflush(stdout);
+	pvspin_stdout_flush();
 }
 
 /* ---- options --------------------------------------------------------- */
@@ -492,7 +492,7 @@ int pvspin_cmd_torture(int argc, char **argv)
 		       "takes minutes (ticket on 2 CPUs: 512 writers 134 s, 1024: 521 s); "
 		       "Ctrl-C then leaves them running\n",
 		       t.nthreads, t.kind->name, ncpus, ncpus == 1 ? "" : "s");
-	fflush(stdout);
+	pvspin_stdout_flush();
 
 	for (int i = 0; i < t.nthreads; i++) {
 		struct torture_writer *w = &t.writers[i];
@@ -599,7 +599,7 @@ int pvspin_cmd_torture(int argc, char **argv)
 			       "lock, each taking it once more (Ctrl-C leaves them)\n",
 			       stalled ? "stopped by the stall above" : "time is up",
 			       t.nthreads - left, t.nthreads);
-			fflush(stdout);
+			pvspin_stdout_flush();
 		}
 		struct torture_snapshot now_s;
 		for (int i = 0; i < t.nthreads; i++)
@@ -633,7 +633,7 @@ int pvspin_cmd_torture(int argc, char **argv)
 			       "%d remaining writers are runnable (a slow queue, not a lost "
 			       "wakeup); waiting up to %.1f s more\n", (double)quiet / 1e9, t.nthreads - left,
 			       (double)(cap - quiet) / 1e9);
-			fflush(stdout);
+			pvspin_stdout_flush();
 		}
 		/* Cut short by a signal: hundreds of writers of a fair lock
 		 * take the lock in turn to leave, each behind preempted ones
@@ -742,7 +742,7 @@ int pvspin_cmd_torture(int argc, char **argv)
 		printf("INTERRUPTED after %.1f s of %u s: no failure seen\n", ran_s, t.seconds);
 	else
 		printf("SUCCESS\n");
-	fflush(stdout);
+	pvspin_stdout_flush();
 	if (stuck)
 		_exit(1);   /* stuck writers cannot be joined */
 	if (left_running)   /* they still use it; the signal ends the process */

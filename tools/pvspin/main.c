@@ -55,19 +55,32 @@ static void usage(FILE *f)
 			fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
 }
 
-/* A report written to a full or closed stdout is a failure, not a
- * success: flush it here and say so, naming the command ("pvspin" or
- * "pvspin torture"). */
-static int exit_status(const char *cmd, int rc)
+/* The errno of the first flush of stdout that failed (0: none). */
+static int stdout_errno;
+
+int pvspin_stdout_flush(void)
 {
 	errno = 0;
-	int failed = fflush(stdout) != 0;
-	int e = errno;
-	if (failed || ferror(stdout)) {
-		/* an error flag left by an earlier write has lost its errno */
+	if (!fflush(stdout))
+		return 0;
+	if (!stdout_errno)
+		stdout_errno = errno;
+	return -1;
+}
+
+/* A report written to a full or closed stdout is a failure, not a
+ * success: flush it here and say so, naming the command ("pvspin" or
+ * "pvspin torture") and the error of the first flush that failed
+ * (pvspin_stdout_flush: this one, or one during the run). */
+static int exit_status(const char *cmd, int rc)
+{
+	pvspin_stdout_flush();
+	if (stdout_errno || ferror(stdout)) {
+		/* a write that failed inside printf, not in a flush of ours,
+		 * left the error flag without its errno */
 		fprintf(stderr, "%s: cannot write to standard output: %s\n", cmd,
-			failed && e ? strerror(e)
-				    : "an earlier write failed (a full disk, a closed pipe?)");
+			stdout_errno ? strerror(stdout_errno)
+				     : "an earlier write failed (a full disk, a closed pipe?)");
 		return rc ? rc : 1;
 	}
 	return rc;

@@ -40,6 +40,7 @@
 #include "pvspin/spinpark.h"
 #include "lock/qnode.h"
 #include "torture.h"
+#include "cmd.h"
 
 static const char *const phase_names[] = {
 	[TW_IDLE] = "idle", [TW_WAITING] = "waiting", [TW_HOLDING] = "holding",
@@ -176,7 +177,7 @@ static bool unlocker_since(struct torture *t, uint64_t since, struct torture_wat
 			printf("note: a waiter is halted without a kick for %.0f ms, but writer %d "
 			       "has been inside its unlock call as long: scheduler delay, not a "
 			       "lost wakeup; watching on\n", (double)(now - since) / 1e6, u->id);
-			fflush(stdout);
+			pvspin_stdout_flush();
 			for (int j = 0; j < t->nthreads; j++)
 				t->writers[j].orphan_since_ns = 0;
 			return true;
@@ -286,7 +287,7 @@ bool torture_watchdog_sample(struct torture *t, struct torture_watchdog *wd, uin
 						  "injected delay, not a lost wakeup"
 						: "was runnable and not run by the OS for most of it: "
 						  "scheduler delay, not a lost wakeup");
-				fflush(stdout);
+				pvspin_stdout_flush();
 				free_period_start(t, wd, now);   /* start a new period */
 				return false;
 			}
@@ -476,5 +477,5 @@ void torture_dump(struct torture *t, const char *prefix)
 		if (__atomic_load_n(&w->diag_seq, __ATOMIC_ACQUIRE) != seq0[i])
 			print_pc(prefix, w->diag_pc, w->diag_count);
 	}
-	fflush(stdout);
+	pvspin_stdout_flush();
 }
