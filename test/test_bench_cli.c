@@ -152,6 +152,10 @@ static void test_bad_options(void **state)
 	expect_usage_error("--bogus", NULL, "--bogus");
 	expect_usage_error("--plot", "out.gif",
 			   "pvspin bench: --plot out.gif: not a .png or .svg file name\n");
+	/* refused before the run (it was found only when gnuplot failed on
+	 * it, after the measuring) */
+	expect_usage_error("--plot", "/tmp/pvspin-cli-a\nb.png",
+			   "a line break in the file name, which gnuplot cannot take\n");
 	expect_usage_error("stray", NULL, "stray");
 	expect_usage_error("--json", NULL, "--json");
 }

@@ -322,6 +322,12 @@ static int parse_options(int argc, char **argv, struct bench_config *c)
 			if (!ret && !bench_plot_format(optarg))
 				ret = tool_value_error("pvspin bench", "--plot", optarg,
 						       "not a .png or .svg file name", NULL);
+			/* the name goes into a gnuplot script line (plot.c):
+			 * refused before the run, not after it */
+			if (!ret && strpbrk(optarg, "\n\r"))
+				ret = tool_value_error("pvspin bench", "--plot", optarg,
+						       "a line break in the file name, which "
+						       "gnuplot cannot take", NULL);
 			break;
 		default:
 			ret = tool_option_error("pvspin bench", opt, argv);
