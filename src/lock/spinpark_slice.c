@@ -22,9 +22,18 @@
  * the hand-offs between them are in the rate). */
 #define SP_PROBE_SHARED_US 1000u
 #define SP_PROBE_SLICE_US 4000u
-/* A slice probe that has done less than shared mode after this long
- * ends early: slices lose, and a probe of them costs their loss. */
+/* A slice probe that has done clearly less than shared mode after this
+ * long ends early: slices lose, and a probe of them costs their loss. */
 #define SP_PROBE_SLICE_MIN_US 500u
+/* ... less than this, per cent of the shared rate.  The first 0.5 ms hold
+ * the change-over (the waiter of shared mode still spinning or parked,
+ * the first pass), so slices that win by 25 % over the whole probe can
+ * be behind by then: 2 threads, cs 2000 ns, vCPUs apart, 160-176 unlocks
+ * in 0.5 ms against 0.32-0.37 a us shared (whole probes of slices did
+ * 0.43-0.45), ended in 2 of 23 probes, each for 128-512 ms of shared
+ * mode (debug prints of every probe).  Slices that lose lose by more:
+ * 0.57 of shared with the vCPUs close, 2 threads, cs 50 ns. */
+#define SP_PROBE_SLICE_LOSE_PCT 75u
 /* Exploit periods, ms: the first after a change of choice, and the cap
  * of its doubling while the choice stays. */
 #define SP_EXPLOIT_MIN_MS 128u
@@ -37,8 +46,20 @@
 /* Slices must do this much better to be chosen, per cent: the probe's
  * noise, and the fairness slices give up (a sleeper waits up to a slice). */
 #define SP_SLICE_MARGIN_PCT 10u
-/* Fewer unlocks than this in a probe: too little use to measure, shared. */
+/* Fewer unlocks than this in a shared probe: too few to measure; shared
+ * mode, and the next probe after SP_EXPLOIT_SHORT_MS (no choice was
+ * made: the exploit period's doubling is left as it was).  The count is
+ * what threads have added, 16 at a time, so a probe falls short by up to
+ * 15 unlocks a thread: with 2 threads at cs 2000 ns, vCPUs apart, shared
+ * mode does 0.29-0.37 unlocks a us, and a lock's first probe counted
+ * 144-176 in 1 ms, so that every new lock stayed shared for its first
+ * 128 ms (40 % of a 300 ms bench cell) at about 0.7 of the sliced rate.
+ * A probe that ran on until 256 (at most 8 ms; docs/spinpark.md) reached
+ * a slice probe in `pvspin sim` spawn-dedicated, where 120 threads each
+ * add 16 only every 1.5 ms and slices lose 12-fold: 0.977 -> 0.954 of the
+ * best kernel kind (Intel), 0.880 -> 0.861 (AMD). */
 #define SP_METER_MIN_UNLOCKS 256u
+#define SP_EXPLOIT_SHORT_MS 16u
 /* An unlock flushes its thread's count every this many unlocks, and only
  * then reads the clock. */
 #define SP_METER_FLUSH 16u
@@ -166,15 +187,17 @@ static void sp_mode_set_turn(struct sp_mode *e, uint32_t n, uint32_t us)
 }
 
 /* Does a slice probe running since at least SP_PROBE_SLICE_MIN_US show
- * fewer unlocks per us than the shared probe?  Then it ends early. */
+ * fewer than SP_PROBE_SLICE_LOSE_PCT % of the shared probe's unlocks per
+ * us?  Then it ends early. */
 static inline bool sp_mode_slices_lose(struct sp_mode *e, uint32_t now)
 {
 	uint32_t us = now - pvspin_plat_load32(&e->start_us, PVSPIN_RELAXED);
 	return pvspin_plat_load32(&e->phase, PVSPIN_RELAXED) == SP_PHASE_PROBE_SLICE &&
 	       us >= SP_PROBE_SLICE_MIN_US &&
 	       (uint64_t)pvspin_plat_load32(&e->count, PVSPIN_RELAXED) *
-	       pvspin_plat_load32(&e->shared_us, PVSPIN_RELAXED) <
-	       (uint64_t)pvspin_plat_load32(&e->shared_count, PVSPIN_RELAXED) * us;
+	       pvspin_plat_load32(&e->shared_us, PVSPIN_RELAXED) * 100u <
+	       (uint64_t)pvspin_plat_load32(&e->shared_count, PVSPIN_RELAXED) * us *
+	       SP_PROBE_SLICE_LOSE_PCT;
 }
 
 static inline bool sp_mode_probing(struct sp_mode *e)
@@ -296,8 +319,9 @@ static void sp_mode_meter(pvspin_lock_t *lock, struct sp_mode *e, int cpu, uint3
 	uint32_t us = now - pvspin_plat_load32(&e->start_us, PVSPIN_RELAXED);
 	switch (pvspin_plat_load32(&e->phase, PVSPIN_RELAXED)) {
 	case SP_PHASE_PROBE_SHARED:
-		if (n < SP_METER_MIN_UNLOCKS) {
-			sp_mode_choose(lock, e, v, false, now);
+		if (n < SP_METER_MIN_UNLOCKS) {   /* too few: shared, probe again soon */
+			sp_mode_enter(e, SP_PHASE_SHARED, now, SP_EXPLOIT_SHORT_MS * 1000u);
+			sp_mode_flags(lock, v, 0, _SP_METER | _SP_SLICED);
 			break;
 		}
 		pvspin_plat_store32(&e->shared_count, n, PVSPIN_RELAXED);

@@ -26,14 +26,14 @@
  *   shared, for an exploit period (128 ms, doubling to 512 ms while the
  *   choice stays the same; slices 128 ms)
  *     -> probe shared: METER, 1 ms -> unlocks per ms in shared mode
- *     -> probe slices: METER | SLICED, 4 ms (0.5 ms if behind by then)
+ *     -> probe slices: METER | SLICED, 4 ms (0.5 ms if below 75 % by then)
  *        -> unlocks per ms in slices
  *     -> sliced (SLICED) if the slices did at least 10 % more, else
  *        shared; each for an exploit period
  *     -> the next probe when a waiter finds the period over.
  *
  * A lock used too little to measure (fewer than SP_METER_MIN_UNLOCKS in a
- * probe) stays shared.  Only waiters (slow path) start probes, so a lock
+ * shared probe) stays shared and probes again after 16 ms.  Only waiters (slow path) start probes, so a lock
  * that is never contended never pays for the meter; outside probes no
  * unlock pays for it.  One entry per hash of the lock's address; a lock
  * whose entry another lock holds stays shared until the entry is free
