@@ -77,7 +77,8 @@ static void usage(FILE *f)
 		"misuse (--fuzz: a run broke; the report on stderr), the scenario could not be\n"
 		"read as one (missing, a directory, unreadable, not KEY = VALUE lines nor a\n"
 		"JSON object, a key given twice in it, a line over 199 characters, a NUL byte,\n"
-		"no key, larger than 1 GiB), or the --json FILE cannot be written; 2 bad usage:\n"
+		"no key, larger than 1 GiB, a pvspin bench report), or the --json FILE cannot\n"
+		"be written; 2 bad usage:\n"
 		"an option, a key or a value, on the command line or in the scenario, a host\n"
 		"shape that makes no sense (nodes, dedicated, a vmN.* key beyond vms), two\n"
 		"presets.  Of two --set of one other key the later wins, as a --set wins\n"
@@ -99,6 +100,16 @@ static int apply_json_scenario(struct sim_config *c, json_t *root, const char *p
 	const char *k;
 	json_t *v;
 
+	/* a `pvspin bench` report also has a "config" object (whose
+	 * "locks" is a list: "key 'locks' has an unusable value" said
+	 * nothing of the mix-up) */
+	if (json_is_array(json_object_get(root, "results")) && json_object_get(root, "machine")) {
+		fprintf(stderr, "pvspin sim: %s: a pvspin bench report (\"machine\" and "
+				"\"results\"), not a scenario: a scenario's \"config\" holds pvspin "
+				"sim's keys (pvspin sim --keys lists them; pvspin sim --json writes one)\n",
+			path);
+		return -2;
+	}
 	cfg = json_object_get(root, "config");
 	if (!cfg) {
 		/* no "config": the top level may hold the keys, if they all are keys */

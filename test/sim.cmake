@@ -222,6 +222,12 @@ if(TARGET pvspin_sim_core AND TARGET pvspin)
     ${P} sim /nonexistent/scenario.json)
   pvspin_sim_cli_expect(sim_cli_json_no_config 1 "no \"config\" object"
     ${P} sim ${CMAKE_CURRENT_SOURCE_DIR}/data/sim_noconfig.json)
+  # a `pvspin bench --json` report (trimmed) is named as one, not as a
+  # scenario with a bad value (it was "key 'locks' has an unusable value",
+  # exit 2)
+  pvspin_sim_cli_expect(sim_cli_bench_report 1
+    "bench_report.json: a pvspin bench report .*not a scenario"
+    ${P} sim ${CMAKE_CURRENT_SOURCE_DIR}/data/bench_report.json)
   # an unknown section is a malformed file (exit 1, like a line that is not
   # INI), named with its line and the valid sections
   pvspin_sim_cli_expect(sim_cli_ini_unknown_section 1
@@ -622,7 +628,7 @@ if(TARGET pvspin_sim_core AND TARGET pvspin)
   # alone did)
   add_test(NAME sim_cli_help_exit_status COMMAND sh -c
     "h=$(\"$0\" help sim | tr '\\n' ' ' | tr -s ' ')
-     case \"$h\" in *'Exit status: 0 success; 1 a run stopped on a deadlock'*'a key given twice in it, '*'larger than 1 GiB)'*'; 2 bad usage: an option, a key or a value, on the command line or in the scenario, '*'Of two --set of one other key the later wins, '*'then the signal ends the process (exit 130, 143, 129)'*)
+     case \"$h\" in *'Exit status: 0 success; 1 a run stopped on a deadlock'*'a key given twice in it, '*'larger than 1 GiB, a pvspin bench report)'*'; 2 bad usage: an option, a key or a value, on the command line or in the scenario, '*'Of two --set of one other key the later wins, '*'then the signal ends the process (exit 130, 143, 129)'*)
        echo help-exit-status-ok;; *) echo \"$h\";; esac" ${P})
   set_tests_properties(sim_cli_help_exit_status PROPERTIES PASS_REGULAR_EXPRESSION
     "help-exit-status-ok")
