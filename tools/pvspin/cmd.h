@@ -19,8 +19,8 @@ int pvspin_cmd_run(int argc, char **argv) __attribute__((weak));
  *  statistics lines are) and keep the errno of the first flush that
  *  failed, so that the exit status's message names it (a later fflush
  *  of a stream whose error flag is set fails without an errno).  Returns
- *  0, or -1 if this flush failed.  Not thread-safe: call it from one
- *  thread at a time, as stdio's writes to stdout are made. */
+ *  0, or -1 if this flush failed.  Thread-safe (stdio locks the stream;
+ *  the errno is kept by compare-and-swap). */
 int pvspin_stdout_flush(void);
 
 #endif

@@ -55,7 +55,9 @@ static void usage(FILE *f)
 			fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
 }
 
-/* The errno of the first flush of stdout that failed (0: none). */
+/* The errno of the first flush of stdout that failed (0: none); set
+ * once, by compare-and-swap, as torture's watchdog flushes from a thread
+ * of its own. */
 static int stdout_errno;
 
 int pvspin_stdout_flush(void)
@@ -63,8 +65,9 @@ int pvspin_stdout_flush(void)
 	errno = 0;
 	if (!fflush(stdout))
 		return 0;
-	if (!stdout_errno)
-		stdout_errno = errno;
+	int none = 0;
+	__atomic_compare_exchange_n(&stdout_errno, &none, errno, false, __ATOMIC_RELAXED,
+				    __ATOMIC_RELAXED);
 	return -1;
 }
 
@@ -75,12 +78,12 @@ int pvspin_stdout_flush(void)
 static int exit_status(const char *cmd, int rc)
 {
 	pvspin_stdout_flush();
-	if (stdout_errno || ferror(stdout)) {
+	int e = __atomic_load_n(&stdout_errno, __ATOMIC_RELAXED);
+	if (e || ferror(stdout)) {
 		/* a write that failed inside printf, not in a flush of ours,
 		 * left the error flag without its errno */
 		fprintf(stderr, "%s: cannot write to standard output: %s\n", cmd,
-			stdout_errno ? strerror(stdout_errno)
-				     : "an earlier write failed (a full disk, a closed pipe?)");
+			e ? strerror(e) : "an earlier write failed (a full disk, a closed pipe?)");
 		return rc ? rc : 1;
 	}
 	return rc;
