@@ -35,9 +35,10 @@
  * A lock used too little to measure (fewer than SP_METER_MIN_UNLOCKS in a
  * shared probe) stays shared and probes again after 16 ms.  Only waiters
  * (slow path) start probes, so a lock that is never contended never pays
- * for the meter; outside probes no unlock pays for it.  One entry per hash of the lock's address; a lock
- * whose entry another lock holds stays shared until the entry is free
- * (an entry is taken over when its phase has been idle for a second).
+ * for the meter; outside probes no unlock pays for it.  One entry per
+ * hash of the lock's address; a lock whose entry another lock holds
+ * stays shared until the entry is free (an entry is taken over when its
+ * phase has been idle for a second).
  */
 #ifndef PVSPIN_SRC_LOCK_SPINPARK_SLICE_H
 #define PVSPIN_SRC_LOCK_SPINPARK_SLICE_H
