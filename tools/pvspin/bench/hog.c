@@ -4,8 +4,10 @@
  */
 #define _GNU_SOURCE
 #include "bench/hog.h"
+#include "stop_signal.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -15,14 +17,24 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* The child: die with the parent, then burn CPU until killed.  The loop
- * touches only its own stack (no shared lines, no system calls): pure
- * competition for the CPU. */
-static void __attribute__((noreturn)) hog_main(pid_t parent)
+/* The child: die with the parent, wait at the gate (the read end of a
+ * pipe whose write end the parent closes once every hog is forked, so
+ * that the forks do not compete with the hogs already burning: 1 024 of
+ * them took 90 s to start, and a Ctrl-C meanwhile waited for all of them),
+ * then burn CPU until killed.  The loop touches only its own stack (no
+ * shared lines, no system calls): pure competition for the CPU. */
+static void __attribute__((noreturn)) hog_main(pid_t parent, pid_t group, int gate_read,
+					      int gate_write)
 {
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != parent)   /* the parent died before the prctl */
 		_exit(0);
+	setpgid(0, group);   /* as the parent does for us: whichever runs first */
+	close(gate_write);
+	char c;
+	while (read(gate_read, &c, 1) < 0 && errno == EINTR)
+		;
+	close(gate_read);
 	volatile uint64_t x = 1;
 	for (;;)
 		x = x * 6364136223846793005u + 1442695040888963407u;
@@ -32,6 +44,7 @@ int bench_hogs_start(struct bench_hogs *h, unsigned n)
 {
 	h->pids = NULL;
 	h->n = 0;
+	h->group = 0;
 	if (!n)
 		return 0;
 	h->pids = calloc(n, sizeof(*h->pids));
@@ -39,27 +52,50 @@ int bench_hogs_start(struct bench_hogs *h, unsigned n)
 		fprintf(stderr, "pvspin bench: --hog: out of memory\n");
 		return -1;
 	}
+	int gate[2];
+	if (pipe2(gate, O_CLOEXEC)) {
+		fprintf(stderr, "pvspin bench: --hog: cannot make the hogs' gate (a pipe): %s\n",
+			strerror(errno));
+		free(h->pids);
+		h->pids = NULL;
+		return -1;
+	}
 	pid_t self = getpid();
 	fflush(NULL);   /* no buffered output duplicated into the children */
-	for (unsigned i = 0; i < n; i++) {
+	int rc = 0;
+	/* a stop signal ends the forks: the hogs started are stopped again
+	 * and the caller, seeing the signal, measures nothing */
+	/* the hogs are a process group of their own (the first one's pid), so
+	 * that one kill() stops them all: the parent, competing with a
+	 * thousand of them for the CPU, took seconds for a kill() each */
+	for (unsigned i = 0; i < n && !tool_stop_signal(); i++) {
 		pid_t pid = fork();
 		if (pid == 0)
-			hog_main(self);
+			hog_main(self, h->group, gate[0], gate[1]);
 		if (pid < 0) {
-			int e = errno;
 			fprintf(stderr, "pvspin bench: --hog: cannot start hog process %u of %u: %s\n",
-				i + 1, n, strerror(e));
-			bench_hogs_stop(h);
-			return -1;
+				i + 1, n, strerror(errno));
+			rc = -1;
+			break;
 		}
+		if (!h->group)
+			h->group = pid;
+		setpgid(pid, h->group);
 		h->pids[h->n++] = pid;
 	}
-	return 0;
+	/* stopped while still at the gate, so that they never burn */
+	if (rc || tool_stop_signal())
+		bench_hogs_stop(h);
+	close(gate[0]);
+	close(gate[1]);   /* the gate opens: every hog burns from now on */
+	return rc;
 }
 
 void bench_hogs_stop(struct bench_hogs *h)
 {
-	for (unsigned i = 0; i < h->n; i++)
+	if (h->n && h->group > 0)
+		kill(-h->group, SIGKILL);
+	for (unsigned i = 0; i < h->n; i++)   /* any that a setpgid() missed */
 		kill(h->pids[i], SIGKILL);
 	for (unsigned i = 0; i < h->n; i++)
 		while (waitpid(h->pids[i], NULL, 0) < 0 && errno == EINTR)
@@ -67,4 +103,5 @@ void bench_hogs_stop(struct bench_hogs *h)
 	free(h->pids);
 	h->pids = NULL;
 	h->n = 0;
+	h->group = 0;
 }

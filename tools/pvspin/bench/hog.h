@@ -20,14 +20,18 @@
 struct bench_hogs {
 	pid_t *pids;
 	unsigned n;
+	pid_t group;   /* their process group (the first hog's pid; 0: none) */
 };
 
 /**
- * Fork `n` busy-looping hog processes (0: none, returns 0).  Each child
+ * Fork `n` busy-looping hog processes (0: none, returns 0), all held at a
+ * gate until the last is forked, then released together.  Each child
  * asks to be killed when its parent dies (PR_SET_PDEATHSIG), so an
- * aborted bench leaves none behind.  Returns 0, or -1 after a message on
- * stderr naming the failure (fork, memory); hogs already started are
- * stopped again.
+ * aborted bench leaves none behind.  A stop signal (stop_signal.h) during
+ * the forks ends them: the hogs started are stopped again, h is empty,
+ * and 0 is returned (the caller sees the signal).  Returns 0, or -1
+ * after a message on stderr naming the failure (fork, pipe, memory);
+ * hogs already started are stopped again.
  */
 int bench_hogs_start(struct bench_hogs *h, unsigned n);
 
