@@ -63,11 +63,11 @@ int bench_hogs_start(struct bench_hogs *h, unsigned n)
 	pid_t self = getpid();
 	fflush(NULL);   /* no buffered output duplicated into the children */
 	int rc = 0;
-	/* a stop signal ends the forks: the hogs started are stopped again
-	 * and the caller, seeing the signal, measures nothing */
-	/* the hogs are a process group of their own (the first one's pid), so
-	 * that one kill() stops them all: the parent, competing with a
-	 * thousand of them for the CPU, took seconds for a kill() each */
+	/* A stop signal ends the forks: the hogs started are stopped again,
+	 * and the caller, seeing the signal, measures nothing.  The hogs are
+	 * a process group of their own (the first one's pid), so that one
+	 * kill() stops them all: the parent, competing with a thousand of
+	 * them for the CPU, took seconds for a kill() each. */
 	for (unsigned i = 0; i < n && !tool_stop_signal(); i++) {
 		pid_t pid = fork();
 		if (pid == 0)
