@@ -317,18 +317,14 @@ static int parse_options(int argc, char **argv, struct bench_config *c)
 		case OPT_CSV:
 			ret = set_report(&c->csv_path, "CSV reports", "--csv", optarg);
 			break;
-		case OPT_PLOT:
+		case OPT_PLOT: {
 			ret = set_report(&c->plot_path, "plots", "--plot", optarg);
-			if (!ret && !bench_plot_format(optarg))
-				ret = tool_value_error("pvspin bench", "--plot", optarg,
-						       "not a .png or .svg file name", NULL);
-			/* the name goes into a gnuplot script line (plot.c):
-			 * refused before the run, not after it */
-			if (!ret && strpbrk(optarg, "\n\r"))
-				ret = tool_value_error("pvspin bench", "--plot", optarg,
-						       "a line break in the file name, which "
-						       "gnuplot cannot take", NULL);
+			/* what gnuplot cannot take, refused before the run */
+			const char *problem = ret ? NULL : bench_plot_name_problem(optarg);
+			if (problem)
+				ret = tool_value_error("pvspin bench", "--plot", optarg, problem, NULL);
 			break;
+		}
 		default:
 			ret = tool_option_error("pvspin bench", opt, argv);
 			break;

@@ -73,9 +73,10 @@ int bench_output_check(const char *opt, const char *path);
  */
 int bench_output_same(const char *a, const char *b);
 
-/** The image format of a --plot path from its extension: "png", "svg", or
- *  NULL for anything else (case-insensitive). */
-const char *bench_plot_format(const char *path);
+/** Why gnuplot cannot draw to --plot path `path` (a static string: not a
+ *  .png or .svg name, a line break in it), or NULL if it can.  cmd_bench
+ *  asks before the run, bench_write_plot() again.  Thread-safe. */
+const char *bench_plot_name_problem(const char *path);
 
 /** True if a `gnuplot` executable is on PATH. */
 int bench_plot_have_gnuplot(void);

@@ -16,7 +16,9 @@
 
 extern char **environ;
 
-const char *bench_plot_format(const char *path)
+/* The image format of a --plot path from its extension: "png", "svg", or
+ * NULL for anything else (case-insensitive). */
+static const char *bench_plot_format(const char *path)
 {
 	const char *dot = strrchr(path, '.');
 	if (!dot || strchr(dot, '/'))
@@ -25,6 +27,16 @@ const char *bench_plot_format(const char *path)
 		return "png";
 	if (!strcasecmp(dot, ".svg"))
 		return "svg";
+	return NULL;
+}
+
+const char *bench_plot_name_problem(const char *path)
+{
+	if (!bench_plot_format(path))
+		return "not a .png or .svg file name";
+	/* the name is written into a line of the gnuplot script (put_quoted) */
+	if (strpbrk(path, "\n\r"))
+		return "a line break in the file name, which gnuplot cannot take";
 	return NULL;
 }
 
@@ -124,9 +136,9 @@ static void write_script(FILE *f, const char *out, const char *fmt,
 int bench_write_plot(const char *path, const struct bench_config *c,
 		     const struct bench_row *rows, size_t nrows)
 {
-	const char *fmt = bench_plot_format(path);
-	if (!fmt) {
-		fprintf(stderr, "pvspin bench: --plot '%s': the file must end in .png or .svg\n", path);
+	const char *fmt = bench_plot_format(path), *problem = bench_plot_name_problem(path);
+	if (problem) {
+		fprintf(stderr, "pvspin bench: --plot '%s': %s\n", path, problem);
 		return -1;
 	}
 	const char *tmpdir = getenv("TMPDIR");
