@@ -44,7 +44,6 @@ int bench_hogs_start(struct bench_hogs *h, unsigned n)
 {
 	h->pids = NULL;
 	h->n = 0;
-	h->group = 0;
 	if (!n)
 		return 0;
 	h->pids = calloc(n, sizeof(*h->pids));
@@ -65,22 +64,20 @@ int bench_hogs_start(struct bench_hogs *h, unsigned n)
 	int rc = 0;
 	/* A stop signal ends the forks: the hogs started are stopped again,
 	 * and the caller, seeing the signal, measures nothing.  The hogs are
-	 * a process group of their own (the first one's pid), so that one
+	 * a process group of their own (pids[0]'s), so that one
 	 * kill() stops them all: the parent, competing with a thousand of
 	 * them for the CPU, took seconds for a kill() each. */
 	for (unsigned i = 0; i < n && !tool_stop_signal(); i++) {
 		pid_t pid = fork();
 		if (pid == 0)
-			hog_main(self, h->group, gate[0], gate[1]);
+			hog_main(self, h->n ? h->pids[0] : 0, gate[0], gate[1]);
 		if (pid < 0) {
 			fprintf(stderr, "pvspin bench: --hog: cannot start hog process %u of %u: %s\n",
 				i + 1, n, strerror(errno));
 			rc = -1;
 			break;
 		}
-		if (!h->group)
-			h->group = pid;
-		setpgid(pid, h->group);
+		setpgid(pid, h->n ? h->pids[0] : pid);
 		h->pids[h->n++] = pid;
 	}
 	/* stopped while still at the gate, so that they never burn */
@@ -93,8 +90,8 @@ int bench_hogs_start(struct bench_hogs *h, unsigned n)
 
 void bench_hogs_stop(struct bench_hogs *h)
 {
-	if (h->n && h->group > 0)
-		kill(-h->group, SIGKILL);
+	if (h->n)
+		kill(-h->pids[0], SIGKILL);   /* the group (ESRCH if it never formed) */
 	for (unsigned i = 0; i < h->n; i++)   /* any that a setpgid() missed */
 		kill(h->pids[i], SIGKILL);
 	for (unsigned i = 0; i < h->n; i++)
@@ -103,5 +100,4 @@ void bench_hogs_stop(struct bench_hogs *h)
 	free(h->pids);
 	h->pids = NULL;
 	h->n = 0;
-	h->group = 0;
 }

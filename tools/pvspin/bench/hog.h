@@ -16,11 +16,10 @@
 
 #define BENCH_MAX_HOGS 1024
 
-/** The running hogs: pids[0..n). */
+/** The running hogs: pids[0..n); their process group is pids[0]'s. */
 struct bench_hogs {
 	pid_t *pids;
 	unsigned n;
-	pid_t group;   /* their process group (the first hog's pid; 0: none) */
 };
 
 /**
