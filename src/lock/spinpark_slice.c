@@ -206,8 +206,19 @@ static inline bool sp_mode_probing(struct sp_mode *e)
 	return phase == SP_PHASE_PROBE_SHARED || phase == SP_PHASE_PROBE_SLICE;
 }
 
+/* Exploit slices or shared mode for `ms` from `now` (busy held): the
+ * phase, and the word's flags (METER off, SLICED as chosen). */
+static void sp_mode_exploit(pvspin_lock_t *lock, struct sp_mode *e, uint32_t *v, bool sliced,
+			    uint32_t now, uint32_t ms)
+{
+	sp_mode_enter(e, sliced ? SP_PHASE_SLICED : SP_PHASE_SHARED, now, ms * 1000u);
+	if (sliced)
+		pvspin_plat_event(PVSPIN_EV_SLICE_ON);
+	sp_mode_flags(lock, v, sliced ? _SP_SLICED : 0, _SP_METER | (sliced ? 0 : _SP_SLICED));
+}
+
 /* The choice after the probes (busy held): exploit it, for longer while it
- * stays the same; the word's flags follow. */
+ * stays the same. */
 static void sp_mode_choose(pvspin_lock_t *lock, struct sp_mode *e, uint32_t *v, bool sliced,
 			   uint32_t now)
 {
@@ -216,10 +227,7 @@ static void sp_mode_choose(pvspin_lock_t *lock, struct sp_mode *e, uint32_t *v, 
 			? (2 * e->exploit_ms < cap ? 2 * e->exploit_ms : cap)
 			: SP_EXPLOIT_MIN_MS;
 	e->sliced = sliced;
-	sp_mode_enter(e, sliced ? SP_PHASE_SLICED : SP_PHASE_SHARED, now, e->exploit_ms * 1000u);
-	if (sliced)
-		pvspin_plat_event(PVSPIN_EV_SLICE_ON);
-	sp_mode_flags(lock, v, sliced ? _SP_SLICED : 0, _SP_METER | (sliced ? 0 : _SP_SLICED));
+	sp_mode_exploit(lock, e, v, sliced, now, e->exploit_ms);
 }
 
 /* A probe whose lock's word lost METER (a fork child's repair clears it)
@@ -319,9 +327,8 @@ static void sp_mode_meter(pvspin_lock_t *lock, struct sp_mode *e, int cpu, uint3
 	uint32_t us = now - pvspin_plat_load32(&e->start_us, PVSPIN_RELAXED);
 	switch (pvspin_plat_load32(&e->phase, PVSPIN_RELAXED)) {
 	case SP_PHASE_PROBE_SHARED:
-		if (n < SP_METER_MIN_UNLOCKS) {   /* too few: shared, probe again soon */
-			sp_mode_enter(e, SP_PHASE_SHARED, now, SP_EXPLOIT_SHORT_MS * 1000u);
-			sp_mode_flags(lock, v, 0, _SP_METER | _SP_SLICED);
+		if (n < SP_METER_MIN_UNLOCKS) {   /* too few: no choice, probe again soon */
+			sp_mode_exploit(lock, e, v, false, now, SP_EXPLOIT_SHORT_MS);
 			break;
 		}
 		pvspin_plat_store32(&e->shared_count, n, PVSPIN_RELAXED);
