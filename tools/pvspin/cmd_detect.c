@@ -11,7 +11,6 @@
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
-#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -520,14 +519,7 @@ int pvspin_cmd_detect(int argc, char **argv)
 		}
 	}
 	pvspin_env_cpuid_free(&table);
-	if (fflush(stdout) || ferror(stdout)) {
-		fprintf(stderr, "pvspin detect: cannot write to standard output: %s\n",
-			strerror(errno));
-		/* said once, here: drop the unwritable rest so that the
-		 * generic "pvspin: cannot write" of main() does not repeat it */
-		__fpurge(stdout);
-		clearerr(stdout);
-		ret = 1;
-	}
+	/* a write to a full or closed stdout: main()'s exit_status() says so
+	 * and exits 1 */
 	return ret;
 }
