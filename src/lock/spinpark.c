@@ -4,8 +4,9 @@
  * flags by name.
  *
  * A waiter first spins unregistered, once per call, where one spinner may
- * spin (sp_spin_unregistered: at most 16 PAUSE loops, nothing written to
- * the word), then goes through two phases per round:
+ * spin (sp_spin_unregistered: at most 512 PAUSE loops, the word read
+ * after gaps of 1, 2, 4 .. 16 loops, nothing written to it), then goes
+ * through two phases per round:
  *
  *  1. a registered spin: only if fewer than spin_cpus - 1 threads (and at
  *     most SP_SPINNERS_CAP) spin already (the holder needs a CPU too: more
@@ -182,6 +183,10 @@
 
 /* PAUSE loops of the budget at e = 0. */
 #define SP_SPIN_MIN_LOOPS 16u
+/* The unregistered spin (sp_spin_unregistered): at most this many PAUSE
+ * loops, reading the word after gaps that double up to SP_UNREG_GAP. */
+#define SP_UNREG_LOOPS 512u
+#define SP_UNREG_GAP 16u
 /* A starving owner's spin, PAUSE loops. */
 #define SP_STARVE_SPIN_LOOPS 2048u
 /* Without the lock's wake stamp (none, or no wake-up since we
@@ -710,34 +715,53 @@ static void sp_hold_begin(pvspin_lock_t *lock, const struct sp_waiter *w)
 }
 
 /*
- * Phase 0, before the waiter writes anything to the word: spin on a held
- * lock for at most SP_SPIN_MIN_LOOPS PAUSE loops (the budget at e = 0),
- * unregistered, and take it by the fast path's cmpxchg of the locked byte
- * 0 -> 1 if it comes free meanwhile: (p, s, 0) -> (p, s, 1), acquire, as
- * trylock would.  Only where one spinner may spin (2 CPUs: with more,
- * `pvspin sim` lost 3-8 % on AMD, docs/spinpark.md), while none does,
- * the word is sound and no waiter is starving (its hand-off goes first).
- * The word is read only after the CPU check, so a machine with more CPUs
- * pays nothing for it (the simulator charges that read: 3 % on AMD).
- * True: taken.
+ * Phase 0, before the waiter writes anything to the word: wait on a held
+ * lock for at most SP_UNREG_LOOPS PAUSE loops, unregistered, reading the
+ * word after gaps of PAUSE loops that double from 1 to SP_UNREG_GAP
+ * (binary exponential backoff, after glibc 2.36's adaptive mutex spin,
+ * nptl/pthread_mutex_lock.c with sysdeps/x86_64/nptl/pthread_mutex_backoff.h),
+ * and take it by the fast path's cmpxchg of the locked byte 0 -> 1 if it
+ * is free at a read: (p, s, 0) -> (p, s, 1), acquire, as trylock would.
+ * Only where one spinner may spin (2 CPUs: with more, `pvspin sim` lost
+ * 3-8 % on AMD, docs/spinpark.md), while none does, the word is sound and
+ * no waiter is starving (its hand-off goes first).  The word is read only
+ * after the CPU check, so a machine with more CPUs pays nothing for it
+ * (the simulator charges that read: 3 % on AMD).  True: taken.
  *
- * Why: a waiter's first write to a held lock (joining the spinners)
- * leaves the line dirty in its cache, so the holder's unlock misses on
- * it, and a lock handed back and forth between two CPUs that sit apart
- * then alternates between them, moving the critical section's data too,
- * where the releasing thread would otherwise take it again at once.
- * Measured on this 2-vCPU guest with its vCPUs apart (ping-pong round
- * trip 270-540 ns), `pvspin bench` at 2 threads, cs 50 ns, 8 rounds of
- * one 300 ms run each, spinpark over tas in the same round: median 0.74
- * (0.70-0.96) without this phase, 1.04 (0.93-1.20) with 16 loops, 1.00
- * (0.93-1.18) with 64, 1.02 (0.88-1.20) with 256.
+ * Why no write: a waiter's first write to a held lock (joining the
+ * spinners) leaves the line dirty in its cache, so the holder's unlock
+ * misses on it, and a lock handed back and forth between two CPUs that
+ * sit apart then alternates between them, moving the critical section's
+ * data too, where the releasing thread would otherwise take it again at
+ * once.  Measured on a 2-vCPU AMD guest with its vCPUs apart (ping-pong
+ * round trip 270-540 ns), `pvspin bench` at 2 threads, cs 50 ns, 8 rounds
+ * of one 300 ms run each, spinpark over tas in the same round: median 0.74
+ * (0.70-0.96) without this phase, 1.04 (0.93-1.20) with 16 loops polled
+ * at every PAUSE.
+ *
+ * Why the gaps and 512 loops (2026-12-07, a 2-vCPU Intel Ice Lake KVM
+ * guest, PAUSE 13 ns, line round trip 100-120 ns): a read at every PAUSE
+ * sees the release at once and takes the lock before its holder is back
+ * from its non-critical work, so every acquisition moves the lock and the
+ * critical section's lines; 16 loops (210 ns there) also ran out behind
+ * holds that a line miss in the unlock had stretched, and the waiter
+ * then joined the spinners (a write).  With the gaps a holder back within
+ * a gap keeps the lock and its lines, as the adaptive mutex's does.  A/B
+ * against 16 loops at every PAUSE (`ab_build.sh`, 300 ms cells
+ * alternated, medians of 18-24 pairs): 2 threads cs 50 ns 1.040-1.103,
+ * cs 10 ns 1.036, cs 2000 ns 1.046; 4 threads 1.077, 8 threads 1.110.
+ * Gaps up to 32, 64 or 128 and bounds of 2048 measured the same as 16 and
+ * 512 (0.999-1.049: noise); the lock's learned budget (16 << e) as the
+ * bound, 0.960.  512 loops is 7-29 us (PAUSE 13-56 ns), less than a
+ * futex sleep and wake-up on these guests (24-42 us): the bound of
+ * competitive spinning.
  */
 static bool sp_spin_unregistered(pvspin_lock_t *lock)
 {
 	if (sp_spinner_cap() != 1)
 		return false;
 	/* by field: the fast path's failed cmpxchg may still be buffered */
-	uint32_t v = _pvspin_spinpark_load_fields(lock), spent, left = SP_SPIN_MIN_LOOPS;
+	uint32_t v = _pvspin_spinpark_load_fields(lock), left = SP_UNREG_LOOPS, gap = 1;
 	while (sp_word_ok(v) && !(v & (_SP_STARVING | _SP_SPINNERS_MASK | _SP_SLICED))) {
 		if (sp_locked(v) == 0) {
 			if (_pvspin_spinpark_take_free(lock)) {
@@ -753,17 +777,15 @@ static bool sp_spin_unregistered(pvspin_lock_t *lock)
 		}
 		if (sp_locked(v) != _SP_LOCKED || !left)
 			break;
-		/* Every wait comes right after a failed cmpxchg of the locked
-		 * byte (the fast path's, or ours above), whose write may still
-		 * be buffered: one PAUSE of the bound first, so that the
-		 * wait's 32-bit loads do not stall on it
-		 * (_pvspin_spinpark_load_fields); then wait, acquire on
-		 * success, loops bounded by `left` */
-		pvspin_plat_cpu_relax();
-		if (!--left)
-			break;
-		pvspin_plat_wait32(&lock->val, sp_not_plain_locked, 0, left, &v, &spent);
-		left -= spent < left ? spent : left;
+		/* a gap of PAUSE loops, bounded by `left`, then one read (by
+		 * field: every gap follows a failed cmpxchg of the locked
+		 * byte, whose write may still be buffered) */
+		uint32_t k = gap < left ? gap : left;
+		for (uint32_t i = 0; i < k; i++)
+			pvspin_plat_cpu_relax();
+		left -= k;
+		gap = gap < SP_UNREG_GAP ? 2 * gap : SP_UNREG_GAP;
+		v = _pvspin_spinpark_load_fields(lock);
 	}
 	return false;
 }
