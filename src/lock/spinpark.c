@@ -778,8 +778,9 @@ static bool sp_spin_unregistered(pvspin_lock_t *lock)
 		if (sp_locked(v) != _SP_LOCKED || !left)
 			break;
 		/* a gap of PAUSE loops, bounded by `left`, then one read (by
-		 * field: every gap follows a failed cmpxchg of the locked
-		 * byte, whose write may still be buffered) */
+		 * field, as every read here: the first gap may follow a failed
+		 * cmpxchg of the locked byte, whose write may still be
+		 * buffered) */
 		uint32_t k = gap < left ? gap : left;
 		for (uint32_t i = 0; i < k; i++)
 			pvspin_plat_cpu_relax();
