@@ -56,6 +56,16 @@ static void test_versus_by_placement(void **state)
 				    "apart 0.73x tas (2, 4 repeats)\n"));
 	free(out);
 
+	/* tas never ran close: the close line says that 1 of the 2 other
+	 * locks did (its best may be a weak lock) */
+	double c2_rtt[] = { 330, 330, 330, 320, 330 };
+	rows[2].rtt_repeats = c2_rtt;
+	out = by_placement(rows, 3);
+	assert_non_null(strstr(out, "#      2 threads  close 0.84x ck_ticket (3, 2 repeats; "
+				    "1 of 2 other locks ran so); apart "));
+	free(out);
+	rows[2].rtt_repeats = c_rtt;
+
 	/* every probe close: nothing */
 	double one_class[] = { 64, 60, 62, 66, 64 };
 	for (int i = 0; i < 3; i++)
