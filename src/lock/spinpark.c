@@ -176,6 +176,7 @@
  * doubling up to 64 ms (SP_UNCOUNTED_POLL_MAX_NS).
  */
 #include "pvspin/spinpark.h"
+#include "backoff.h"
 #include "spinpark_slice.h"
 #include "spinpark_stamp.h"
 #include "spinpark_word.h"
@@ -785,7 +786,7 @@ static bool sp_spin_unregistered(pvspin_lock_t *lock)
 		for (uint32_t i = 0; i < k; i++)
 			pvspin_plat_cpu_relax();
 		left -= k;
-		gap = gap < SP_UNREG_GAP ? 2 * gap : SP_UNREG_GAP;
+		gap = pvspin_backoff_next(gap, SP_UNREG_GAP);
 		v = _pvspin_spinpark_load_fields(lock);
 	}
 	return false;

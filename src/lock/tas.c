@@ -15,7 +15,7 @@
 #include "pvspin/tas.h"
 #include "pvspin/tunables.h"
 #include "lock_steps.h"
-#include "tas_backoff.h"
+#include "backoff.h"
 
 /* The word is no longer a held tas lock: 0, or corrupted. */
 static inline bool tas_word_not_held(uint32_t v, uint32_t arg)
@@ -42,7 +42,7 @@ void pvspin_tas_lock_slowpath(pvspin_lock_t *lock)
 			return;
 		if (backoff_max) {
 			pvspin_plat_wait32(&lock->val, word_never, 0, backoff, &val, NULL);
-			backoff = pvspin_tas_backoff_next(backoff, backoff_max);
+			backoff = pvspin_backoff_next(backoff, backoff_max);
 		}
 	}
 }

@@ -1,6 +1,7 @@
 /*
- * test_tas_backoff.c - tas's backoff step (src/lock/tas_backoff.h): from
- * 1 loop, doubled up to tas_backoff_max and never 0, for every max the
+ * test_backoff.c - the backoff step (src/lock/backoff.h) of tas and of
+ * spinpark's unregistered spin: from 1 loop, doubled up to the max
+ * (tas_backoff_max for tas) and never 0, for every max the
  * tunable takes (1 to 4294967295).  Before, the step was `b * 2 > max ?
  * max : b * 2` in 32 bits: with a max above 2^31, a backoff of 2^31
  * doubled to 0, and a wait of 0 loops is PVSPIN_WAIT_FOREVER, so the
@@ -13,7 +14,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "lock/tas_backoff.h"
+#include "lock/backoff.h"
 
 /* The steps from 1 under `max`: each at least the one before and at
  * most max, never 0, doubling while below max / 2, and max reached
@@ -23,7 +24,7 @@ static void check_max(uint32_t max)
 	uint32_t b = 1;
 	int steps = 0;
 	while (b < max) {
-		uint32_t n = pvspin_tas_backoff_next(b, max);
+		uint32_t n = pvspin_backoff_next(b, max);
 		assert_true(n > b);
 		assert_true(n <= max);
 		if (b <= max / 2)
@@ -34,7 +35,7 @@ static void check_max(uint32_t max)
 		assert_true(++steps <= 33);
 	}
 	assert_int_equal(b, max);
-	assert_int_equal(pvspin_tas_backoff_next(b, max), max);
+	assert_int_equal(pvspin_backoff_next(b, max), max);
 }
 
 static void test_every_range(void **state)
@@ -52,9 +53,9 @@ static void test_every_range(void **state)
 static void test_no_wrap_to_forever(void **state)
 {
 	(void)state;
-	assert_int_equal(pvspin_tas_backoff_next(1u << 31, UINT32_MAX), UINT32_MAX);
-	assert_int_equal(pvspin_tas_backoff_next(1u << 31, (1u << 31) + 1), (1u << 31) + 1);
-	assert_int_equal(pvspin_tas_backoff_next(3000000000u, UINT32_MAX), UINT32_MAX);
+	assert_int_equal(pvspin_backoff_next(1u << 31, UINT32_MAX), UINT32_MAX);
+	assert_int_equal(pvspin_backoff_next(1u << 31, (1u << 31) + 1), (1u << 31) + 1);
+	assert_int_equal(pvspin_backoff_next(3000000000u, UINT32_MAX), UINT32_MAX);
 }
 
 int main(void)

@@ -1,9 +1,11 @@
 /*
- * tas_backoff.h - the step of tas's bounded exponential backoff
- * (tas.c, PVSPIN_TUNE_TAS_BACKOFF_MAX).  Private to the library.
+ * backoff.h - the step of a bounded exponential backoff, in PAUSE loops:
+ * tas's between attempts (tas.c, PVSPIN_TUNE_TAS_BACKOFF_MAX) and
+ * spinpark's gaps between reads of its unregistered spin (spinpark.c,
+ * SP_UNREG_GAP).  Private to the library.
  */
-#ifndef PVSPIN_SRC_LOCK_TAS_BACKOFF_H
-#define PVSPIN_SRC_LOCK_TAS_BACKOFF_H
+#ifndef PVSPIN_SRC_LOCK_BACKOFF_H
+#define PVSPIN_SRC_LOCK_BACKOFF_H
 
 #include <stdint.h>
 
@@ -15,7 +17,7 @@
  * with a `max` above 2^31 (the tunable takes up to 4294967295) a waiter
  * once backed off 2^31 loops waited for ever on a free lock.
  */
-static inline uint32_t pvspin_tas_backoff_next(uint32_t b, uint32_t max)
+static inline uint32_t pvspin_backoff_next(uint32_t b, uint32_t max)
 {
 	if (b >= max)
 		return b;
