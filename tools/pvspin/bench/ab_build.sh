@@ -82,6 +82,11 @@ copy src/lock/lock_hash.h lock_hash.h
 if git -C "$top" cat-file -e "$rev:src/lock/spinpark_word.h" 2>/dev/null; then
 	copy src/lock/spinpark_word.h spinpark_base_word.h
 fi
+# the backoff step, shared with tas, since 2026-12-07 (3f100e3): the
+# revision's own, found beside spinpark_base.c by its #include
+if git -C "$top" cat-file -e "$rev:src/lock/backoff.h" 2>/dev/null; then
+	copy src/lock/backoff.h backoff.h
+fi
 cmake -S "$top" -B "$build" -DCMAKE_BUILD_TYPE=Release -DPVSPIN_BENCH_AB_DIR="$dir" >/dev/null
 cmake --build "$build" -j "$(nproc 2>/dev/null || echo 2)" --target pvspin >/dev/null
 echo "ab_build: $build/tools/pvspin bench --locks spinpark,spinpark_base  (spinpark_base = $rev's)"
