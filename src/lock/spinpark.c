@@ -485,6 +485,18 @@ static bool sp_spin(pvspin_lock_t *lock, struct sp_waiter *w)
 			w->spun_out = false;   /* no spin: no evidence on the budget */
 			return sp_take_or_count(lock, w, v);
 		}
+		/* A claim under the gap is reserved in the side table (one
+		 * compare-and-swap of the claim's stamp) before the word
+		 * says it: the check above and our cmpxchg below are two
+		 * steps, and a waiter preempted between them, back when the
+		 * word had returned to the value it read (a claim made and
+		 * dropped meanwhile), claimed a second time within the gap
+		 * (helper-55's reading of test_spinpark_starve_gap).  Given
+		 * back if the cmpxchg fails. */
+		struct sp_stamp_reservation res;
+		bool reserved = owner && !w->successor;
+		if (reserved && !sp_stamp_starve_reserve(lock, SP_STARVE_GAP_US, &res))
+			continue;   /* another claimed just now: decide again */
 		uint32_t nv = v + _SP_SPINNER_ONE;
 		if (w->counted)
 			nv &= ~_SP_WOKEN;
@@ -492,13 +504,16 @@ static bool sp_spin(pvspin_lock_t *lock, struct sp_waiter *w)
 			nv |= _SP_STARVING;
 		if (pvspin_plat_cmpxchg32(&lock->val, &v, nv, PVSPIN_RELAXED)) {
 			if (owner) {
-				sp_stamp_starve_claim(lock);
+				if (!reserved)
+					sp_stamp_starve_claim(lock);   /* a successor's */
 				pvspin_plat_event(PVSPIN_EV_STARVING);
 			}
 			w->starving_owner = owner;
 			v = nv;
 			break;
 		}
+		if (reserved)
+			sp_stamp_starve_unreserve(lock, &res);
 	}
 
 	uint32_t spent, budget = w->starving_owner ? SP_STARVE_SPIN_LOOPS

@@ -70,6 +70,38 @@ void sp_stamp_starve_claim(const pvspin_lock_t *lock)
 	sp_stamp_set(e, lock, &e->starving_us);
 }
 
+bool sp_stamp_starve_reserve(const pvspin_lock_t *lock, uint32_t us,
+			     struct sp_stamp_reservation *r)
+{
+	struct sp_stamp *e = sp_stamp_entry(lock);
+	uint32_t now = sp_now_us();
+	r->mine = now;
+	if (!sp_stamp_owned(e, lock)) {
+		/* none of ours yet: take the entry over.  Not given back
+		 * (prev = mine): two waiters that take it over at once both
+		 * reserve, and the one whose cmpxchg fails must not wipe the
+		 * stamp of the other's claim; a claim that fails here waits
+		 * for the next gap */
+		sp_stamp_set(e, lock, &e->starving_us);
+		r->prev = r->mine = pvspin_plat_load32(&e->starving_us, PVSPIN_RELAXED);
+		return true;
+	}
+	uint32_t old = pvspin_plat_load32(&e->starving_us, PVSPIN_RELAXED);
+	/* us that wrap: a difference */
+	if (now - old < us || !pvspin_plat_cmpxchg32(&e->starving_us, &old, now, PVSPIN_RELAXED))
+		return false;
+	r->prev = old;
+	return true;
+}
+
+void sp_stamp_starve_unreserve(const pvspin_lock_t *lock, const struct sp_stamp_reservation *r)
+{
+	struct sp_stamp *e = sp_stamp_of(lock);
+	uint32_t mine = r->mine;
+	if (e)
+		pvspin_plat_cmpxchg32(&e->starving_us, &mine, r->prev, PVSPIN_RELAXED);
+}
+
 bool sp_stamp_starve_claimed_within(const pvspin_lock_t *lock, uint32_t us)
 {
 	struct sp_stamp *e = sp_stamp_of(lock);

@@ -68,9 +68,34 @@ void sp_stamp_wake(const pvspin_lock_t *lock);
 bool sp_stamp_last_wake(const pvspin_lock_t *lock, uint32_t *wake_us);
 
 /** Stamp `lock`'s entry with sp_now_us() as the time of its last
- *  STARVING claim (spinpark.c, sp_spin: a waiter has just set STARVING).
+ *  STARVING claim (spinpark.c, sp_spin: a sliced lock's successor, which
+ *  claims whatever the gap, has just set STARVING).
  *  Thread-safe (two stores, as sp_stamp_wake()). */
 void sp_stamp_starve_claim(const pvspin_lock_t *lock);
+
+/** A reserved STARVING claim (sp_stamp_starve_reserve): the stamp it
+ *  wrote and the one it replaced, us. */
+struct sp_stamp_reservation {
+	uint32_t mine, prev;
+};
+
+/** Reserve `lock`'s next STARVING claim (spinpark.c, sp_spin, just before
+ *  the cmpxchg that sets STARVING): true if no claim of this lock was
+ *  stamped within `us` microseconds and this call stamped one now, by one
+ *  compare-and-swap of the stamp, so that one waiter per `us` claims
+ *  however the waiters' decisions and cmpxchgs interleave (*r gets what
+ *  sp_stamp_starve_unreserve() needs); false otherwise.  An entry that
+ *  holds another lock's stamps (or none) is taken over, as any stamp
+ *  takes it: two waiters that do that at once may both reserve, once
+ *  (only one can set STARVING in the word).  Thread-safe. */
+bool sp_stamp_starve_reserve(const pvspin_lock_t *lock, uint32_t us,
+			     struct sp_stamp_reservation *r);
+
+/** Give back a reservation whose claim was not made (the word changed
+ *  under the cmpxchg): the stamp goes back to what it replaced, unless a
+ *  later stamp replaced ours, or the reservation took the entry over
+ *  (then it stays: the next claim waits for the gap).  Thread-safe. */
+void sp_stamp_starve_unreserve(const pvspin_lock_t *lock, const struct sp_stamp_reservation *r);
 
 /** Was `lock`'s last STARVING claim less than `us` microseconds ago?
  *  False if its entry holds no stamp of this lock (none yet, or another
