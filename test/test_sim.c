@@ -1374,7 +1374,7 @@ static void guest_spinpark_waiter(int vm, int idx, int slot)
 
 /* Where one spinner may spin (2 CPUs), a waiter first spins for at most
  * 512 PAUSE loops without writing the word (56 ns each in the default
- * profile: 28.7 us), reading it after gaps of up to 16 loops: a lock held
+ * profile: 28.7 us), reading it after each: a lock held
  * 700 ns or 20 us is taken with the waiter never counted in it (until
  * 2026-12-07 the bound was 16 loops, and the 20 us hold found the waiter
  * counted); one held 200 us finds the waiter counted once that bound is

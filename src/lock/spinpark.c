@@ -5,7 +5,7 @@
  *
  * A waiter first spins unregistered, once per call, where one spinner may
  * spin (sp_spin_unregistered: at most 512 PAUSE loops, the word read
- * after gaps of 1, 2, 4 .. 16 loops, nothing written to it), then goes
+ * after each, nothing written to it), then goes
  * through two phases per round:
  *
  *  1. a registered spin: only if fewer than spin_cpus - 1 threads (and at
@@ -176,7 +176,6 @@
  * doubling up to 64 ms (SP_UNCOUNTED_POLL_MAX_NS).
  */
 #include "pvspin/spinpark.h"
-#include "backoff.h"
 #include "spinpark_slice.h"
 #include "spinpark_stamp.h"
 #include "spinpark_word.h"
@@ -185,9 +184,8 @@
 /* PAUSE loops of the budget at e = 0. */
 #define SP_SPIN_MIN_LOOPS 16u
 /* The unregistered spin (sp_spin_unregistered): at most this many PAUSE
- * loops, reading the word after gaps that double up to SP_UNREG_GAP. */
+ * loops, reading the word after each. */
 #define SP_UNREG_LOOPS 512u
-#define SP_UNREG_GAP 16u
 /* A starving owner's spin, PAUSE loops. */
 #define SP_STARVE_SPIN_LOOPS 2048u
 /* Without the lock's wake stamp (none, or no wake-up since we
@@ -733,11 +731,9 @@ static void sp_hold_begin(pvspin_lock_t *lock, const struct sp_waiter *w)
 /*
  * Phase 0, before the waiter writes anything to the word: wait on a held
  * lock for at most SP_UNREG_LOOPS PAUSE loops, unregistered, reading the
- * word after gaps of PAUSE loops that double from 1 to SP_UNREG_GAP
- * (binary exponential backoff, after glibc 2.36's adaptive mutex spin,
- * nptl/pthread_mutex_lock.c with sysdeps/x86_64/nptl/pthread_mutex_backoff.h),
- * and take it by the fast path's cmpxchg of the locked byte 0 -> 1 if it
- * is free at a read: (p, s, 0) -> (p, s, 1), acquire, as trylock would.
+ * word after every PAUSE, and take it by the fast path's cmpxchg of the
+ * locked byte 0 -> 1 if it is free at a read: (p, s, 0) -> (p, s, 1),
+ * acquire, as trylock would.
  * Only where one spinner may spin (2 CPUs: with more, `pvspin sim` lost
  * 3-8 % on AMD, docs/spinpark.md), while none does, the word is sound and
  * no waiter is starving (its hand-off goes first).  The word is read only
@@ -755,29 +751,33 @@ static void sp_hold_begin(pvspin_lock_t *lock, const struct sp_waiter *w)
  * (0.70-0.96) without this phase, 1.04 (0.93-1.20) with 16 loops polled
  * at every PAUSE.
  *
- * Why the gaps and 512 loops (2026-12-07, a 2-vCPU Intel Ice Lake KVM
- * guest, PAUSE 13 ns, line round trip 100-120 ns): a read at every PAUSE
- * sees the release at once and takes the lock before its holder is back
- * from its non-critical work, so every acquisition moves the lock and the
- * critical section's lines; 16 loops (210 ns there) also ran out behind
- * holds that a line miss in the unlock had stretched, and the waiter
- * then joined the spinners (a write).  With the gaps a holder back within
- * a gap keeps the lock and its lines, as the adaptive mutex's does.  A/B
- * against 16 loops at every PAUSE (`ab_build.sh`, 300 ms cells
- * alternated, medians of 18-24 pairs): 2 threads cs 50 ns 1.040-1.103,
- * cs 10 ns 1.036, cs 2000 ns 1.046; 4 threads 1.077, 8 threads 1.110.
- * Gaps up to 32, 64 or 128 and bounds of 2048 measured the same as 16 and
- * 512 (0.999-1.049: noise); the lock's learned budget (16 << e) as the
- * bound, 0.960.  512 loops is 7-29 us (PAUSE 13-56 ns), less than a
- * futex sleep and wake-up on these guests (24-42 us): the bound of
- * competitive spinning.
+ * Why a read at every PAUSE, and 512 loops.  From 2026-12-07 00:00 to
+ * 04:00 the reads came after gaps that doubled from 1 to 16 loops
+ * (binary exponential backoff, after glibc 2.36's adaptive mutex), which
+ * on a 2-vCPU Intel Ice Lake KVM guest (PAUSE 13 ns, line round trip
+ * 100-120 ns) measured 1.04-1.10 of the code before, 16 loops polled at
+ * every PAUSE; which of the two changes, the gaps or the bound of 512,
+ * gained there was not measured.  On a 2-vCPU AMD EPYC KVM guest (PAUSE
+ * 25 ns, round trip 63-88 ns) gaps of up to 16 loops (400 ns) let the
+ * waiter miss the window in which a thread that released the lock does
+ * its non-critical work, and that thread took it back each time: at cs
+ * 2000 ns the max/min of per-thread acquisitions reached 3.76, 3.50 and
+ * 5.02 at 2, 4 and 8 threads (16 alternated rounds each; medians 1.41,
+ * 1.22, 1.89), against 1.20, 1.24 and 1.65 (1.03, 1.15, 1.40) with a read
+ * at every PAUSE, whose throughput was 0.98-1.00 of the gaps' there, and
+ * 1.08 at 2 threads cs 50 ns (27 of 40 rounds above 1), 1.02 and 1.03 at
+ * 4 and 8 threads (20 of 24 each), 0.99-1.02 at cs 10 ns (docs/spinpark.md,
+ * "The gaps on an AMD EPYC KVM guest").  Gaps of up to 4 loops did not
+ * keep the max/min under 2 either (2.70, 4.55).  512 loops is 7-29 us
+ * (PAUSE 13-56 ns), less than a futex sleep and wake-up on these guests
+ * (24-42 us): the bound of competitive spinning.
  */
 static bool sp_spin_unregistered(pvspin_lock_t *lock)
 {
 	if (sp_spinner_cap() != 1)
 		return false;
 	/* by field: the fast path's failed cmpxchg may still be buffered */
-	uint32_t v = _pvspin_spinpark_load_fields(lock), left = SP_UNREG_LOOPS, gap = 1;
+	uint32_t v = _pvspin_spinpark_load_fields(lock), left = SP_UNREG_LOOPS;
 	while (sp_word_ok(v) && !(v & (_SP_STARVING | _SP_SPINNERS_MASK | _SP_SLICED))) {
 		if (sp_locked(v) == 0) {
 			if (_pvspin_spinpark_take_free(lock)) {
@@ -793,15 +793,11 @@ static bool sp_spin_unregistered(pvspin_lock_t *lock)
 		}
 		if (sp_locked(v) != _SP_LOCKED || !left)
 			break;
-		/* a gap of PAUSE loops, bounded by `left`, then one read (by
-		 * field, as every read here: the first gap may follow a failed
-		 * cmpxchg of the locked byte, whose write may still be
-		 * buffered) */
-		uint32_t k = gap < left ? gap : left;
-		for (uint32_t i = 0; i < k; i++)
-			pvspin_plat_cpu_relax();
-		left -= k;
-		gap = pvspin_backoff_next(gap, SP_UNREG_GAP);
+		/* one PAUSE, then one read (by field, as every read here: the
+		 * first may follow a failed cmpxchg of the locked byte, whose
+		 * write may still be buffered) */
+		pvspin_plat_cpu_relax();
+		left--;
 		v = _pvspin_spinpark_load_fields(lock);
 	}
 	return false;
