@@ -115,6 +115,18 @@ static void test_report_paths(void **state)
 	assert_non_null(strstr(err, "Is a directory"));
 	assert_int_equal(run(out, err, "--plot", "/nonexistent/x.png", NULL), 1);
 	assert_non_null(strstr(err, "--plot: cannot write"));
+	/* ... and so is the directory of the gnuplot script (a bad TMPDIR was
+	 * found only after the run: a new user's finding); without gnuplot
+	 * that is said first */
+	setenv("TMPDIR", "/nonexistent", 1);
+	int rc = run(out, err, "--plot", "/tmp/pvspin-cli-tmpdir.png", NULL);
+	unsetenv("TMPDIR");
+	assert_int_equal(rc, 1);
+	if (!strstr(err, "--plot needs gnuplot"))
+		assert_non_null(strstr(err, "cannot create a gnuplot script in /nonexistent: No such "
+					    "file"));
+	assert_null(strstr(out, "ops/s"));   /* nothing was measured */
+	unlink("/tmp/pvspin-cli-tmpdir.png");
 	unlink("/tmp/pvspin-cli-same");   /* left by a run that failed */
 	assert_int_equal(run4(out, err, "--json", "/tmp/pvspin-cli-same", "--csv",
 			      "/tmp/../tmp/pvspin-cli-same"), 2);

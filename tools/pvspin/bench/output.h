@@ -81,6 +81,13 @@ const char *bench_plot_name_problem(const char *path);
 /** True if a `gnuplot` executable is on PATH. */
 int bench_plot_have_gnuplot(void);
 
+/** Can bench_write_plot() create its gnuplot script (a temporary file in
+ *  $TMPDIR, else /tmp)?  Creates one and removes it: 0, or -1 with a
+ *  message on stderr naming the directory and the reason.  cmd_bench asks
+ *  before the run (a bad TMPDIR was found only after minutes of
+ *  measuring: a new user's finding).  Thread-safe. */
+int bench_plot_script_check(void);
+
 /**
  * Draw ops/s against threads, one line per lock, log y (and log2 x), into
  * `path` (PNG or SVG by extension) by writing a gnuplot script to a

@@ -133,6 +133,38 @@ static void write_script(FILE *f, const char *out, const char *fmt,
 	fputc('\n', f);
 }
 
+/* Create the gnuplot script, an empty temporary file in $TMPDIR (else
+ * /tmp), its name into script[4096]: the stream, or NULL with a message on
+ * stderr naming the directory and the reason. */
+static FILE *plot_script_create(char *script)
+{
+	const char *tmpdir = getenv("TMPDIR");
+	const char *dir = tmpdir && *tmpdir ? tmpdir : "/tmp";
+	snprintf(script, 4096, "%s/pvspin-bench-XXXXXX.gp", dir);
+	int fd = mkstemps(script, 3);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!f) {
+		fprintf(stderr, "pvspin bench: cannot create a gnuplot script in %s: %s\n", dir,
+			strerror(errno));
+		if (fd >= 0) {
+			close(fd);
+			unlink(script);
+		}
+	}
+	return f;
+}
+
+int bench_plot_script_check(void)
+{
+	char script[4096];
+	FILE *f = plot_script_create(script);
+	if (!f)
+		return -1;
+	fclose(f);
+	unlink(script);
+	return 0;
+}
+
 int bench_write_plot(const char *path, const struct bench_config *c,
 		     const struct bench_row *rows, size_t nrows)
 {
@@ -141,21 +173,10 @@ int bench_write_plot(const char *path, const struct bench_config *c,
 		fprintf(stderr, "pvspin bench: --plot '%s': %s\n", path, problem);
 		return -1;
 	}
-	const char *tmpdir = getenv("TMPDIR");
 	char script[4096];
-	snprintf(script, sizeof(script), "%s/pvspin-bench-XXXXXX.gp",
-		 tmpdir && *tmpdir ? tmpdir : "/tmp");
-	int fd = mkstemps(script, 3);
-	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-	if (!f) {
-		fprintf(stderr, "pvspin bench: cannot create a gnuplot script in %s: %s\n",
-			tmpdir && *tmpdir ? tmpdir : "/tmp", strerror(errno));
-		if (fd >= 0) {
-			close(fd);
-			unlink(script);
-		}
+	FILE *f = plot_script_create(script);
+	if (!f)
 		return -1;
-	}
 	write_script(f, path, fmt, c, rows, nrows);
 	if (fclose(f)) {
 		fprintf(stderr, "pvspin bench: cannot write the gnuplot script %s\n", script);
