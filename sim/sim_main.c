@@ -160,7 +160,12 @@ static int apply_json_scenario(struct sim_config *c, json_t *root, const char *p
 		else if (json_is_real(v))
 			snprintf(buf, sizeof(buf), "%.17g", json_real_value(v));
 		else {
-			fprintf(stderr, "pvspin sim: %s: key '%s' has an unusable value\n", path, k);
+			/* null, an object or a list: say which, and what a key takes */
+			fprintf(stderr, "pvspin sim: %s: key '%s' is %s; a key takes a string, a "
+					"number or true/false (pvspin sim --keys lists each key's "
+					"values)\n",
+				path, k, json_is_null(v) ? "null" : json_is_object(v) ? "an object"
+								   : "a list");
 			return -1;
 		}
 		if (sim_config_set(c, k, s, stderr)) {

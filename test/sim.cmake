@@ -228,6 +228,11 @@ if(TARGET pvspin_sim_core AND TARGET pvspin)
   pvspin_sim_cli_expect(sim_cli_bench_report 1
     "bench_report.json: a pvspin bench report .*not a scenario"
     ${P} sim ${CMAKE_CURRENT_SOURCE_DIR}/data/bench_report.json)
+  # a null (an object, a list) says so and what a key takes (it was
+  # "key 'lock' has an unusable value": helper-56's finding)
+  pvspin_sim_cli_expect(sim_cli_json_null_value 2
+    "sim_null_value.json: key 'lock' is null. a key takes a string, a number or true/false"
+    ${P} sim ${CMAKE_CURRENT_SOURCE_DIR}/data/sim_null_value.json)
   # an unknown section is a malformed file (exit 1, like a line that is not
   # INI), named with its line and the valid sections
   pvspin_sim_cli_expect(sim_cli_ini_unknown_section 1
