@@ -157,7 +157,7 @@ set_tests_properties(preload_free_after_unlock_mutex PROPERTIES SKIP_RETURN_CODE
 # of spinning through the hold (pvqspinlock's hybrid trylock's stealing
 # wait is bounded, spinpark parks): glibc, and pvqspinlock before, spent
 # 1.9 CPUs per wall second inside pthread_spin_lock; pvqspinlock 0.06 and
-# spinpark 0.12-0.14 (AMD EPYC guest, 2026-12-07).  Not the 2 ms of
+# spinpark 0.10-0.14 (AMD EPYC guest, 2026-12-07).  Not the 2 ms of
 # preload/bench_programs.sh's figure: there the waiters' bounded spins
 # and wake-ups are 0.25 (0.52 with the test's polls on a slow CI host,
 # where a limit of 0.5 failed), too close to any limit to tell a lock
