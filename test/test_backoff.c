@@ -1,7 +1,6 @@
 /*
- * test_backoff.c - the backoff step (src/lock/backoff.h) of tas and of
- * spinpark's unregistered spin: from 1 loop, doubled up to the max
- * (tas_backoff_max for tas) and never 0, for every max the
+ * test_backoff.c - the backoff step (src/lock/backoff.h) of tas: from 1
+ * loop, doubled up to the max (tas_backoff_max) and never 0, for every max the
  * tunable takes (1 to 4294967295).  Before, the step was `b * 2 > max ?
  * max : b * 2` in 32 bits: with a max above 2^31, a backoff of 2^31
  * doubled to 0, and a wait of 0 loops is PVSPIN_WAIT_FOREVER, so the

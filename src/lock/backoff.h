@@ -1,8 +1,7 @@
 /*
  * backoff.h - the step of a bounded exponential backoff, in PAUSE loops:
- * tas's between attempts (tas.c, PVSPIN_TUNE_TAS_BACKOFF_MAX; spinpark's
- * unregistered spin used it too, 2026-12-07 00:00-04:00, see spinpark.c,
- * sp_spin_unregistered).  Private to the library.
+ * tas's between attempts (tas.c, PVSPIN_TUNE_TAS_BACKOFF_MAX).  Private
+ * to the library.
  */
 #ifndef PVSPIN_SRC_LOCK_BACKOFF_H
 #define PVSPIN_SRC_LOCK_BACKOFF_H
