@@ -470,8 +470,8 @@ int pvspin_cmd_bench(int argc, char **argv)
 	/* the reports must be writable before minutes of measuring, not after */
 	if ((c.json_path && bench_output_check("--json", c.json_path)) ||
 	    (c.csv_path && bench_output_check("--csv", c.csv_path)) ||
-	    (c.plot_path && bench_output_check("--plot", c.plot_path)) ||
-	    (c.plot_path && bench_plot_script_check())) {
+	    (c.plot_path && (bench_output_check("--plot", c.plot_path) ||
+			     bench_plot_script_check()))) {
 		ret = 1;
 		goto out;
 	}

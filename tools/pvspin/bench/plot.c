@@ -133,14 +133,17 @@ static void write_script(FILE *f, const char *out, const char *fmt,
 	fputc('\n', f);
 }
 
+/* Bytes of a gnuplot script's path. */
+#define PLOT_SCRIPT_PATH_MAX 4096
+
 /* Create the gnuplot script, an empty temporary file in $TMPDIR (else
- * /tmp), its name into script[4096]: the stream, or NULL with a message on
+ * /tmp), its path into script: the stream, or NULL with a message on
  * stderr naming the directory and the reason. */
-static FILE *plot_script_create(char *script)
+static FILE *plot_script_create(char script[static PLOT_SCRIPT_PATH_MAX])
 {
 	const char *tmpdir = getenv("TMPDIR");
 	const char *dir = tmpdir && *tmpdir ? tmpdir : "/tmp";
-	snprintf(script, 4096, "%s/pvspin-bench-XXXXXX.gp", dir);
+	snprintf(script, PLOT_SCRIPT_PATH_MAX, "%s/pvspin-bench-XXXXXX.gp", dir);
 	int fd = mkstemps(script, 3);
 	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!f) {
@@ -156,7 +159,7 @@ static FILE *plot_script_create(char *script)
 
 int bench_plot_script_check(void)
 {
-	char script[4096];
+	char script[PLOT_SCRIPT_PATH_MAX];
 	FILE *f = plot_script_create(script);
 	if (!f)
 		return -1;
@@ -173,7 +176,7 @@ int bench_write_plot(const char *path, const struct bench_config *c,
 		fprintf(stderr, "pvspin bench: --plot '%s': %s\n", path, problem);
 		return -1;
 	}
-	char script[4096];
+	char script[PLOT_SCRIPT_PATH_MAX];
 	FILE *f = plot_script_create(script);
 	if (!f)
 		return -1;
