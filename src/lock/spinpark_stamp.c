@@ -75,7 +75,6 @@ bool sp_stamp_starve_reserve(const pvspin_lock_t *lock, uint32_t us,
 {
 	struct sp_stamp *e = sp_stamp_entry(lock);
 	uint32_t now = sp_now_us();
-	r->mine = now;
 	if (!sp_stamp_owned(e, lock)) {
 		/* none of ours yet: take the entry over.  Not given back
 		 * (prev = mine): two waiters that take it over at once both
@@ -91,6 +90,7 @@ bool sp_stamp_starve_reserve(const pvspin_lock_t *lock, uint32_t us,
 	if (now - old < us || !pvspin_plat_cmpxchg32(&e->starving_us, &old, now, PVSPIN_RELAXED))
 		return false;
 	r->prev = old;
+	r->mine = now;
 	return true;
 }
 
