@@ -60,9 +60,11 @@
  * holds: the releasing CPU goes on at once, where a `lock xadd` stalls
  * for a line transfer (~165 ns when this guest's vCPUs sit apart).
  *
- * The crowd (SP_CROWD, 2026-12-06): a membarrier costs the sleeper about
- * 9 us and every other CPU running the process about 5 us, and with
- * hundreds of waiters there are tens of thousands of sleeps a second.
+ * The crowd (SP_CROWD, 2026-12-06; a crowd of one since 2026-12-07, so
+ * the store is kept for locks nobody sleeps on): a membarrier costs the
+ * sleeper about 9 us and every other CPU running the process about 5 us,
+ * and with hundreds of waiters there are tens of thousands of sleeps a
+ * second (with 4 and 8 threads on 2 CPUs, hundreds: SP_CROWD's comment).
  * So an unlock that reads SP_CROWD or more parked waiters releases by
  * the RMW below, not the store, and a sleeper whose last RMW on the word
  * in this round (its count, a spinner's give-up, or clearing WOKEN)
@@ -82,15 +84,16 @@
  * sees G's add and U wakes one.  A counted waiter with nothing to change
  * in the word (WOKEN clear, the spinners full or another's hand-off
  * pending: a re-sleep after a timeout or an EAGAIN) writes the word back
- * unchanged by a cmpxchg among a crowd, an RMW like any other, and
- * without a crowd fences.  The Promela model checks this
+ * unchanged by a cmpxchg among a crowd, an RMW like any other (only
+ * where sleeps fence at all), and without a crowd fences.  The Promela model checks this
  * with CROWD 1 and 2 (3 threads), and rejects mutant (w), whose unlock
  * keeps the store while the crowd's sleepers skip the fence: a spinner
  * that gives up then counts itself unfenced while the store it should
  * have seen is still buffered.  `pvspin torture`, 3 s: 256 threads 363-365
  * k acquisitions a second against 278-287 k, 1 024 threads 266-281 k
  * against 214-235 k (glibc's pthread_mutex 379 k and 370 k in the same
- * hour); `pvspin bench` at 8 threads (never 8 parked) 1.00 of before.
+ * hour); `pvspin bench` at 8 threads (never 8 parked) 1.00 of before
+ * (with SP_CROWD 8).
  * With the write-back of re-sleeps too (a profile of that 1 024-thread
  * run still had 15 % of the samples in membarrier's IPIs): 1 024 threads
  * 321-357 k against 226-237 k, longest wait 0.97-1.20 s against 1.41-1.46
@@ -232,9 +235,21 @@
  * counted releases by an RMW, not the plain store, and a waiter whose
  * last RMW on the word replaced a word that counted this many sleeps
  * without the park sequence's add and the membarrier (file comment,
- * "Lost wake-ups", the crowd).  8: never in `pvspin bench`'s default
- * cells (at most 7 parked at 8 threads), where the plain store pays. */
-#define SP_CROWD 8u
+ * "Lost wake-ups", the crowd).  1 (2026-12-07; 8 before): the plain
+ * store is kept for a lock nobody sleeps on, where it pays (a release
+ * that does not wait for the line a spinner reads), and the first
+ * sleeper still fences; the others sleep unfenced.  With 8, `pvspin
+ * bench` at 4 and 8 threads on this 2-vCPU guest (at most 7 parked)
+ * fenced every sleep, each a membarrier of about 9 us for the sleeper
+ * and an IPI of about 5 us into the holder on the other CPU.  Against
+ * 8, in one process (bench/ab_build.sh, 20-30 interleaved 300 ms
+ * repeats a cell, geometric mean of the paired ratios): 8 threads cs
+ * 2000 ns 1.08-1.13 in four runs (0.99-1.01 for the unchanged copy
+ * against itself), cs 50 1.10, cs 10 1.11; 4 threads cs 50 1.11, cs
+ * 2000 1.05, cs 10 1.01; 2 threads 1.03 (nobody parks there: noise);
+ * `--hog 1` 2 threads 0.99, 4 1.03, 8 1.08, 8 at cs 2000 1.06.  The
+ * Promela model checks the rule with CROWD 1. */
+#define SP_CROWD 1u
 /* A waiter that the full `parked` count leaves uncounted is never woken:
  * it polls, from SP_PARK_TIMEOUT_MIN_NS doubling per poll up to this.  A fixed 1 ms
  * poll let 1 000 such waiters (3 000 threads on one lock, a new user's
@@ -254,6 +269,15 @@ static inline uint32_t sp_with_budget(uint32_t v, uint32_t e)
  * unlock releases by an RMW, and a waiter whose RMW replaced v sleeps
  * without the fence (file comment, "the crowd"). */
 static inline bool sp_crowd(uint32_t v) { return sp_parked(v) >= SP_CROWD; }
+
+/* Do sleepers fence in this process: are releases plain stores (the park
+ * sequence's bit 0 clear, file comment "Lost wake-ups")?  Where releases
+ * are RMWs no sleep fences, and nothing is done to skip a fence. */
+static inline bool sp_sleeps_fence(void)
+{
+	return !(pvspin_plat_load32(pvspin_plat_park_seq(), PVSPIN_RELAXED) &
+		 PVSPIN_PARK_SEQ_RMW_RELEASE);
+}
 
 /* Wait predicate: the locked byte is not plain 1 (free, or handed off). */
 static inline bool sp_not_plain_locked(uint32_t v, uint32_t arg)
@@ -416,8 +440,11 @@ static bool sp_take_or_count(pvspin_lock_t *lock, struct sp_waiter *w, uint32_t 
 		 * unchanged (nv == v), so that its sleep meets the crowd and
 		 * skips the fence (file comment, "the crowd": any RMW of ours
 		 * that replaced such a word does); a line transfer against a
-		 * membarrier's 9 us here and 5 us on every other CPU. */
-		if (nv == v && !(w->counted && sp_crowd(v))) {
+		 * membarrier's 9 us here and 5 us on every other CPU.  Not
+		 * where releases are RMWs: no sleep fences there (in `pvspin
+		 * sim`'s kcbench-no-ple, 2 VMs of 32 vCPUs, the write-back
+		 * among a crowd of 1 cost 0.6 %). */
+		if (nv == v && !(w->counted && sp_crowd(v) && sp_sleeps_fence())) {
 			w->crowd = false;
 			return false;
 		}
@@ -677,8 +704,7 @@ static bool sp_park(pvspin_lock_t *lock, struct sp_waiter *w)
 		 * machine) neither is needed, and the sequence's line is
 		 * left alone, so that every unlock finds it in its cache. */
 		fenced = true;
-		if (pvspin_plat_load32(pvspin_plat_park_seq(), PVSPIN_RELAXED) &
-		    PVSPIN_PARK_SEQ_RMW_RELEASE)
+		if (!sp_sleeps_fence())
 			break;   /* RMW releases: the coherence of the word suffices */
 		pvspin_plat_fetch_add32(pvspin_plat_park_seq(), PVSPIN_PARK_SEQ_ONE, PVSPIN_RELEASE);
 		fence_ok = pvspin_plat_fence_heavy();
