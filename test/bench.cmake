@@ -32,7 +32,8 @@ target_include_directories(test_bench_stats PRIVATE ${PROJECT_SOURCE_DIR}/tools/
 target_link_libraries(test_bench_stats PRIVATE PkgConfig::GSL m)
 
 # The table's comparison lines on made-up rows (the by-placement classes).
-pvspin_test(test_bench_output ${PVSPIN_BENCH_SRC}/output.c ${PVSPIN_BENCH_SRC}/stats.c)
+pvspin_test(test_bench_output ${PVSPIN_BENCH_SRC}/output.c ${PVSPIN_BENCH_SRC}/stats.c
+            ${PVSPIN_BENCH_SRC}/workload.c)
 target_include_directories(test_bench_output PRIVATE ${PROJECT_SOURCE_DIR}/tools/pvspin)
 target_link_libraries(test_bench_output PRIVATE PkgConfig::JANSSON PkgConfig::GSL m)
 

@@ -3,7 +3,9 @@
  * default kind with the other locks, on made-up rows: the comparison by
  * placement class (bench_table_versus_by_placement) matches repeats run
  * close with repeats run close, and prints nothing where every probe fell
- * in one class; the comparison lines keep their columns.
+ * in one class; the comparison lines keep their columns.  The busy loop's
+ * calibration: a recheck keeps the faster rate (bench/workload.c), and a
+ * rise during the run is said after the rows.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -17,6 +19,7 @@
 
 #include "bench/output.h"
 #include "bench/peers.h"
+#include "bench/workload.h"
 
 static const struct bench_lock lock_a = { .name = "spinpark" };
 static const struct bench_lock lock_b = { .name = "ck_ticket" };
@@ -124,11 +127,51 @@ static void test_versus_columns(void **state)
 	free(buf);
 }
 
+/* A recheck raises a rate measured too low (a calibration the host ran
+ * slowly) and never lowers one: each round keeps the fastest rate seen. */
+static void test_workload_recheck_keeps_fastest(void **state)
+{
+	(void)state;
+	struct bench_workload w = { .loops_per_ns = 1e-6, .loops_per_ns_start = 1e-6 };
+	assert_true(bench_workload_recheck(&w));
+	assert_true(w.loops_per_ns > 1e-6);
+	assert_true(w.loops_per_ns_start == 1e-6);   /* the start stays */
+	w.loops_per_ns = 1e6;   /* faster than any CPU: kept */
+	assert_false(bench_workload_recheck(&w));
+	assert_true(w.loops_per_ns == 1e6);
+}
+
+/* The note after the rows: said when the rate rose by more than
+ * BENCH_CALIBRATION_NOTE_PCT, with both rates and the shortfall of the
+ * sections before the rise (a new user's run calibrated at 1.60 loops/ns
+ * on a machine that runs 3.24); nothing otherwise. */
+static void test_calibration_note(void **state)
+{
+	(void)state;
+	struct bench_config c = { 0 };
+	char *buf = NULL;
+	size_t len = 0;
+	c.workload.loops_per_ns_start = 1.6;
+	c.workload.loops_per_ns = 3.2;
+	FILE *f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	bench_table_calibration_note(f, &c);
+	c.workload.loops_per_ns = 1.7;   /* 6 %: within the note's margin */
+	bench_table_calibration_note(f, &c);
+	fclose(f);
+	assert_non_null(strstr(buf, "3.200 loops/ns, against 1.600 when calibrated"));
+	assert_non_null(strstr(buf, "up to 50 % shorter than asked\n"));
+	assert_null(strchr(strchr(buf, '\n') + 1, '#'));   /* one line only */
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_versus_by_placement),
 		cmocka_unit_test(test_versus_columns),
+		cmocka_unit_test(test_workload_recheck_keeps_fastest),
+		cmocka_unit_test(test_calibration_note),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -103,6 +103,19 @@ void bench_table_row(FILE *f, const struct bench_row *row)
 	fflush(f);
 }
 
+void bench_table_calibration_note(FILE *f, const struct bench_config *c)
+{
+	double start = c->workload.loops_per_ns_start, end = c->workload.loops_per_ns;
+	if (!(end * 100.0 > start * (100.0 + BENCH_CALIBRATION_NOTE_PCT)))
+		return;
+	fprintf(f, "# the busy loop ran faster later in the run: %.3f loops/ns, against %.3f "
+		"when calibrated (the host ran this CPU slowly then); each round uses the "
+		"fastest rate seen before it, so the rounds before the rise ran their critical "
+		"and non-critical sections up to %.0f %% shorter than asked\n", end, start,
+		100.0 * (1.0 - start / end));
+	fflush(f);
+}
+
 /* The median of n paired ratios a[k] / b[k] (repeat k of two locks ran in
  * one round), and their range; GSL sorts (as the latency percentiles). */
 static double paired_median(const double *a, const double *b, unsigned n, double *lo,
@@ -280,7 +293,8 @@ static json_t *json_config(const struct bench_config *c)
 		json_array_append_new(locks, json_string(c->locks[i]->name));
 	for (size_t i = 0; i < c->nthreads; i++)
 		json_array_append_new(threads, json_integer(c->threads[i]));
-	return json_pack("{s:o, s:o, s:I, s:I, s:i, s:i, s:i, s:i, s:b, s:i, s:i, s:b, s:b, s:f, s:f}",
+	return json_pack("{s:o, s:o, s:I, s:I, s:i, s:i, s:i, s:i, s:b, s:i, s:i, s:b, s:b, s:f, s:f, "
+			 "s:f}",
 			 "locks", locks, "threads", threads,
 			 "cs_ns", (json_int_t)c->cs_ns, "ncs_ns", (json_int_t)c->ncs_ns,
 			 "cs_lines", (int)c->cs_lines, "duration_ms", (int)c->duration_ms,
@@ -289,6 +303,7 @@ static json_t *json_config(const struct bench_config *c)
 			 "hogs", (int)c->hogs, "placement", (int)!c->no_placement,
 			 "interrupted", (int)c->interrupted,
 			 "loops_per_ns", c->workload.loops_per_ns,
+			 "loops_per_ns_start", c->workload.loops_per_ns_start,
 			 "clock_cost_ns", c->workload.clock_cost_ns);
 }
 

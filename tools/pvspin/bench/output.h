@@ -20,6 +20,14 @@ void bench_table_header(FILE *f, const struct bench_config *c);
 /** Print one row of the table (flushes f). */
 void bench_table_row(FILE *f, const struct bench_row *row);
 
+/** After the rows: if the busy loop's rate rose during the run by more
+ *  than BENCH_CALIBRATION_NOTE_PCT % (bench_workload_recheck: the host ran
+ *  this CPU slowly when the run was calibrated), one comment line with
+ *  both rates and how much shorter than asked the sections of the rounds
+ *  before the rise were.  Else nothing.  Flushes f. */
+void bench_table_calibration_note(FILE *f, const struct bench_config *c);
+#define BENCH_CALIBRATION_NOTE_PCT 10
+
 /**
  * After the table: the lock called `name` (the default kind) against the
  * best other lock at each of its thread counts: the ratio of the median
