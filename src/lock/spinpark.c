@@ -85,11 +85,11 @@
  * in the word (WOKEN clear, the spinners full or another's hand-off
  * pending: a re-sleep after a timeout or an EAGAIN) writes the word back
  * unchanged by a cmpxchg among a crowd, an RMW like any other (only
- * where sleeps fence at all), and without a crowd fences.  The Promela model checks this
- * with CROWD 1 and 2 (3 threads), and rejects mutant (w), whose unlock
- * keeps the store while the crowd's sleepers skip the fence: a spinner
- * that gives up then counts itself unfenced while the store it should
- * have seen is still buffered.  `pvspin torture`, 3 s: 256 threads 363-365
+ * where sleeps fence at all), and without a crowd fences.  The Promela
+ * model checks this with CROWD 1 and 2 (3 threads), and rejects mutant
+ * (w), whose unlock keeps the store while the crowd's sleepers skip the
+ * fence: a spinner that gives up then counts itself unfenced while the
+ * store it should have seen is still buffered.  `pvspin torture`, 3 s: 256 threads 363-365
  * k acquisitions a second against 278-287 k, 1 024 threads 266-281 k
  * against 214-235 k (glibc's pthread_mutex 379 k and 370 k in the same
  * hour); `pvspin bench` at 8 threads (never 8 parked) 1.00 of before
@@ -244,9 +244,10 @@
  * and an IPI of about 5 us into the holder on the other CPU.  Against
  * 8, in one process (bench/ab_build.sh, 20-30 interleaved 300 ms
  * repeats a cell, geometric mean of the paired ratios): 8 threads cs
- * 2000 ns 1.08-1.13 in four runs (0.99-1.01 for the unchanged copy
- * against itself), cs 50 1.10, cs 10 1.11; 4 threads cs 50 1.11, cs
- * 2000 1.05, cs 10 1.01; 2 threads 1.03 (nobody parks there: noise);
+ * 2000 ns 1.02-1.15 in seven runs (0.99-1.01 for the unchanged copy
+ * against itself), cs 50 1.02-1.10, cs 10 1.11; 4 threads cs 50
+ * 1.05-1.11, cs 2000 1.05, cs 10 1.01; 2 threads 1.03 (nobody parks
+ * there: noise);
  * `--hog 1` 2 threads 0.99, 4 1.03, 8 1.08, 8 at cs 2000 1.06.  The
  * Promela model checks the rule with CROWD 1. */
 #define SP_CROWD 1u
