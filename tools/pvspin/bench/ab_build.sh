@@ -7,6 +7,16 @@
 #   tools/pvspin/bench/ab_build.sh HEAD            # base = the last commit
 #   build/ab/tools/pvspin bench --locks spinpark,spinpark_base --repeat 5
 #
+# On a noisy 2-vCPU guest (2026-12-07: one thread's speed moved 2-fold
+# within minutes) five repeats settle nothing, and separate processes per
+# lock even less (16-20 alternated rounds put one unchanged lock at 0.76
+# and 1.34 of itself).  What resolved a 5 % change there: one cell per run,
+# --repeat 20-30 --duration-ms 300 --json -, and the per-repeat ratios
+# ops_per_s_repeats[k] of the two locks (repeat k of both ran in one round):
+# their median and geometric mean, with two standard errors of the log
+# ratios as the range; the unchanged copy against itself (a base built from
+# the working tree's own revision) gave 0.99-1.01, about +-5 %.
+#
 # usage: ab_build.sh REV [BUILD_DIR]   (default BUILD_DIR: build/ab)
 # REV is any git revision with spinpark's side table in src/lock: either
 # spinpark_stamp.{c,h} (the wake stamps, from 2026-12-03 evening) or
