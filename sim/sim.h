@@ -97,6 +97,12 @@ struct sim_profile {
 	sim_time_t ple_window_ns;    /* initial PLE window (converted) */
 	sim_time_t ple_window_max_ns;/* cap of the growing window */
 	sim_time_t halt_poll_ns;     /* KVM halt polling */
+	sim_time_t membarrier_ns;    /* a membarrier with a target, as its
+					caller sees it (0: 450 ns plus
+					hypercall_ns, ipi_ns and a transfer
+					per target, sim_kvm.c) */
+	sim_time_t membarrier_target_ns; /* what a membarrier's IPI takes from
+					each target that runs (0: nothing) */
 	bool vcpus_are_threads;      /* the machine twin: a "vCPU" stands for a
 					thread of one process and the pCPUs
 					for the CPUs it may run on, so

@@ -96,7 +96,7 @@ void report_add(const char *fmt, ...)
  * slot still holds an entry overwrites that stale entry in place (and
  * sifts it) instead of adding one, so the heap holds at most one entry per
  * slot plus the unslotted events (EV_TICK, EV_END, EV_TLB_ACK,
- * EV_PARK_TIMEOUT).
+ * EV_PARK_TIMEOUT, EV_MEMBARRIER_IPI).
  *
  * A stale EV_RESUME, EV_PLE or EV_POLL_END had no effect when popped.  A
  * stale EV_SLICE did: it was counted in S.events (the generation check is
@@ -620,6 +620,9 @@ static void run_loop(void)
 			break;
 		case EV_PARK_TIMEOUT:
 			kvm_park_timeout(&S.vcpus[e.id], e.gen);
+			break;
+		case EV_MEMBARRIER_IPI:
+			kvm_membarrier_ipi(&S.vcpus[e.id]);
 			break;
 		case EV_END:
 			S.stop = SIM_STOP_END;

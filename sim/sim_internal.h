@@ -246,7 +246,7 @@ struct line {
 
 /** Event kinds of the engine's heap. */
 enum ev_type { EV_RESUME, EV_PLE, EV_SLICE, EV_POLL_END, EV_TICK, EV_END, EV_TLB_ACK,
-	      EV_PARK_TIMEOUT };
+	      EV_PARK_TIMEOUT, EV_MEMBARRIER_IPI };
 
 /** One pending event: at time t (ns), FIFO among equal times (seq);
  *  stale if gen differs from its object's generation. */
@@ -335,6 +335,8 @@ struct sim {
 	 * JSON's "host" only when something parked) */
 	struct vcpu *park_head, *park_tail;
 	uint64_t parks, park_sleeps, park_timeouts, unpark_wakes, fences_heavy;
+	uint64_t membarrier_targets;         /* fences' targets (other vCPUs on a CPU) */
+	uint64_t membarrier_ipis;            /* ... of them, those that paid the IPI */
 	uint64_t store_forward_stalls;   /* sim_memory.c; the JSON's "host" */
 	/* rseq time-slice extension (key slice_ext_us; 0: off): its length,
 	 * the preemptions it deferred and the grants given back early by
@@ -414,6 +416,10 @@ void kvm_poll_end(struct vcpu *v);
 void vcpu_kick_wake(struct vcpu *t);
 /** EV_PARK_TIMEOUT on v (`gen`: its park's generation). */
 void kvm_park_timeout(struct vcpu *v, uint64_t gen);
+/** EV_MEMBARRIER_IPI: a membarrier's IPI reaches u; a running u pays the
+ *  profile's membarrier_target_ns out of its current computation
+ *  (sim_kvm.c). */
+void kvm_membarrier_ipi(struct vcpu *u);
 
 /* ---- sim_guest.c, sim_guest_mm.c: guest workloads ------------------------ */
 

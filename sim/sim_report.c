@@ -274,6 +274,13 @@ json_t *results_json(double wall)
 		json_object_set_new(host, "unpark_wakes", json_integer((json_int_t)S.unpark_wakes));
 		json_object_set_new(host, "fences_heavy", json_integer((json_int_t)S.fences_heavy));
 	}
+	if (S.fences_heavy) {
+		/* the fences' IPIs (sim_kvm.c, pvspin_plat_fence_heavy) */
+		json_object_set_new(host, "membarrier_targets",
+				    json_integer((json_int_t)S.membarrier_targets));
+		json_object_set_new(host, "membarrier_ipis",
+				    json_integer((json_int_t)S.membarrier_ipis));
+	}
 	if (S.slice_ext) {
 		json_object_set_new(host, "slice_ext_grants",
 				    json_integer((json_int_t)S.slice_ext_grants));

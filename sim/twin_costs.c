@@ -42,10 +42,9 @@
  *   membarrier_target_ns  what each such call takes from the thread on
  *                   CPU 0 (the IPI and its handler): a busy loop's rate in
  *                   20 ms phases with the calls and without, alternated;
- *                   the rate lost over the calls made (not modelled by
- *                   the simulator yet: pvspin_plat_fence_heavy charges
- *                   the caller only; 2026-12-07 on the AMD EPYC guest
- *                   7-10 us, the caller 11-15 us)
+ *                   the rate lost over the calls made (2026-12-07 on the
+ *                   AMD EPYC guest 9.0 us, the caller 11.2 us: the
+ *                   profile's membarrier_target_ns and membarrier_ns)
  *
  * Each figure is measured in BATCHES batches; a batch's figure is its
  * median (the slice: its median run), and the median of the batch figures

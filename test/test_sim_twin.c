@@ -5,7 +5,9 @@
  * collapse of a fair lock when threads outnumber CPUs, which must come
  * from the host scheduler preempting a waiter whose turn comes (LWP): it
  * is gone when every thread has its own pCPU, and the unfair lock does not
- * collapse.  Runs of 40-100 simulated ms, about 8 s of wall time.
+ * collapse.  A membarrier's IPI takes the profile's membarrier_target_ns
+ * from a thread computing on the other pCPU, and none from a thread that
+ * waits for a pCPU.  Runs of 5-100 simulated ms, about 8 s of wall time.
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -18,6 +20,7 @@
 #include <cmocka.h>
 
 #include "sim.h"
+#include "sim_platform.h"
 
 static void result_free(struct sim_result *r)
 {
@@ -160,12 +163,105 @@ static void test_twin_tas_holds_up(void **state)
 	assert_true(four > two / 4);
 }
 
+/* ---- membarrier's IPIs ---------------------------------------------------- */
+
+#define MB_STEP_NS 1000
+#define MB_UNTIL_NS 5000000
+#define MB_EVERY_NS 100000
+static int mb_fences, mb_stretched[3];
+static uint64_t mb_shortest[3];
+
+/* vCPU 0 calls a membarrier every 100 us; the others compute in 1 us steps
+ * and note the steps stretched by 5 us or more (the profile's target cost
+ * is 9 us) and the shortest such stretch. */
+static void guest_membarrier(int vm, int idx, int slot)
+{
+	(void)vm;
+	(void)slot;
+	while (sim_guest_now() < MB_UNTIL_NS) {
+		if (idx == 0) {
+			sim_guest_compute(MB_EVERY_NS);
+			pvspin_plat_fence_heavy();
+			mb_fences++;
+			continue;
+		}
+		uint64_t t0 = sim_guest_now();
+		sim_guest_compute(MB_STEP_NS);
+		uint64_t d = sim_guest_now() - t0 - MB_STEP_NS;
+		if (d >= 5000 && idx < 3) {
+			mb_stretched[idx]++;
+			if (!mb_shortest[idx] || d < mb_shortest[idx])
+				mb_shortest[idx] = d;
+		}
+	}
+}
+
+/* 2 threads on 2 CPUs: each of vCPU 0's membarriers stretches one of
+ * vCPU 1's steps by membarrier_target_ns, and the host counts the IPIs.
+ * Before 2026-12-07 the target paid nothing (the twin could not see what
+ * sleepers' fences cost a lock's holder). */
+static void test_twin_membarrier_ipi_costs_target(void **state)
+{
+	(void)state;
+	const struct sim_profile *p = sim_profile_find("linux-threads");
+	assert_non_null(p);
+	assert_true(p->membarrier_target_ns >= 5000);
+	struct sim_config c;
+	struct sim_result r;
+	twin(&c, "vcpus=2 seconds=0.006");
+	mb_fences = 0;
+	memset(mb_stretched, 0, sizeof(mb_stretched));
+	memset(mb_shortest, 0, sizeof(mb_shortest));
+	sim_set_guest(guest_membarrier);
+	int rc = sim_run(&c, &r);
+	sim_set_guest(NULL);
+	assert_int_equal(rc, 0);
+	print_message("%d membarriers; vCPU 1: %d steps stretched, the shortest by %llu ns; "
+		      "host membarrier_ipis %.0f\n", mb_fences, mb_stretched[1],
+		      (unsigned long long)mb_shortest[1], host(&r, "membarrier_ipis"));
+	assert_true(mb_fences >= 40);
+	/* a step may take two IPIs, or one may fall between steps */
+	assert_true(mb_stretched[1] >= mb_fences * 3 / 4 && mb_stretched[1] <= mb_fences);
+	assert_true(mb_shortest[1] >= p->membarrier_target_ns);
+	assert_true(host(&r, "membarrier_ipis") >= mb_stretched[1]);
+	result_free(&r);
+}
+
+/* 3 threads on 2 CPUs: vCPU 2 shares pCPU 0 with vCPU 0, so it waits for
+ * the pCPU whenever vCPU 0 calls, and is no target: one target per call
+ * (vCPU 1, on pCPU 1), which pays it.  Counting a thread that waits for a
+ * CPU as a target (as a guest counts a vCPU its host preempted) made it
+ * two. */
+static void test_twin_membarrier_no_ipi_off_cpu(void **state)
+{
+	(void)state;
+	struct sim_config c;
+	struct sim_result r;
+	twin(&c, "vcpus=3 seconds=0.006");
+	mb_fences = 0;
+	memset(mb_stretched, 0, sizeof(mb_stretched));
+	memset(mb_shortest, 0, sizeof(mb_shortest));
+	sim_set_guest(guest_membarrier);
+	int rc = sim_run(&c, &r);
+	sim_set_guest(NULL);
+	assert_int_equal(rc, 0);
+	print_message("%d membarriers; stretched steps %d and %d; host membarrier_targets "
+		      "%.0f\n", mb_fences, mb_stretched[1], mb_stretched[2],
+		      host(&r, "membarrier_targets"));
+	assert_true(mb_fences >= 10);
+	assert_true(host(&r, "membarrier_targets") == mb_fences);
+	assert_true(mb_stretched[1] >= mb_fences * 3 / 4 && mb_stretched[2] == 0);
+	result_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_twin_slices_on_tick),
 		cmocka_unit_test(test_twin_ticket_collapses),
 		cmocka_unit_test(test_twin_tas_holds_up),
+		cmocka_unit_test(test_twin_membarrier_ipi_costs_target),
+		cmocka_unit_test(test_twin_membarrier_no_ipi_off_cpu),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
