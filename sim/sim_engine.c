@@ -299,7 +299,9 @@ void arm(struct vcpu *v)
 		break;
 	case VA_SPIN:
 		if (v->spin_hit) {
-			heap_push(v->stint_start, EV_RESUME, (uint32_t)v->id, v->gen);
+			/* not before an IPI's handler is done (kvm_membarrier_ipi) */
+			heap_push(v->stint_start > v->irq_until ? v->stint_start : v->irq_until,
+				  EV_RESUME, (uint32_t)v->id, v->gen);
 			break;
 		}
 		if (v->left != SIM_T_INF)

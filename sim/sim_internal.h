@@ -103,6 +103,9 @@ struct vcpu {
 	struct vcpu *wnext, *wprev;
 	sim_time_t spin_run;         /* running ns of the current park */
 	bool spin_hit;               /* the watched line got a satisfying write */
+	sim_time_t irq_until;        /* a membarrier IPI's handler (twin) runs
+					until then: a spin that its line ends
+					sooner resumes then (arm) */
 	sim_time_t ple_acc, ple_window;
 	/* halt */
 	bool pv_unhalted;

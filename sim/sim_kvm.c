@@ -419,7 +419,8 @@ void pvspin_plat_slice_ext_end(const void *lock)
  * Where the profile measured it (membarrier_ns, membarrier_target_ns: the
  * machine twin's linux-threads, twin_costs.c), the call with targets
  * costs membarrier_ns instead, and each target that runs pays
- * membarrier_target_ns out of its computation (EV_MEMBARRIER_IPI,
+ * membarrier_target_ns out of its computation, or, spinning, sees its
+ * line change no sooner than that after the call (EV_MEMBARRIER_IPI,
  * kvm_membarrier_ipi); where vCPUs are threads, only those on a pCPU are
  * targets (the kernel IPIs the CPUs that run the process's threads; a
  * runnable thread waiting for a CPU is not one).  Without that, sleepers'
@@ -437,12 +438,22 @@ void kvm_membarrier_ipi(struct vcpu *u)
 		heap_push(u->stint_start, EV_MEMBARRIER_IPI, (uint32_t)u->id, 0);
 		return;
 	}
-	/* a target that computes pays the handler; one that spins or
-	 * halts loses time it did not use (not modelled) */
-	if (u->sched != VS_RUNNING || u->act != VA_EXEC || u->left == SIM_T_INF)
+	if (u->sched != VS_RUNNING || u->act == VA_HALT)
 		return;
+	sim_time_t h = S.prof->membarrier_target_ns;
 	account_stint(u, S.now);
-	u->left += S.prof->membarrier_target_ns;
+	if (u->act == VA_EXEC) {
+		/* a target that computes pays the handler out of it */
+		if (u->left == SIM_T_INF)
+			return;
+		u->left += h;
+	} else {
+		/* one that spins sees its line change no sooner than the
+		 * handler's end, and its bound of PAUSE loops waits too */
+		u->irq_until = S.now + h;
+		if (u->left != SIM_T_INF)
+			u->left += h;
+	}
 	arm(u);
 	S.membarrier_ipis++;
 }

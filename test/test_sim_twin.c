@@ -6,8 +6,9 @@
  * from the host scheduler preempting a waiter whose turn comes (LWP): it
  * is gone when every thread has its own pCPU, and the unfair lock does not
  * collapse.  A membarrier's IPI takes the profile's membarrier_target_ns
- * from a thread computing on the other pCPU, and none from a thread that
- * waits for a pCPU.  Runs of 5-100 simulated ms, about 8 s of wall time.
+ * from a thread computing on the other pCPU, delays a spinning one's
+ * sight of its line by as much, and skips a thread that waits for a pCPU.
+ * Runs of 1-100 simulated ms, about 8 s of wall time.
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -254,6 +255,68 @@ static void test_twin_membarrier_no_ipi_off_cpu(void **state)
 	result_free(&r);
 }
 
+static bool mb_word_set(uint32_t v, uint32_t arg)
+{
+	(void)arg;
+	return v != 0;
+}
+
+/* vCPU 0 makes a membarrier 100 us after it starts; 3 us later a thread of
+ * another process (a second VM: no target of the call) writes a word that
+ * vCPU 1 spins on, while vCPU 1 is still in the IPI's handler: vCPU 1
+ * sees the write only once the handler is done (membarrier_target_ns
+ * after the call began), not a line transfer after it. */
+static uint32_t mb_word;
+static uint64_t mb_start0, mb_fence_at, mb_written_at, mb_seen_at;
+static void guest_membarrier_spin(int vm, int idx, int slot)
+{
+	(void)slot;
+	if (vm == 0 && idx == 0) {
+		mb_start0 = sim_guest_now();
+		sim_guest_compute(100000);   /* vCPU 1 is spinning by then */
+		mb_fence_at = sim_guest_now();
+		pvspin_plat_fence_heavy();
+	} else if (vm == 1 && idx == 0) {
+		/* the first VM's vCPU 0 started first (or the test says so) */
+		uint64_t at = mb_start0 + 103000, now = sim_guest_now();
+		if (mb_start0 && at > now)
+			sim_guest_compute(at - now);
+		mb_written_at = sim_guest_now();
+		pvspin_plat_store32(&mb_word, 1, PVSPIN_RELEASE);
+	} else if (vm == 0 && idx == 1) {
+		uint32_t v;
+		while (!pvspin_plat_wait32(&mb_word, mb_word_set, 0, PVSPIN_WAIT_FOREVER, &v, NULL))
+			;
+		mb_seen_at = sim_guest_now();
+	}
+}
+
+static void test_twin_membarrier_ipi_delays_spinner(void **state)
+{
+	(void)state;
+	const struct sim_profile *p = sim_profile_find("linux-threads");
+	struct sim_config c;
+	struct sim_result r;
+	twin(&c, "vms=2 vcpus=2 pcpus=4 seconds=0.001");
+	mb_word = 0;
+	mb_start0 = mb_fence_at = mb_written_at = mb_seen_at = 0;
+	sim_set_guest(guest_membarrier_spin);
+	int rc = sim_run(&c, &r);
+	sim_set_guest(NULL);
+	assert_int_equal(rc, 0);
+	print_message("membarrier at %llu ns, word written at %llu, seen at %llu (the IPI's "
+		      "handler: %llu ns)\n", (unsigned long long)mb_fence_at,
+		      (unsigned long long)mb_written_at, (unsigned long long)mb_seen_at,
+		      (unsigned long long)p->membarrier_target_ns);
+	/* the write came while the spinner was in the handler ... */
+	assert_true(mb_fence_at > 0 && mb_written_at > mb_fence_at &&
+		    mb_written_at < mb_fence_at + p->membarrier_target_ns);
+	/* ... which it left first */
+	assert_true(mb_seen_at >= mb_fence_at + p->membarrier_target_ns);
+	assert_true(mb_seen_at < mb_fence_at + p->membarrier_target_ns + 1000);
+	result_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -262,6 +325,7 @@ int main(void)
 		cmocka_unit_test(test_twin_tas_holds_up),
 		cmocka_unit_test(test_twin_membarrier_ipi_costs_target),
 		cmocka_unit_test(test_twin_membarrier_no_ipi_off_cpu),
+		cmocka_unit_test(test_twin_membarrier_ipi_delays_spinner),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
