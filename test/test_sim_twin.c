@@ -197,6 +197,21 @@ static void guest_membarrier(int vm, int idx, int slot)
 	}
 }
 
+/* The twin with `list` on top, guest_membarrier's counts reset, run to
+ * the end into *r. */
+static void mb_run(const char *list, struct sim_result *r)
+{
+	struct sim_config c;
+	twin(&c, list);
+	mb_fences = 0;
+	memset(mb_stretched, 0, sizeof(mb_stretched));
+	memset(mb_shortest, 0, sizeof(mb_shortest));
+	sim_set_guest(guest_membarrier);
+	int rc = sim_run(&c, r);
+	sim_set_guest(NULL);
+	assert_int_equal(rc, 0);
+}
+
 /* 2 threads on 2 CPUs: each of vCPU 0's membarriers stretches one of
  * vCPU 1's steps by membarrier_target_ns, and the host counts the IPIs.
  * Before 2026-12-07 the target paid nothing (the twin could not see what
@@ -207,16 +222,8 @@ static void test_twin_membarrier_ipi_costs_target(void **state)
 	const struct sim_profile *p = sim_profile_find("linux-threads");
 	assert_non_null(p);
 	assert_true(p->membarrier_target_ns >= 5000);
-	struct sim_config c;
 	struct sim_result r;
-	twin(&c, "vcpus=2 seconds=0.006");
-	mb_fences = 0;
-	memset(mb_stretched, 0, sizeof(mb_stretched));
-	memset(mb_shortest, 0, sizeof(mb_shortest));
-	sim_set_guest(guest_membarrier);
-	int rc = sim_run(&c, &r);
-	sim_set_guest(NULL);
-	assert_int_equal(rc, 0);
+	mb_run("vcpus=2 seconds=0.006", &r);
 	print_message("%d membarriers; vCPU 1: %d steps stretched, the shortest by %llu ns; "
 		      "host membarrier_ipis %.0f\n", mb_fences, mb_stretched[1],
 		      (unsigned long long)mb_shortest[1], host(&r, "membarrier_ipis"));
@@ -236,16 +243,8 @@ static void test_twin_membarrier_ipi_costs_target(void **state)
 static void test_twin_membarrier_no_ipi_off_cpu(void **state)
 {
 	(void)state;
-	struct sim_config c;
 	struct sim_result r;
-	twin(&c, "vcpus=3 seconds=0.006");
-	mb_fences = 0;
-	memset(mb_stretched, 0, sizeof(mb_stretched));
-	memset(mb_shortest, 0, sizeof(mb_shortest));
-	sim_set_guest(guest_membarrier);
-	int rc = sim_run(&c, &r);
-	sim_set_guest(NULL);
-	assert_int_equal(rc, 0);
+	mb_run("vcpus=3 seconds=0.006", &r);
 	print_message("%d membarriers; stretched steps %d and %d; host membarrier_targets "
 		      "%.0f\n", mb_fences, mb_stretched[1], mb_stretched[2],
 		      host(&r, "membarrier_targets"));
