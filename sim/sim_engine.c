@@ -314,6 +314,24 @@ void arm(struct vcpu *v)
 	}
 }
 
+bool irq_defer(struct vcpu *u, enum ev_type ev)
+{
+	if (u->sched != VS_RUNNING || u->irqs_off || u->stint_start <= S.now)
+		return false;
+	heap_push(u->stint_start, ev, (uint32_t)u->id, 0);
+	return true;
+}
+
+bool irq_take_exec(struct vcpu *u, sim_time_t h)
+{
+	account_stint(u, S.now);
+	if (u->act != VA_EXEC || u->left == SIM_T_INF)
+		return false;
+	u->left += h;
+	arm(u);
+	return true;
+}
+
 /* The current coroutine gives control back until its stint ends (or, if it
  * is not RUNNING, until it is scheduled in and its stint ends). */
 void vcpu_yield(struct vcpu *v)

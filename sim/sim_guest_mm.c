@@ -102,19 +102,12 @@ void tlb_ack_event(struct vcpu *u)
 	 * switch, or a memory access waiting for its line): the interrupt is
 	 * taken when it begins.  Dropping it here left the sender spinning
 	 * for ever on small hosts (a lost IPI of the model, not of a lock). */
-	if (u->sched == VS_RUNNING && !u->irqs_off && u->stint_start > S.now) {
-		heap_push(u->stint_start, EV_TLB_ACK, (uint32_t)u->id, 0);
+	if (irq_defer(u, EV_TLB_ACK))
 		return;
-	}
 	if (u->sched != VS_RUNNING || u->irqs_off || u->act == VA_HALT)
 		return;
 	struct sim_mm *mm = S.vms[u->vm].mm;
-	sim_time_t h = us_to_ns(sim_mm_model.flush_us);
-	account_stint(u, S.now);
-	if (u->act == VA_EXEC && u->left != SIM_T_INF) {
-		u->left += h;
-		arm(u);
-	}
+	irq_take_exec(u, us_to_ns(sim_mm_model.flush_us));
 	tlb_ack_done(u);
 	/* the ack store, as the target's write of the csd line */
 	struct line *l = line_of(&mm->tlb_left);

@@ -103,9 +103,10 @@ struct vcpu {
 	struct vcpu *wnext, *wprev;
 	sim_time_t spin_run;         /* running ns of the current park */
 	bool spin_hit;               /* the watched line got a satisfying write */
-	sim_time_t irq_until;        /* a membarrier IPI's handler (twin) runs
-					until then: a spin that its line ends
-					sooner resumes then (arm) */
+	sim_time_t irq_until;        /* a membarrier IPI's handler runs until
+					then (kvm_membarrier_ipi): a spin whose
+					line changes sooner resumes only then
+					(arm) */
 	sim_time_t ple_acc, ple_window;
 	/* halt */
 	bool pv_unhalted;
@@ -366,6 +367,15 @@ void heap_push(sim_time_t t, enum ev_type type, uint32_t id, uint64_t gen);
 void account_stint(struct vcpu *v, sim_time_t t);
 /** Schedule the events of a RUNNING vCPU from its stint. */
 void arm(struct vcpu *v);
+/** An interrupt (the event `ev` for u) reaches u now: if u is on a pCPU
+ *  with IRQs on but its current step has not begun (a switch, or an access
+ *  waiting for its line), push `ev` for when it begins and return true
+ *  (the handler runs then); else false.  sim_engine.c. */
+bool irq_defer(struct vcpu *u, enum ev_type ev);
+/** Running u takes an interrupt handler of `h` ns now: a computation of
+ *  known length runs h longer (re-armed).  True if u was computing so.
+ *  sim_engine.c. */
+bool irq_take_exec(struct vcpu *u, sim_time_t h);
 /** The current coroutine gives control back until its stint ends. */
 void vcpu_yield(struct vcpu *v);
 /** Charge `ns` of running time to the current vCPU. */
@@ -420,8 +430,8 @@ void vcpu_kick_wake(struct vcpu *t);
 /** EV_PARK_TIMEOUT on v (`gen`: its park's generation). */
 void kvm_park_timeout(struct vcpu *v, uint64_t gen);
 /** EV_MEMBARRIER_IPI: a membarrier's IPI reaches u; a running u pays the
- *  profile's membarrier_target_ns out of its current computation
- *  (sim_kvm.c). */
+ *  profile's membarrier_target_ns out of its computation, or, spinning,
+ *  sees its line change no sooner than that from now (sim_kvm.c). */
 void kvm_membarrier_ipi(struct vcpu *u);
 
 /* ---- sim_guest.c, sim_guest_mm.c: guest workloads ------------------------ */

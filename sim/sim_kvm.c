@@ -432,28 +432,26 @@ void pvspin_plat_slice_ext_end(const void *lock)
 
 void kvm_membarrier_ipi(struct vcpu *u)
 {
-	/* on a pCPU but its current step not begun (a switch, or an access
-	 * waiting for its line): taken when it begins, as a TLB IPI */
-	if (u->sched == VS_RUNNING && u->stint_start > S.now) {
-		heap_push(u->stint_start, EV_MEMBARRIER_IPI, (uint32_t)u->id, 0);
+	/* taken when its current step begins, as a TLB IPI; one with IRQs
+	 * off (only a kernel's lock holder: the twin's threads never are)
+	 * is not modelled */
+	if (irq_defer(u, EV_MEMBARRIER_IPI))
 		return;
-	}
-	if (u->sched != VS_RUNNING || u->act == VA_HALT)
+	if (u->sched != VS_RUNNING || u->irqs_off || u->act == VA_HALT)
 		return;
 	sim_time_t h = S.prof->membarrier_target_ns;
-	account_stint(u, S.now);
-	if (u->act == VA_EXEC) {
-		/* a target that computes pays the handler out of it */
-		if (u->left == SIM_T_INF)
-			return;
-		u->left += h;
-	} else {
-		/* one that spins sees its line change no sooner than the
-		 * handler's end, and its bound of PAUSE loops waits too */
-		u->irq_until = S.now + h;
-		if (u->left != SIM_T_INF)
-			u->left += h;
+	/* a target that computes pays the handler out of it */
+	if (irq_take_exec(u, h)) {
+		S.membarrier_ipis++;
+		return;
 	}
+	if (u->act != VA_SPIN)
+		return;   /* a computation of no known length */
+	/* one that spins sees its line change no sooner than the handler's
+	 * end, and its bound of PAUSE loops waits too */
+	u->irq_until = S.now + h;
+	if (u->left != SIM_T_INF)
+		u->left += h;
 	arm(u);
 	S.membarrier_ipis++;
 }
