@@ -21,11 +21,12 @@
  * now keeps exactly, by reserving each claim's stamp with a
  * compare-and-swap, sp_stamp_starve_reserve: before, a waiter preempted
  * between its check of the stamp and its cmpxchg of the word could claim
- * a second time within the millisecond).  The window is measured: it is HOLD_MS and the time to
- * create the waiters, 38-47 ms under ThreadSanitizer (windows of 141-168
- * ms, 94-114 claims: the bound HOLD_MS + 1 failed there).  On the code
- * before the limit: 185-230 here, 6-7 per waiter.  At least 5, so that the test
- * cannot pass with nobody starving.  The upper bound holds on any machine
+ * a second time within the millisecond).  The window is measured: it is
+ * HOLD_MS and the time to create the waiters, 38-47 ms under
+ * ThreadSanitizer (windows of 141-168 ms, 94-114 claims: the bound
+ * HOLD_MS + 1 failed there).  On the code before the limit: 185-230 here,
+ * 6-7 per waiter.  At least 5, so that the test cannot pass with nobody
+ * starving.  The upper bound holds on any machine
  * (a loaded one wakes its waiters later, not more often).
  */
 #include <pthread.h>

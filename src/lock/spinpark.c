@@ -89,10 +89,10 @@
  * model checks this with CROWD 1 and 2 (3 threads), and rejects mutant
  * (w), whose unlock keeps the store while the crowd's sleepers skip the
  * fence: a spinner that gives up then counts itself unfenced while the
- * store it should have seen is still buffered.  `pvspin torture`, 3 s: 256 threads 363-365
- * k acquisitions a second against 278-287 k, 1 024 threads 266-281 k
- * against 214-235 k (glibc's pthread_mutex 379 k and 370 k in the same
- * hour); `pvspin bench` at 8 threads (never 8 parked) 1.00 of before
+ * store it should have seen is still buffered.  `pvspin torture`, 3 s:
+ * 256 threads 363-365 k acquisitions a second against 278-287 k, 1 024
+ * threads 266-281 k against 214-235 k (glibc's pthread_mutex 379 k and
+ * 370 k in the same hour); `pvspin bench` at 8 threads (never 8 parked) 1.00 of before
  * (with SP_CROWD 8).
  * With the write-back of re-sleeps too (a profile of that 1 024-thread
  * run still had 15 % of the samples in membarrier's IPIs): 1 024 threads
@@ -247,9 +247,11 @@
  * 2000 ns 1.02-1.15 in seven runs (0.99-1.01 for the unchanged copy
  * against itself), cs 50 1.02-1.10, cs 10 1.11; 4 threads cs 50
  * 1.05-1.11, cs 2000 1.05, cs 10 1.01; 2 threads 1.03 (nobody parks
- * there: noise);
- * `--hog 1` 2 threads 0.99, 4 1.03, 8 1.08, 8 at cs 2000 1.06.  The
- * Promela model checks the rule with CROWD 1. */
+ * there: noise); `--hog 1` 2 threads 0.99, 4 1.03, 8 1.08, 8 at cs 2000
+ * 1.06.  The Promela model checks the rule with CROWD 1.  With 1, a
+ * release by the store never has a sleeper to wake by its own decision
+ * (WOKEN needs one counted): the unlock's `|| wake` there stays for
+ * other values. */
 #define SP_CROWD 1u
 /* A waiter that the full `parked` count leaves uncounted is never woken:
  * it polls, from SP_PARK_TIMEOUT_MIN_NS doubling per poll up to this.  A fixed 1 ms
