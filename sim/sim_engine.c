@@ -442,8 +442,13 @@ static int setup(const struct sim_config *c)
 		vm->first = m * c->vcpus;
 		vm->n = c->vcpus;
 		/* the guest's release mode, as the native platform's (the
-		 * simulated guest has membarrier) */
-		vm->park_seq = pvspin_plat_park_seq_mode(true, (uint32_t)c->vcpus);
+		 * simulated guest has membarrier), from the CPUs its threads
+		 * may run on: the VM's vCPUs, or where vCPUs stand for
+		 * threads the pCPUs (pvspin_plat_spin_cpus(); with the vCPUs
+		 * the twin's 9 threads on 2 CPUs released by RMW and fenced
+		 * nothing, and 4 threads on 64 CPUs fenced: helper-58) */
+		vm->park_seq = pvspin_plat_park_seq_mode(
+			true, S.prof->vcpus_are_threads ? (uint32_t)S.np : (uint32_t)c->vcpus);
 		vm->nlocks = c->locks;
 		vm->lock = c->vm_lock[m] ? c->vm_lock[m] : c->lock;
 		vm->ple = c->vm_ple[m] >= 0 ? c->vm_ple[m] : S.ple;

@@ -316,6 +316,32 @@ static void test_twin_membarrier_ipi_delays_spinner(void **state)
 	result_free(&r);
 }
 
+/* The release mode follows the CPUs the threads may run on (the pCPUs),
+ * as the native platform's does, not the thread count: 9 threads on 2
+ * CPUs release by the plain store, so spinpark's first sleepers fence;
+ * 4 threads on 16 CPUs (more than PVSPIN_PARK_SEQ_STORE_MAX_CPUS) release
+ * by RMW and nobody fences.  It followed the vCPUs until 2026-12-07, the
+ * other way round in both (helper-58). */
+static void test_twin_release_mode_follows_pcpus(void **state)
+{
+	(void)state;
+	struct sim_config c;
+	struct sim_result r;
+	twin(&c, "lock=spinpark vcpus=9 seconds=0.05");
+	assert_int_equal(sim_run(&c, &r), 0);
+	double nine = host(&r, "fences_heavy"), parks9 = host(&r, "parks");
+	result_free(&r);
+	twin(&c, "lock=spinpark vcpus=4 pcpus=16 seconds=0.05");
+	assert_int_equal(sim_run(&c, &r), 0);
+	double wide = host(&r, "fences_heavy"), parks16 = host(&r, "parks");
+	result_free(&r);
+	print_message("fences: 9 threads on 2 CPUs %.0f (%.0f parks), 4 on 16 CPUs %.0f (%.0f "
+		      "parks)\n", nine, parks9, wide, parks16);
+	assert_true(parks9 > 0 && parks16 > 0);
+	assert_true(nine >= 1);
+	assert_true(wide == 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -325,6 +351,7 @@ int main(void)
 		cmocka_unit_test(test_twin_membarrier_ipi_costs_target),
 		cmocka_unit_test(test_twin_membarrier_no_ipi_off_cpu),
 		cmocka_unit_test(test_twin_membarrier_ipi_delays_spinner),
+		cmocka_unit_test(test_twin_release_mode_follows_pcpus),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
