@@ -109,9 +109,10 @@ void bench_table_calibration_note(FILE *f, const struct bench_config *c)
 	if (!(end * 100.0 > start * (100.0 + BENCH_CALIBRATION_NOTE_PCT)))
 		return;
 	fprintf(f, "# the busy loop ran faster later in the run: %.3f loops/ns, against %.3f "
-		"when calibrated (the host ran this CPU slowly then); each round uses the "
-		"fastest rate seen before it, so the rounds before the rise ran their critical "
-		"and non-critical sections up to %.0f %% shorter than asked\n", end, start,
+		"when calibrated (this CPU ran slowly then: a busy host, or another task on "
+		"it); each round uses the fastest rate seen before it, so the rounds before "
+		"the rise ran their critical and non-critical sections up to %.0f %% shorter "
+		"than asked\n", end, start,
 		100.0 * (1.0 - start / end));
 	fflush(f);
 }

@@ -21,10 +21,11 @@ void bench_table_header(FILE *f, const struct bench_config *c);
 void bench_table_row(FILE *f, const struct bench_row *row);
 
 /** After the rows: if the busy loop's rate rose during the run by more
- *  than BENCH_CALIBRATION_NOTE_PCT % (bench_workload_recheck: the host ran
- *  this CPU slowly when the run was calibrated), one comment line with
- *  both rates and how much shorter than asked the sections of the rounds
- *  before the rise were.  Else nothing.  Flushes f. */
+ *  than BENCH_CALIBRATION_NOTE_PCT % (bench_workload_recheck: this CPU ran
+ *  slowly when the run was calibrated, on a busy host or beside another
+ *  task), one comment line with both rates and how much shorter than
+ *  asked the sections of the rounds before the rise were.  Else nothing.
+ *  Flushes f. */
 void bench_table_calibration_note(FILE *f, const struct bench_config *c);
 #define BENCH_CALIBRATION_NOTE_PCT 10
 
