@@ -453,6 +453,16 @@ static void locks_summary(json_t *vms, const char *global, char *buf, size_t n)
 		snprintf(buf + used, n - used, ")");
 }
 
+/* A VM's "jain" as the summary prints it: "0.994", or "-" where the JSON
+ * has null (no vCPU finished an operation: the index is 0 / 0). */
+static const char *jain_text(const json_t *v, char *buf, size_t n)
+{
+	if (!json_is_number(v))
+		return "-";
+	snprintf(buf, n, "%.3f", json_number_value(v));
+	return buf;
+}
+
 static void print_summary(FILE *f, json_t *j)
 {
 	json_t *cfg = json_object_get(j, "config"), *host = json_object_get(j, "host");
@@ -474,7 +484,7 @@ static void print_summary(FILE *f, json_t *j)
 	json_array_foreach(vms, i, vm) {
 		json_t *lat = json_object_get(vm, "latency_ns"), *c = json_object_get(vm, "completion_s");
 		/* completion only means something in a fixed-work run */
-		char comp[48] = "";
+		char comp[48] = "", jain[16];
 		if (json_integer_value(json_object_get(cfg, "work")) > 0)
 			snprintf(comp, sizeof(comp), json_is_null(c) ? ", completion: not done"
 							  : ", completion %.6f s",
@@ -482,7 +492,7 @@ static void print_summary(FILE *f, json_t *j)
 		/* the tail too: p50 and p99 alone can be equal while a few
 		 * waits take milliseconds (a new user read that as a bug) */
 		fprintf(f, "  vm%zu (%s): ops %lld, ops/s %.0f%s, wait p50 %.0f ns "
-			   "p99 %.0f ns p999 %.0f ns max %.0f ns, jain %.3f, cpu %.1f%%, "
+			   "p99 %.0f ns p999 %.0f ns max %.0f ns, jain %s, cpu %.1f%%, "
 			   "spin %.1f%%\n", i,
 			json_string_value(json_object_get(vm, "lock")),
 			json_integer_value(json_object_get(vm, "ops")),
@@ -491,7 +501,7 @@ static void print_summary(FILE *f, json_t *j)
 			json_real_value(json_object_get(lat, "p99")),
 			json_real_value(json_object_get(lat, "p999")),
 			json_real_value(json_object_get(lat, "max")),
-			json_real_value(json_object_get(vm, "jain")),
+			jain_text(json_object_get(vm, "jain"), jain, sizeof(jain)),
 			json_real_value(json_object_get(vm, "cpu_pct")),
 			json_real_value(json_object_get(vm, "spin_pct")));
 	}

@@ -223,7 +223,10 @@ json_t *results_json(double wall)
 		json_object_set_new(o, "completion_s",
 				    vm->done_at ? json_real(vm->done_at / 1e9) : json_null());
 		json_object_set_new(o, "latency_ns", latency_json(vm));
-		json_object_set_new(o, "jain", json_real(sq > 0 ? sum * sum / (vm->n * sq) : 1.0));
+		/* Jain's index of the per-vCPU ops; undefined (0 / 0) when no
+		 * vCPU finished an operation: null, not a perfect 1 */
+		json_object_set_new(o, "jain", sq > 0 ? json_real(sum * sum / (vm->n * sq))
+						      : json_null());
 		json_object_set_new(o, "spin_pct",
 				    json_real(vm_run ? 100.0 * vm_spin / vm_run : 0));
 		/* share of the VM's vCPU time on a pCPU (halted, preempted and

@@ -345,6 +345,14 @@ if(TARGET pvspin_sim_core AND TARGET pvspin)
     "\"stop\": \"done\".*\"ops\": 1200,[^}]*\"latency_ns\": {[^}]*\"count\": 1200,"
     ${P} sim --preset smoke --set work=300 --json -)
 
+  # Jain's index of a VM whose vCPUs finished no operation is 0 / 0: null in
+  # the JSON and '-' in the summary (it said 1, a perfectly fair VM, for a
+  # 1 us run of 0 ops)
+  pvspin_sim_cli_output(sim_cli_jain_no_ops_json 0 "\"ops\": 0,.*\"jain\": null,"
+    ${P} sim --preset smoke --set seconds=0.000001 --json -)
+  pvspin_sim_cli_output(sim_cli_jain_no_ops_text 0 "ops 0, .*, jain -, cpu"
+    ${P} sim --preset smoke --set seconds=0.000001)
+
   # The VM number of a vmN.KEY key is 0..63 and never wraps (2^32 is not vm0).
   pvspin_sim_cli_expect(sim_cli_vm_number_wrap 2
     "bad key 'vm4294967296.lock': VM numbers go from 0 to 63"
