@@ -85,31 +85,24 @@ static void test_versus_by_placement(void **state)
 	free(out);
 }
 
-/* The comparison lines (bench_table_versus) keep their columns for a
- * ratio of 1 to 3 integer digits: the range and "paired" start at the
- * same place on every line (a 21.32x ratio slipped them one column). */
-static void test_versus_columns(void **state)
+/* Print the comparison lines (bench_table_versus) of rows[0..n) into a
+ * string (freed by the caller). */
+static char *versus(const struct bench_row *rows, size_t n)
 {
-	(void)state;
-	double a1[] = { 15 }, b1[] = { 10 }, a2[] = { 2132 }, b2[] = { 100 };
-	double a3[] = { 99999 }, b3[] = { 100 };
-	struct bench_row rows[] = {
-		{ .lock = &lock_a, .threads = 1, .ops_repeats = a1, .nrepeats = 1, .r.ops_per_s = 15 },
-		{ .lock = &lock_b, .threads = 1, .ops_repeats = b1, .nrepeats = 1, .r.ops_per_s = 10 },
-		{ .lock = &lock_a, .threads = 4, .ops_repeats = a2, .nrepeats = 1, .r.ops_per_s = 2132 },
-		{ .lock = &lock_b, .threads = 4, .ops_repeats = b2, .nrepeats = 1, .r.ops_per_s = 100 },
-		{ .lock = &lock_a, .threads = 64, .ops_repeats = a3, .nrepeats = 1, .r.ops_per_s = 99999 },
-		{ .lock = &lock_b, .threads = 64, .ops_repeats = b3, .nrepeats = 1, .r.ops_per_s = 100 },
-	};
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 	assert_non_null(f);
-	bench_table_versus(f, rows, 6, "spinpark");
+	bench_table_versus(f, rows, n, "spinpark");
 	fclose(f);
 	printf("%s", buf);
-	assert_non_null(strstr(buf, "21.32x"));
-	assert_non_null(strstr(buf, "999.99x"));
+	return buf;
+}
+
+/* Assert that the range and "paired" of every comparison line in `buf`
+ * (after its header) start at the same columns; returns the lines. */
+static int assert_columns(char *buf)
+{
 	long bracket = -1, paired = -1;
 	int lines = 0;
 	for (char *line = strchr(buf, '\n') + 1; *line; line = strchr(line, '\n') + 1, lines++) {
@@ -123,7 +116,40 @@ static void test_versus_columns(void **state)
 		assert_int_equal(b - line, bracket);
 		assert_int_equal(p - line, paired);
 	}
-	assert_int_equal(lines, 3);
+	return lines;
+}
+
+/* The comparison lines (bench_table_versus) keep their columns for a
+ * ratio of 1 to 3 integer digits in fixed widths (a 21.32x ratio slipped
+ * them one column), and beyond in columns as wide as the widest line
+ * (1234.56x slipped them again). */
+static void test_versus_columns(void **state)
+{
+	(void)state;
+	double a1[] = { 15 }, b1[] = { 10 }, a2[] = { 2132 }, b2[] = { 100 };
+	double a3[] = { 99999 }, b3[] = { 100 };
+	struct bench_row rows[] = {
+		{ .lock = &lock_a, .threads = 1, .ops_repeats = a1, .nrepeats = 1, .r.ops_per_s = 15 },
+		{ .lock = &lock_b, .threads = 1, .ops_repeats = b1, .nrepeats = 1, .r.ops_per_s = 10 },
+		{ .lock = &lock_a, .threads = 4, .ops_repeats = a2, .nrepeats = 1, .r.ops_per_s = 2132 },
+		{ .lock = &lock_b, .threads = 4, .ops_repeats = b2, .nrepeats = 1, .r.ops_per_s = 100 },
+		{ .lock = &lock_a, .threads = 64, .ops_repeats = a3, .nrepeats = 1, .r.ops_per_s = 99999 },
+		{ .lock = &lock_b, .threads = 64, .ops_repeats = b3, .nrepeats = 1, .r.ops_per_s = 100 },
+	};
+	char *buf = versus(rows, 6);
+	assert_non_null(strstr(buf, "21.32x"));
+	assert_non_null(strstr(buf, "999.99x"));
+	assert_non_null(strstr(buf, "#      1 thread     1.50x ck_ticket              "
+				    "[1.50-1.50]     paired   1.50x\n"));   /* the fixed widths */
+	assert_int_equal(assert_columns(buf), 3);
+	free(buf);
+
+	double a4[] = { 123456 };   /* 1234.56x at 64 threads */
+	rows[4].ops_repeats = a4;
+	rows[4].r.ops_per_s = 123456;
+	buf = versus(rows, 6);
+	assert_non_null(strstr(buf, "1234.56x"));
+	assert_int_equal(assert_columns(buf), 3);
 	free(buf);
 }
 

@@ -137,39 +137,87 @@ static double paired_median(const double *a, const double *b, unsigned n, double
 	return m;
 }
 
+/* The best and the next best other lock (by median ops/s) at the thread
+ * count of rows[i]; *best is NULL where rows[i] is alone there. */
+static void versus_pick(const struct bench_row *rows, size_t n, size_t i,
+			const struct bench_row **best, const struct bench_row **next)
+{
+	*best = *next = NULL;
+	for (size_t j = 0; j < n; j++) {
+		if (j == i || rows[j].threads != rows[i].threads)
+			continue;
+		if (!*best || rows[j].r.ops_per_s > (*best)->r.ops_per_s) {
+			*next = *best;
+			*best = &rows[j];
+		} else if (!*next || rows[j].r.ops_per_s > (*next)->r.ops_per_s) {
+			*next = &rows[j];
+		}
+	}
+}
+
+/* One comparison line's ratio ("21.32"), per-repeat range ("[20.10-22.40]")
+ * and paired median ("21.30"), as bench_table_versus() prints them. */
+struct versus_text {
+	char ratio[32], range[72], paired[32];
+};
+
+/* Fill `t` for `me` over `best`. */
+static void versus_format(struct versus_text *t, const struct bench_row *me,
+			  const struct bench_row *best)
+{
+	double lo, hi, paired = paired_median(me->ops_repeats, best->ops_repeats, me->nrepeats,
+					      &lo, &hi);
+	snprintf(t->ratio, sizeof(t->ratio), "%.2f", me->r.ops_per_s / best->r.ops_per_s);
+	snprintf(t->range, sizeof(t->range), "[%.2f-%.2f]", lo, hi);
+	snprintf(t->paired, sizeof(t->paired), "%.2f", paired);
+}
+
+/* Widen column width *w to hold `s`. */
+static void widen(int *w, const char *s)
+{
+	int len = (int)strlen(s);
+	if (len > *w)
+		*w = len;
+}
+
 void bench_table_versus(FILE *f, const struct bench_row *rows, size_t n, const char *name)
 {
-	bool header = false;
+	/* The columns line up: at least the widths of 999.99x and its range,
+	 * wider where a ratio is larger (1234.56x slipped the range and
+	 * "paired" one column), so the lines are formatted twice. */
+	int wratio = 6, wrange = 15, wpaired = 6;
+	bool any = false;
 	for (size_t i = 0; i < n; i++) {
-		const struct bench_row *me = &rows[i], *best = NULL, *next = NULL;
-		if (strcmp(me->lock->name, name))
+		const struct bench_row *best, *next;
+		struct versus_text t;
+		if (strcmp(rows[i].lock->name, name))
 			continue;
-		for (size_t j = 0; j < n; j++) {
-			if (j == i || rows[j].threads != me->threads)
-				continue;
-			if (!best || rows[j].r.ops_per_s > best->r.ops_per_s) {
-				next = best;
-				best = &rows[j];
-			} else if (!next || rows[j].r.ops_per_s > next->r.ops_per_s) {
-				next = &rows[j];
-			}
-		}
+		versus_pick(rows, n, i, &best, &next);
 		if (!best)
 			continue;
-		double lo, hi, paired = paired_median(me->ops_repeats, best->ops_repeats,
-						      me->nrepeats, &lo, &hi);
-		if (!header) {
-			fprintf(f, "# %s (the default kind) over the best other lock, median ops/s; "
-				"per-repeat ratios [min-max] and their median; the best other over "
-				"the next:\n", name);
-			header = true;
-		}
-		/* fixed widths: the columns line up up to 999.99x */
-		char range[48];
-		snprintf(range, sizeof(range), "[%.2f-%.2f]", lo, hi);
-		fprintf(f, "#   %4u thread%s  %6.2fx %-22s %-15s paired %6.2fx", me->threads,
-			me->threads == 1 ? " " : "s", me->r.ops_per_s / best->r.ops_per_s,
-			best->lock->name, range, paired);
+		versus_format(&t, &rows[i], best);
+		widen(&wratio, t.ratio);
+		widen(&wrange, t.range);
+		widen(&wpaired, t.paired);
+		any = true;
+	}
+	if (!any)
+		return;
+	fprintf(f, "# %s (the default kind) over the best other lock, median ops/s; "
+		"per-repeat ratios [min-max] and their median; the best other over "
+		"the next:\n", name);
+	for (size_t i = 0; i < n; i++) {
+		const struct bench_row *me = &rows[i], *best, *next;
+		struct versus_text t;
+		if (strcmp(me->lock->name, name))
+			continue;
+		versus_pick(rows, n, i, &best, &next);
+		if (!best)
+			continue;
+		versus_format(&t, me, best);
+		fprintf(f, "#   %4u thread%s  %*sx %-22s %-*s paired %*sx", me->threads,
+			me->threads == 1 ? " " : "s", wratio, t.ratio, best->lock->name, wrange,
+			t.range, wpaired, t.paired);
 		if (next)
 			fprintf(f, "; %s %.2fx %s", best->lock->name,
 				best->r.ops_per_s / next->r.ops_per_s, next->lock->name);
