@@ -3,7 +3,8 @@
  * default kind with the other locks, on made-up rows: the comparison by
  * placement class (bench_table_versus_by_placement) matches repeats run
  * close with repeats run close, and prints nothing where every probe fell
- * in one class; the comparison lines keep their columns.  The busy loop's
+ * in one class, nor for a thread count with nothing to compare in either
+ * class; the comparison lines keep their columns.  The busy loop's
  * calibration: a recheck keeps the faster rate (bench/workload.c), and a
  * rise during the run is said after the rows.
  */
@@ -82,6 +83,37 @@ static void test_versus_by_placement(void **state)
 	rows[1].rtt_repeats = b2_rtt;
 	out = by_placement(rows, 3);
 	assert_non_null(strstr(out, "; apart -\n"));
+	free(out);
+}
+
+/* A thread count where neither class compares anything (spinpark ran
+ * close only, the others apart only) gets no line: it printed "close -;
+ * apart -".  The other thread counts keep theirs, and with no line left
+ * the header goes too. */
+static void test_versus_by_placement_nothing(void **state)
+{
+	(void)state;
+	double ops[] = { 12, 5, 14, 6, 13 }, close[] = { 64, 62, 66, 64, 60 };
+	double apart[] = { 330, 320, 330, 340, 330 };
+	double a_rtt[] = { 64, 330, 62, 320, 66 }, b_rtt[] = { 64, 330, 330, 64, 320 };
+	struct bench_row rows[] = {
+		{ .lock = &lock_a, .threads = 2, .ops_repeats = ops, .rtt_repeats = close, .nrepeats = 5 },
+		{ .lock = &lock_a, .threads = 4, .ops_repeats = ops, .rtt_repeats = a_rtt, .nrepeats = 5 },
+		{ .lock = &lock_b, .threads = 2, .ops_repeats = ops, .rtt_repeats = apart, .nrepeats = 5 },
+		{ .lock = &lock_b, .threads = 4, .ops_repeats = ops, .rtt_repeats = b_rtt, .nrepeats = 5 },
+		{ .lock = &lock_c, .threads = 2, .ops_repeats = ops, .rtt_repeats = apart, .nrepeats = 5 },
+	};
+	char *out = by_placement(rows, 5);
+	printf("%s", out);
+	/* at 4 threads, close: 13 over 9 (12, 6); apart: 5.5 over 13 (5, 14, 13) */
+	assert_non_null(strstr(out, "#      4 threads  close 1.44x ck_ticket (3, 2 repeats); "
+				    "apart 0.42x ck_ticket (2, 3 repeats)\n"));
+	assert_null(strstr(out, "2 threads"));
+	assert_null(strstr(out, "close -; apart -"));
+	free(out);
+
+	out = by_placement(rows, 3);   /* 2 threads only (and spinpark at 4) */
+	assert_string_equal(out, "");
 	free(out);
 }
 
@@ -195,6 +227,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_versus_by_placement),
+		cmocka_unit_test(test_versus_by_placement_nothing),
 		cmocka_unit_test(test_versus_columns),
 		cmocka_unit_test(test_workload_recheck_keeps_fastest),
 		cmocka_unit_test(test_calibration_note),

@@ -226,45 +226,66 @@ void bench_table_versus(FILE *f, const struct bench_row *rows, size_t n, const c
 	fflush(f);
 }
 
-/* One placement class's comparison for bench_table_versus_by_placement():
- * "close 0.92x ck_ticket (3, 3 repeats)", or "close -" where `me` ran no
- * repeat so, or no other lock did.  Where some other locks ran no repeat
- * in the class, their count is said, "(2, 2 repeats; 3 of 10 other locks
- * ran so)": the best of those that did may be a weak one (a new user's
- * reading, 2026-12-07: "close 3.54x pthread_spin", where the stronger
- * locks had run apart only). */
-static void versus_in_class(FILE *f, const struct bench_row *rows, size_t n,
+/* One placement class's comparison of bench_table_versus_by_placement():
+ * the median ops/s of `me`'s repeats in the class over the best such
+ * median among the other locks at its thread count, that lock, the two
+ * repeat counts, and how many other locks there are and ran so. */
+struct class_versus {
+	bool apart;                      /* the class */
+	double ratio;                    /* NAN: no comparison (see below) */
+	const struct bench_row *best;    /* NULL: no comparison */
+	unsigned m, bm;                  /* repeats of `me`, of best, in the class */
+	unsigned others, ran;            /* other locks with probes; ran so */
+};
+
+/* Fill `v` for `me` in class `apart` (threshold `thr`).  v->best is NULL
+ * where `me` ran no repeat so, or no other lock did (or none did
+ * anything). */
+static void versus_in_class(struct class_versus *v, const struct bench_row *rows, size_t n,
 			    const struct bench_row *me, double thr, bool apart)
 {
-	unsigned m, bm = 0, others = 0, ran = 0;
+	*v = (struct class_versus){ .apart = apart, .ratio = NAN };
 	double mine = bench_median_in_class(me->ops_repeats, me->rtt_repeats, me->nrepeats, thr,
-					    apart, &m);
-	const struct bench_row *best = NULL;
+					    apart, &v->m);
 	double top = NAN;
-	for (size_t j = 0; m && j < n; j++) {
+	for (size_t j = 0; v->m && j < n; j++) {
 		const struct bench_row *o = &rows[j];
 		if (o == me || o->threads != me->threads || !o->rtt_repeats)
 			continue;
 		unsigned c;
 		double x = bench_median_in_class(o->ops_repeats, o->rtt_repeats, o->nrepeats, thr,
 						 apart, &c);
-		others++;
-		ran += c > 0;
-		if (c && (!best || x > top)) {
-			best = o;
+		v->others++;
+		v->ran += c > 0;
+		if (c && (!v->best || x > top)) {
+			v->best = o;
 			top = x;
-			bm = c;
+			v->bm = c;
 		}
 	}
-	const char *cls = apart ? "apart" : "close";
-	if (!best || !(top > 0)) {
+	if (!(top > 0))
+		v->best = NULL;
+	if (v->best)
+		v->ratio = mine / top;
+}
+
+/* Print `v`: "close 0.92x ck_ticket (3, 3 repeats)", or "close -" where
+ * there is no comparison.  Where some other locks ran no repeat in the
+ * class, their count is said, "(2, 2 repeats; 3 of 10 other locks ran
+ * so)": the best of those that did may be a weak one (a new user's
+ * reading, 2026-12-07: "close 3.54x pthread_spin", where the stronger
+ * locks had run apart only). */
+static void print_class_versus(FILE *f, const struct class_versus *v)
+{
+	const char *cls = v->apart ? "apart" : "close";
+	if (!v->best) {
 		fprintf(f, "%s -", cls);
 		return;
 	}
-	fprintf(f, "%s %.2fx %s (%u, %u repeat%s", cls, mine / top, best->lock->name, m, bm,
-		m == 1 && bm == 1 ? "" : "s");
-	if (ran < others)
-		fprintf(f, "; %u of %u other locks ran so", ran, others);
+	fprintf(f, "%s %.2fx %s (%u, %u repeat%s", cls, v->ratio, v->best->lock->name, v->m,
+		v->bm, v->m == 1 && v->bm == 1 ? "" : "s");
+	if (v->ran < v->others)
+		fprintf(f, "; %u of %u other locks ran so", v->ran, v->others);
 	fprintf(f, ")");
 }
 
@@ -290,10 +311,13 @@ void bench_table_versus_by_placement(FILE *f, const struct bench_row *rows, size
 		const struct bench_row *me = &rows[i];
 		if (strcmp(me->lock->name, name) || !me->rtt_repeats)
 			continue;
-		bool others = false;
-		for (size_t j = 0; j < n; j++)
-			others = others || (j != i && rows[j].threads == me->threads);
-		if (!others)
+		struct class_versus close, apart;
+		versus_in_class(&close, rows, n, me, thr, false);
+		versus_in_class(&apart, rows, n, me, thr, true);
+		/* neither class compares anything ("close -; apart -": `me`
+		 * and the others ran in different classes, or `me`'s probes
+		 * all failed): no line */
+		if (!close.best && !apart.best)
 			continue;
 		if (!header) {
 			fprintf(f, "# the same by placement (the line round trip probed before each "
@@ -302,9 +326,9 @@ void bench_table_versus_by_placement(FILE *f, const struct bench_row *rows, size
 			header = true;
 		}
 		fprintf(f, "#   %4u thread%s  ", me->threads, me->threads == 1 ? " " : "s");
-		versus_in_class(f, rows, n, me, thr, false);
+		print_class_versus(f, &close);
 		fprintf(f, "; ");
-		versus_in_class(f, rows, n, me, thr, true);
+		print_class_versus(f, &apart);
 		fprintf(f, "\n");
 	}
 	fflush(f);

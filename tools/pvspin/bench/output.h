@@ -49,8 +49,9 @@ void bench_table_versus(FILE *f, const struct bench_row *rows, size_t n, const c
  * run apart compares placements, not locks).  Per thread count: for
  * "close" and "apart", the median ops/s of `name`'s repeats run so over
  * the highest such median among the other locks, its name, and the two
- * repeat counts; "-" where either has none.  Prints nothing with one
- * class (or --no-placement), or when `name` is not among rows[0..n).
+ * repeat counts; "-" where either has none, and no line for a thread
+ * count where both classes would be "-".  Prints nothing with one class
+ * (or --no-placement), or when `name` is not among rows[0..n).
  * Flushes f.
  */
 void bench_table_versus_by_placement(FILE *f, const struct bench_row *rows, size_t n,
