@@ -518,13 +518,15 @@ int pvspin_cmd_bench(int argc, char **argv)
 	struct bench_row *rows = calloc(nrows, sizeof(*rows));
 	struct bench_row *report = calloc(nrows, sizeof(*report));   /* shallow copies */
 	struct bench_cell_result **res = calloc(nrows, sizeof(*res));
+	c.round_loops_per_ns = calloc(c.nthreads * c.repeat, sizeof(double));
 	struct bench_hogs hogs = { 0 };
 	size_t threads_done = 0;   /* thread counts whose every cell ran */
-	if (!rows || !report || !res) {
+	if (!rows || !report || !res || !c.round_loops_per_ns) {
 		fprintf(stderr, "pvspin bench: out of memory\n");
 		free(rows);
 		free(report);
 		free(res);
+		free(c.round_loops_per_ns);
 		ret = 1;
 		goto out;
 	}
@@ -562,6 +564,7 @@ int pvspin_cmd_bench(int argc, char **argv)
 			/* the host's speed moves within minutes: keep the
 			 * fastest rate seen (bench/workload.h) */
 			bench_workload_recheck(&c.workload);
+			c.round_loops_per_ns[t * c.repeat + k] = c.workload.loops_per_ns;
 			for (size_t j = 0; j < c.nlocks && complete; j++, cell++) {
 				size_t i = bench_round_lock(k, j, c.nlocks) * c.nthreads + t;
 				if (tool_stop_signal())
@@ -576,6 +579,9 @@ int pvspin_cmd_bench(int argc, char **argv)
 		}
 		threads_done += complete;
 	}
+	/* the calibration note names reported rounds only */
+	for (size_t i = threads_done * c.repeat; i < c.nthreads * c.repeat; i++)
+		c.round_loops_per_ns[i] = 0;
 	bench_hogs_stop(&hogs);
 	c.interrupted = tool_stop_signal() != 0;
 	if (progress)
@@ -629,6 +635,7 @@ free_rows:
 	free(rows);
 	free(report);
 	free(res);
+	free(c.round_loops_per_ns);
 	if (tool_stop_signal()) {
 		/* the reports are out: end by the signal, as the caller asked */
 		fprintf(stderr, "pvspin bench: interrupted by %s after %zu of %zu thread counts\n",

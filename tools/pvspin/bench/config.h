@@ -60,6 +60,11 @@ struct bench_config {
 	bool spin_threshold_set;           /* ... set by --spin-threshold */
 	const char *json_path, *csv_path, *plot_path;  /* NULL: not asked */
 	struct bench_workload workload;    /* calibration */
+	double *round_loops_per_ns;        /* the busy loop's rate of each round
+					    * (bench_workload_recheck), repeat k at
+					    * thread count threads[t] in [t * repeat
+					    * + k]; 0: not run, or not reported (a
+					    * thread count cut short by a signal) */
 	struct bench_machine machine;
 };
 

@@ -103,17 +103,78 @@ void bench_table_row(FILE *f, const struct bench_row *row)
 	fflush(f);
 }
 
+/* Whether a round run at `rate` loops/ns (0: not run) ran its sections
+ * more than BENCH_CALIBRATION_NOTE_PCT % shorter than asked, the busy
+ * loop's real rate being `final` (the fastest seen). */
+static bool round_short(double rate, double final)
+{
+	return rate > 0 && rate * 100.0 < final * (100.0 - BENCH_CALIBRATION_NOTE_PCT);
+}
+
+/* Print the rounds (1-based) among rate[0..n) that round_short() picks,
+ * as ranges: "1-2, 4". */
+static void print_round_ranges(FILE *f, const double *rate, unsigned n, double final)
+{
+	const char *sep = "";
+	for (unsigned k = 0; k < n; k++) {
+		if (!round_short(rate[k], final))
+			continue;
+		unsigned last = k;
+		while (last + 1 < n && round_short(rate[last + 1], final))
+			last++;
+		if (last > k)
+			fprintf(f, "%s%u-%u", sep, k + 1, last + 1);
+		else
+			fprintf(f, "%s%u", sep, k + 1);
+		sep = ", ";
+		k = last;
+	}
+}
+
+/* How many rounds of rate[0..n) round_short() picks. */
+static unsigned count_short(const double *rate, unsigned n, double final)
+{
+	unsigned count = 0;
+	for (unsigned k = 0; k < n; k++)
+		count += round_short(rate[k], final);
+	return count;
+}
+
 void bench_table_calibration_note(FILE *f, const struct bench_config *c)
 {
-	double start = c->workload.loops_per_ns_start, end = c->workload.loops_per_ns;
-	if (!(end * 100.0 > start * (100.0 + BENCH_CALIBRATION_NOTE_PCT)))
+	const double *rate = c->round_loops_per_ns, end = c->workload.loops_per_ns;
+	double slowest = INFINITY;
+	for (size_t i = 0; rate && i < c->nthreads * c->repeat; i++)
+		if (round_short(rate[i], end) && rate[i] < slowest)
+			slowest = rate[i];
+	if (!isfinite(slowest))
 		return;
 	fprintf(f, "# the busy loop ran faster later in the run: %.3f loops/ns, against %.3f "
 		"when calibrated (this CPU ran slowly then: a busy host, or another task on "
-		"it); each round uses the fastest rate seen before it, so the rounds before "
-		"the rise ran their critical and non-critical sections up to %.0f %% shorter "
-		"than asked\n", end, start,
-		100.0 * (1.0 - start / end));
+		"it); each round uses the fastest rate seen before it, so the rounds below ran "
+		"their critical and non-critical sections up to %.0f %% shorter than asked\n",
+		end, c->workload.loops_per_ns_start, 100.0 * (1.0 - slowest / end));
+	fprintf(f, "# the rounds whose sections were more than %d %% short (rate under %.3f "
+		"loops/ns):",
+		BENCH_CALIBRATION_NOTE_PCT, end * (100.0 - BENCH_CALIBRATION_NOTE_PCT) / 100.0);
+	const char *sep = " ";
+	for (size_t t = 0; t < c->nthreads; t++) {
+		const double *r = &rate[t * c->repeat];
+		unsigned n = count_short(r, c->repeat, end);
+		if (!n)
+			continue;
+		fprintf(f, "%s%u thread%s", sep, c->threads[t], c->threads[t] == 1 ? "" : "s");
+		sep = ", ";
+		if (n == c->repeat) {
+			if (n > 1)
+				fprintf(f, " (all %u)", n);
+			continue;
+		}
+		fprintf(f, " (round%s ", n == 1 ? "" : "s");
+		print_round_ranges(f, r, c->repeat, end);
+		fprintf(f, " of %u)", c->repeat);
+	}
+	fprintf(f, "\n");
 	fflush(f);
 }
 

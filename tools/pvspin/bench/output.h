@@ -20,12 +20,15 @@ void bench_table_header(FILE *f, const struct bench_config *c);
 /** Print one row of the table (flushes f). */
 void bench_table_row(FILE *f, const struct bench_row *row);
 
-/** After the rows: if the busy loop's rate rose during the run by more
- *  than BENCH_CALIBRATION_NOTE_PCT % (bench_workload_recheck: this CPU ran
- *  slowly when the run was calibrated, on a busy host or beside another
- *  task), one comment line with both rates and how much shorter than
- *  asked the sections of the rounds before the rise were.  Else nothing.
- *  Flushes f. */
+/** After the rows: if a round ran with a busy-loop rate more than
+ *  BENCH_CALIBRATION_NOTE_PCT % below the final one
+ *  (c->workload.loops_per_ns; bench_workload_recheck: this CPU ran slowly
+ *  when the run was calibrated, on a busy host or beside another task),
+ *  so that its sections were that much shorter than asked: two comment
+ *  lines, one with the calibrated and the final rate and the largest
+ *  shortfall, one naming those rounds (c->round_loops_per_ns) by thread
+ *  count, "1 thread (all 3), 2 threads (round 1 of 3)".  Else (or without
+ *  c->round_loops_per_ns) nothing.  Flushes f. */
 void bench_table_calibration_note(FILE *f, const struct bench_config *c);
 #define BENCH_CALIBRATION_NOTE_PCT 10
 
