@@ -484,23 +484,28 @@ static void print_summary(FILE *f, json_t *j)
 	json_array_foreach(vms, i, vm) {
 		json_t *lat = json_object_get(vm, "latency_ns"), *c = json_object_get(vm, "completion_s");
 		/* completion only means something in a fixed-work run */
-		char comp[48] = "", jain[16];
+		char comp[48] = "", jain[16], wait[112] = "wait -";
 		if (json_integer_value(json_object_get(cfg, "work")) > 0)
 			snprintf(comp, sizeof(comp), json_is_null(c) ? ", completion: not done"
 							  : ", completion %.6f s",
 				 json_is_null(c) ? 0.0 : json_real_value(c));
 		/* the tail too: p50 and p99 alone can be equal while a few
-		 * waits take milliseconds (a new user read that as a bug) */
-		fprintf(f, "  vm%zu (%s): ops %lld, ops/s %.0f%s, wait p50 %.0f ns "
-			   "p99 %.0f ns p999 %.0f ns max %.0f ns, jain %s, cpu %.1f%%, "
+		 * waits take milliseconds (a new user read that as a bug);
+		 * "wait -" where no wait was timed (the JSON's latency_ns has
+		 * its count only: the figures are not 0 ns, they do not
+		 * exist) */
+		if (json_is_number(json_object_get(lat, "p50")))
+			snprintf(wait, sizeof(wait), "wait p50 %.0f ns p99 %.0f ns p999 %.0f ns "
+				 "max %.0f ns",
+				 json_real_value(json_object_get(lat, "p50")),
+				 json_real_value(json_object_get(lat, "p99")),
+				 json_real_value(json_object_get(lat, "p999")),
+				 json_real_value(json_object_get(lat, "max")));
+		fprintf(f, "  vm%zu (%s): ops %lld, ops/s %.0f%s, %s, jain %s, cpu %.1f%%, "
 			   "spin %.1f%%\n", i,
 			json_string_value(json_object_get(vm, "lock")),
 			json_integer_value(json_object_get(vm, "ops")),
-			json_real_value(json_object_get(vm, "ops_per_s")), comp,
-			json_real_value(json_object_get(lat, "p50")),
-			json_real_value(json_object_get(lat, "p99")),
-			json_real_value(json_object_get(lat, "p999")),
-			json_real_value(json_object_get(lat, "max")),
+			json_real_value(json_object_get(vm, "ops_per_s")), comp, wait,
 			jain_text(json_object_get(vm, "jain"), jain, sizeof(jain)),
 			json_real_value(json_object_get(vm, "cpu_pct")),
 			json_real_value(json_object_get(vm, "spin_pct")));
