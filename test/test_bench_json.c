@@ -8,7 +8,7 @@
  * (lock, threads) pair has exactly one result with the documented keys
  * and types, ops_per_s > 0, Jain's index in (0, 1], max/min >= 1 (or null
  * for a starved thread), ordered latency percentiles, events for the
- * pvspin kinds, config.placement (false for "none"), and line_rtt_ns: when measured with 2 or more CPUs
+ * pvspin kinds, config.placement (false for "none"), config.loops_per_ns_rounds (a rate per round, none above the final one), and line_rtt_ns: when measured with 2 or more CPUs
  * (machine.ncpus) > 0 or null (every probe of the cell disturbed) in
  * each result (null in every result is said, not failed: a loaded
  * machine); else null; and line_rtt_ns_repeats: one entry per
@@ -87,6 +87,26 @@ int main(int argc, char **argv)
 		      (argc == 4 || !strcmp(argv[4], "measured")),
 	      "config.placement missing or not %s", argc == 4 || !strcmp(argv[4], "measured")
 							   ? "true" : "false");
+	/* config.loops_per_ns_rounds: one array per thread count, one rate
+	 * (> 0) per round (config.repeat), each no faster than the final
+	 * loops_per_ns (each round keeps the fastest rate seen) */
+	json_t *rounds = json_object_get(config, "loops_per_ns_rounds");
+	size_t repeat = (size_t)json_integer_value(json_object_get(config, "repeat"));
+	CHECK(repeat >= 1, "config.repeat missing or < 1");
+	double final_rate = json_real_value(json_object_get(config, "loops_per_ns"));
+	CHECK(json_is_array(rounds) && (int)json_array_size(rounds) == nt,
+	      "config.loops_per_ns_rounds missing or not %d arrays", nt);
+	for (size_t t = 0; t < json_array_size(rounds); t++) {
+		json_t *rt = json_array_get(rounds, t);
+		CHECK(json_is_array(rt) && json_array_size(rt) == repeat,
+		      "config.loops_per_ns_rounds[%zu] is not %zu rates", t, repeat);
+		for (size_t k = 0; k < repeat; k++) {
+			double r = json_real_value(json_array_get(rt, k));
+			CHECK(r > 0 && r <= final_rate,
+			      "config.loops_per_ns_rounds[%zu][%zu] = %g, not in (0, %g]", t, k, r,
+			      final_rate);
+		}
+	}
 	CHECK(json_is_array(results), "no \"results\" array");
 	CHECK((int)json_array_size(results) == nl * nt, "%zu results, expected %d",
 	      json_array_size(results), nl * nt);

@@ -420,6 +420,23 @@ static json_t *json_machine(const struct bench_machine *m)
 			 "clocksource", jstr_or_null(m->clocksource));
 }
 
+/* config.loops_per_ns_rounds: per thread count (config.threads' order),
+ * the busy loop's rate of each of its --repeat rounds, null for a round
+ * not run or not reported (c->round_loops_per_ns: 0); [] without it. */
+static json_t *json_round_rates(const struct bench_config *c)
+{
+	json_t *all = json_array();
+	for (size_t t = 0; c->round_loops_per_ns && t < c->nthreads; t++) {
+		json_t *rounds = json_array();
+		for (unsigned k = 0; k < c->repeat; k++) {
+			double r = c->round_loops_per_ns[t * c->repeat + k];
+			json_array_append_new(rounds, r > 0 ? json_real(r) : json_null());
+		}
+		json_array_append_new(all, rounds);
+	}
+	return all;
+}
+
 static json_t *json_config(const struct bench_config *c)
 {
 	json_t *locks = json_array(), *threads = json_array();
@@ -428,7 +445,7 @@ static json_t *json_config(const struct bench_config *c)
 	for (size_t i = 0; i < c->nthreads; i++)
 		json_array_append_new(threads, json_integer(c->threads[i]));
 	return json_pack("{s:o, s:o, s:I, s:I, s:i, s:i, s:i, s:i, s:b, s:i, s:i, s:b, s:b, s:f, s:f, "
-			 "s:f}",
+			 "s:o, s:f}",
 			 "locks", locks, "threads", threads,
 			 "cs_ns", (json_int_t)c->cs_ns, "ncs_ns", (json_int_t)c->ncs_ns,
 			 "cs_lines", (int)c->cs_lines, "duration_ms", (int)c->duration_ms,
@@ -438,6 +455,7 @@ static json_t *json_config(const struct bench_config *c)
 			 "interrupted", (int)c->interrupted,
 			 "loops_per_ns", c->workload.loops_per_ns,
 			 "loops_per_ns_start", c->workload.loops_per_ns_start,
+			 "loops_per_ns_rounds", json_round_rates(c),
 			 "clock_cost_ns", c->workload.clock_cost_ns);
 }
 
