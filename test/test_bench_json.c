@@ -8,7 +8,9 @@
  * (lock, threads) pair has exactly one result with the documented keys
  * and types, ops_per_s > 0, Jain's index in (0, 1], max/min >= 1 (or null
  * for a starved thread), ordered latency percentiles, events for the
- * pvspin kinds, config.placement (false for "none"), config.loops_per_ns_rounds (a rate per round, none above the final one), and line_rtt_ns: when measured with 2 or more CPUs
+ * pvspin kinds, config.placement (false for "none"),
+ * config.loops_per_ns_rounds (a rate per round, none above the final
+ * one), and line_rtt_ns: when measured with 2 or more CPUs
  * (machine.ncpus) > 0 or null (every probe of the cell disturbed) in
  * each result (null in every result is said, not failed: a loaded
  * machine); else null; and line_rtt_ns_repeats: one entry per
