@@ -558,7 +558,11 @@ int pvspin_cmd_bench(int argc, char **argv)
 		ret = 1;
 		goto free_rows;
 	}
-	for (size_t t = 0; t < c.nthreads && !tool_stop_signal(); t++) {
+	/* a cell that could not run (threads, memory: said by run_repeat)
+	 * ends the run as a signal does: the thread counts already complete
+	 * are reported, and the exit status is 1 */
+	bool cell_failed = false;
+	for (size_t t = 0; t < c.nthreads && !tool_stop_signal() && !cell_failed; t++) {
 		bool complete = true;
 		for (unsigned k = 0; k < c.repeat && complete; k++) {
 			/* the host's speed moves within minutes: keep the
@@ -571,7 +575,8 @@ int pvspin_cmd_bench(int argc, char **argv)
 					complete = false;
 				else if (run_repeat(&c, &rows[i], res[i], k, cell, ncells, progress)) {
 					ret = 1;
-					goto free_rows;
+					cell_failed = true;
+					complete = false;
 				} else if (tool_stop_signal()) {
 					complete = false;   /* the cell was cut short */
 				}
@@ -583,7 +588,7 @@ int pvspin_cmd_bench(int argc, char **argv)
 	for (size_t i = threads_done * c.repeat; i < c.nthreads * c.repeat; i++)
 		c.round_loops_per_ns[i] = 0;
 	bench_hogs_stop(&hogs);
-	c.interrupted = tool_stop_signal() != 0;
+	c.interrupted = tool_stop_signal() != 0 || cell_failed;
 	if (progress)
 		fputs("\r\033[K", stderr);
 	/* The complete rows, in table order (lock-major): all of them, or
@@ -611,6 +616,10 @@ int pvspin_cmd_bench(int argc, char **argv)
 		ret = 1;
 	if (c.plot_path && done && bench_write_plot(c.plot_path, &c, report, done))
 		ret = 1;
+	if (cell_failed)
+		fprintf(stderr, "pvspin bench: stopped after %zu of %zu thread counts: a cell could "
+			"not run (above); the thread counts before it are reported\n",
+			threads_done, c.nthreads);
 	if (broken) {
 		fprintf(stderr, "pvspin bench: FAILURE: a lock broke mutual exclusion (see above)\n");
 		ret = 1;
