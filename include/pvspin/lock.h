@@ -108,16 +108,18 @@ pvspin_kind_t pvspin_default_kind(void);
  * Check the default kind's environment variables as they are now
  * (getenv(), not what the default kind was fixed from): PVSPIN_LOCK, then
  * PVSPIN_POLICY, each unset when absent or empty.  For the first one set
- * to a value pvspin_default_kind() would exit on, write one line to `err`:
+ * to a bad value (a name that is not a kind, or not a policy), write one
+ * line to `err`:
  *
  *   WHO: PVSPIN_LOCK=lcok: not a lock kind; valid kinds: qspinlock, ...
  *   WHO: PVSPIN_POLICY=fast: not a policy; valid policies: linux, ...
  *
  * (PVSPIN_POLICY's reason is pvspin_policy_parse_error()'s).  Only the
- * first: a program can run on neither, and the library, which reads
- * PVSPIN_POLICY only when PVSPIN_LOCK is unset, says no more when it
- * exits.  Both are checked whatever the other says, so a bad
- * PVSPIN_POLICY is found also beside a valid PVSPIN_LOCK.
+ * first: a program can run on neither.  Both are checked whatever the
+ * other says, so a bad PVSPIN_POLICY is found also beside a valid
+ * PVSPIN_LOCK, although pvspin_default_kind(), which reads PVSPIN_POLICY
+ * only when PVSPIN_LOCK is unset, would not exit on it (the tool refuses
+ * such an environment: a typo the user should hear of).
  * `who` names the caller ("pvspin run"; NULL: "pvspin", the library's
  * own prefix); `err` NULL: check only.  Changes nothing (the default
  * kind is not fixed).  Returns 0 when both are unset, empty or valid,

@@ -302,10 +302,14 @@ void pvspin_policy_numa(const pvspin_env_t *env, int param,
 void pvspin_policy_threshold(const pvspin_env_t *env, int param,
 			     pvspin_policy_choice_t *c);
 
-/** pvspin's own default for userspace threads: PV whenever the threads may
- *  be preempted while holding or waiting (CPU quota, steal time, more
- *  runnable threads than CPUs, one CPU, a hypervisor without the REALTIME
- *  hint), native otherwise.  Rules and evidence: docs/policy.md. */
+/** pvspin's own default for userspace threads: spinpark on every machine
+ *  (a thread, unlike a kernel spinlock holder, can be preempted by its own
+ *  OS at any instruction), with the reason that applies first: a CPU
+ *  quota below the CPUs, steal time, more runnable threads than CPUs, one
+ *  CPU, a hypervisor without the REALTIME hint, dedicated pCPUs, bare
+ *  metal.  The reasons are what `pvspin detect` shows.  Rules and
+ *  evidence: docs/policy.md.  (Until 2026-12 it picked pvqspinlock where
+ *  threads may be preempted and qspinlock otherwise.) */
 void pvspin_policy_pvspin(const pvspin_env_t *env, int param,
 			  pvspin_policy_choice_t *c);
 
