@@ -257,6 +257,11 @@ foreach(k ${PVSPIN_PRELOAD_KINDS})
   preload_test(preload_spinshared_${k} 120 ${_check}
     -- ${_pvspin} run --lock ${k} -- ${_helper} spinshared 4 20000)
 endforeach()
+# the stats lines count the shared spinlocks too: each of the two
+# children's (the first line checked) at least its 1 000 (they said
+# "acquisitions=0 ... no lock was taken" of shared spinlocks: helper-60)
+preload_test(preload_stats_spinshared 60 ${_check} --stats-lines 3 --min-acquisitions 1000
+  -- ${_pvspin} run --stats -- ${_helper} spinshared 2 1000)
 # loaded twice: by a nested `pvspin run`, by LD_PRELOAD naming it twice,
 # and by two copies under two paths; one stats line, counts still right
 preload_test(preload_twice_nested 60 ${_check} --stats-lines 1 --min-acquisitions 3000
