@@ -56,6 +56,10 @@
  *                    and drops it again; glibc 2.36 leaves
  *                    __libc_single_threaded false in a fork child, a
  *                    glibc that sets it sends the child the plain way)
+ *   destroywait      pthread_cond_destroy() under a waiter that nobody
+ *                    wakes (undefined behaviour; glibc sleeps for ever):
+ *                    the destroy must wait without burning a CPU (under
+ *                    0.2 s of the process's CPU time in a second)
  *   uncontended N    the cost of uncontended calls: N lock/unlock pairs
  *                    of a pthread spinlock, a normal and a recursive
  *                    mutex, first with the main thread alone, then with
@@ -823,6 +827,61 @@ static void *uc_sleeper(void *arg)
 	return NULL;
 }
 
+/* destroywait: a waiter blocked on a condvar that nobody signals, and a
+ * thread that destroys the condvar under it (undefined behaviour: glibc
+ * blocks for ever in the destroy, asleep).  The destroy must wait without
+ * burning a CPU: the process's CPU time over the next second, printed as
+ * "destroy_cpu=X" (s), must stay under 0.2 s.  Leaves by _exit(), both
+ * threads still blocked. */
+static pthread_mutex_t dw_m = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t dw_c = PTHREAD_COND_INITIALIZER;
+
+static void *dw_waiter(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&dw_m);
+	for (;;)
+		pthread_cond_wait(&dw_c, &dw_m);
+	return NULL;
+}
+
+static void *dw_destroyer(void *arg)
+{
+	(void)arg;
+	pthread_cond_destroy(&dw_c);
+	return NULL;
+}
+
+static double process_cpu_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int cmd_destroywait(void)
+{
+	pthread_t w, d;
+	if (pthread_create(&w, NULL, dw_waiter, NULL))
+		FAIL("pthread_create");
+	struct timespec gap = { 0, 100000000 };
+	nanosleep(&gap, NULL);   /* the waiter is blocked by now */
+	if (pthread_create(&d, NULL, dw_destroyer, NULL))
+		FAIL("pthread_create");
+	nanosleep(&gap, NULL);
+	double t0 = process_cpu_s();
+	struct timespec second = { 1, 0 };
+	nanosleep(&second, NULL);
+	double cpu = process_cpu_s() - t0;
+	printf("destroy_cpu=%.3f\n", cpu);
+	fflush(stdout);
+	if (cpu > 0.2) {
+		fprintf(stderr, "FAIL: the destroy burned %.3f s of CPU in 1 s\n", cpu);
+		_exit(1);
+	}
+	_exit(0);
+}
+
 static int cmd_uncontended(long n)
 {
 	if (n < 1)
@@ -874,5 +933,7 @@ int main(int argc, char **argv)
 		return cmd_firstthread();
 	if (!strcmp(c, "uncontended"))
 		return cmd_uncontended(a);
+	if (!strcmp(c, "destroywait"))
+		return cmd_destroywait();
 	FAIL("unknown subcommand %s", c);
 }
