@@ -331,6 +331,17 @@ if(TARGET pvspin)
   add_test(NAME run_cli_short_flag_with_value COMMAND pvspin run -s=1 -- true)
   set_tests_properties(run_cli_short_flag_with_value PROPERTIES
     PASS_REGULAR_EXPRESSION "^pvspin run: option '-s' takes no value\n")
+  # --lock (or --policy) given twice with two values is refused, exit 2,
+  # the program not run (the last was kept without a word: helper-60);
+  # the same value twice is one choice
+  add_test(NAME run_cli_lock_twice COMMAND sh -c
+    "e=$(\"$0\" run --lock tas --lock ticket -- echo ran 2>&1); r=$?
+     [ $r -eq 2 ] || { echo \"exit $r: $e\"; exit 1; }
+     case \"$e\" in 'pvspin run: --lock given twice (--lock tas, --lock ticket); give one'*) ;;
+       *) echo \"stderr '$e'\"; exit 1;; esac
+     \"$0\" run --policy linux -p linux -- echo ran"
+    $<TARGET_FILE:pvspin>)
+  set_tests_properties(run_cli_lock_twice PROPERTIES PASS_REGULAR_EXPRESSION "^ran\n$")
   # an inherited PVSPIN_LOCK / PVSPIN_POLICY typo fails as a tunable's
   # does, also where --lock / --policy would replace it (exit 2, before
   # the program runs)

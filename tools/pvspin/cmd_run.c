@@ -502,6 +502,14 @@ static bool warn_setid_program(const struct run_target *t, bool stats)
 	return true;
 }
 
+/* A usage error: option `opt` given twice with two values.  Returns 2. */
+static int run_twice_error(const char *opt, const char *first, const char *second)
+{
+	fprintf(stderr, "pvspin run: %s given twice (%s %s, %s %s); give one\n"
+		"(pvspin run --help lists the options)\n", opt, opt, first, opt, second);
+	return 2;
+}
+
 int pvspin_cmd_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -531,8 +539,19 @@ int pvspin_cmd_run(int argc, char **argv)
 	 * are not ours even without "--". */
 	while ((c = getopt_long(argc, argv, "+:l:p:sS:h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'l': lock = optarg; break;
-		case 'p': policy = optarg; break;
+		/* one value each: a second, different one was dropped without
+		 * a word, the last kept (helper-60; bench refuses a second
+		 * report file too) */
+		case 'l':
+			if (lock && strcmp(lock, optarg))
+				return run_twice_error("--lock", lock, optarg);
+			lock = optarg;
+			break;
+		case 'p':
+			if (policy && strcmp(policy, optarg))
+				return run_twice_error("--policy", policy, optarg);
+			policy = optarg;
+			break;
 		case 's': stats = true; break;
 		case 'S': {
 			uint64_t n;
