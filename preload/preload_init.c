@@ -361,9 +361,25 @@ static void stats_after_fork_child(void)
 	memset(slot_counts, 0, (size_t)sl.high * sizeof(slot_counts[0]));
 }
 
+/* Misuse of a lock word under the interposer (pvspin_set_misuse_handler):
+ * the library's default says "pvspin: KIND: WHAT", which did not tell a
+ * user of `pvspin run` that it came from the program's own pthread lock
+ * (helper-60: a pthread_spin_unlock of a word the program had written
+ * 0x7 into, where glibc stores 0 and goes on).  Undefined behaviour that
+ * glibc does not check; pvspin reports it and aborts, as for its own
+ * locks (docs/architecture.md, "Misuse"). */
+static void preload_misuse(const char *what, const void *lock, uint32_t word)
+{
+	fprintf(stderr, "pvspin run: misuse of a pthread lock at %p (word 0x%08x): %s; the program "
+		"unlocked a lock it does not hold or wrote over the lock's memory (undefined "
+		"behaviour, which glibc does not check); aborting\n", lock, word, what);
+	abort();
+}
+
 __attribute__((constructor)) static void preload_init(void)
 {
 	int saved = errno;
+	pvspin_set_misuse_handler(preload_misuse);
 	pthread_atfork(NULL, NULL, stats_after_fork_child);
 	active_copy = this_copy_is_active();
 	(void)preload_real();

@@ -257,6 +257,18 @@ foreach(k ${PVSPIN_PRELOAD_KINDS})
   preload_test(preload_spinshared_${k} 120 ${_check}
     -- ${_pvspin} run --lock ${k} -- ${_helper} spinshared 4 20000)
 endforeach()
+# a corrupted pthread spinlock word (0x7), unlocked under each kind that
+# can tell (every ticket word is a state tickets reach): the interposer's
+# misuse line names the pthread lock and the process aborts (the
+# library's line, "pvspin: qspinlock: corrupted locked byte", did not say
+# where it came from: helper-60)
+foreach(k qspinlock pvqspinlock tas spinpark)
+  add_test(NAME preload_misuse_names_pthread_${k} COMMAND sh -c
+    "\"$0\" run --lock ${k} -- \"$1\" corruptspin 2>&1; echo \"status=$?\""
+    ${_pvspin} ${_helper})
+  set_tests_properties(preload_misuse_names_pthread_${k} PROPERTIES LABELS preload
+    PASS_REGULAR_EXPRESSION "pvspin run: misuse of a pthread lock at 0x[0-9a-f]+ .word 0x00000007.: ${k}: corrupted [a-z ]+. the program unlocked .*aborting.*status=134")
+endforeach()
 # pthread_cond_destroy() under a waiter that nobody wakes (undefined
 # behaviour) waits without burning a CPU, as glibc's sleeps (the
 # interposer's sched_yield() loop used 2.74 s of CPU in 3 s: helper-60)

@@ -56,6 +56,8 @@
  *                    and drops it again; glibc 2.36 leaves
  *                    __libc_single_threaded false in a fork child, a
  *                    glibc that sets it sends the child the plain way)
+ *   corruptspin      unlock a pthread spinlock whose word holds 0x7: the
+ *                    interposer reports the misuse and aborts
  *   destroywait      pthread_cond_destroy() under a waiter that nobody
  *                    wakes (undefined behaviour; glibc sleeps for ever):
  *                    the destroy must wait without burning a CPU (under
@@ -882,6 +884,19 @@ static int cmd_destroywait(void)
 	_exit(0);
 }
 
+/* corruptspin: write 0x7 over a free pthread spinlock and unlock it
+ * (undefined behaviour: glibc stores 0).  Under `pvspin run` the process
+ * must abort with the interposer's misuse line; returning is a failure. */
+static int cmd_corruptspin(void)
+{
+	pthread_spinlock_t s;
+	if (pthread_spin_init(&s, PTHREAD_PROCESS_PRIVATE))
+		FAIL("spin_init");
+	*(volatile int *)&s = 7;
+	pthread_spin_unlock(&s);
+	FAIL("the unlock of a corrupted word returned");
+}
+
 static int cmd_uncontended(long n)
 {
 	if (n < 1)
@@ -935,5 +950,7 @@ int main(int argc, char **argv)
 		return cmd_uncontended(a);
 	if (!strcmp(c, "destroywait"))
 		return cmd_destroywait();
+	if (!strcmp(c, "corruptspin"))
+		return cmd_corruptspin();
 	FAIL("unknown subcommand %s", c);
 }
