@@ -321,6 +321,22 @@ add_test(NAME bench_cell_fails_reports_done COMMAND sh -c
 set_tests_properties(bench_cell_fails_reports_done PROPERTIES
   PASS_REGULAR_EXPRESSION "cell-fails-reports-done-ok")
 
+# A repeat during which the bench was stopped (SIGSTOP, then SIGCONT)
+# counts the stopped time in its ops/s: the line after the table names
+# it, and the JSON counts it (helper-61: 34 k ops/s for a cell of
+# millions, said by nothing).
+add_test(NAME bench_stopped_repeat_named COMMAND sh -c
+  "\"$0\" bench --locks tas --threads 1 --repeat 1 --duration-ms 1500 --no-placement \
+     --json \"$1.json\" >\"$1.out\" 2>&1 & pid=$!
+   sleep 0.7; kill -STOP $pid; sleep 0.3; kill -CONT $pid; wait $pid; r=$?
+   [ $r -eq 0 ] || { echo \"exit $r\"; cat \"$1.out\"; exit 1; }
+   grep -q '^# the bench was stopped (SIGSTOP or Ctrl-Z) during 1 repeat, whose ops/s count the stopped time: tas x1 (1 of 1 repeat). run those cells again' \"$1.out\" ||
+     { cat \"$1.out\"; exit 1; }
+   grep -q '\"stopped_repeats\": 1' \"$1.json\" && echo stopped-repeat-named-ok"
+  $<TARGET_FILE:pvspin> ${CMAKE_CURRENT_BINARY_DIR}/bench_stopped_repeat)
+set_tests_properties(bench_stopped_repeat_named PROPERTIES
+  PASS_REGULAR_EXPRESSION "stopped-repeat-named-ok")
+
 # A stopped bench (Ctrl-Z, SIGSTOP) stops its hogs from burning: each
 # looks at the bench's state every few ms and sleeps while it is stopped,
 # and burns again once it runs.  The hogs are a process group of their

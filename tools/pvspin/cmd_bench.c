@@ -421,6 +421,17 @@ static struct bench_cell_spec row_spec(const struct bench_config *c, const struc
 /* Run repeat k of one row into res[k].  Returns 0, or 1 if the cell could
  * not run.  A cell cut short by a stop signal is discarded by the caller
  * (tool_stop_signal()), also one whose threads were left running. */
+/* SIGCONT's count: a repeat during which it moved had the bench stopped
+ * (SIGSTOP, Ctrl-Z), and its ops/s count the stopped time (helper-61:
+ * 34.48 k ops/s for a cell that does 5-11 M, said by no line). */
+static volatile sig_atomic_t bench_continued;
+
+static void on_sigcont(int sig)
+{
+	(void)sig;
+	bench_continued++;
+}
+
 static int run_repeat(const struct bench_config *c, struct bench_row *row,
 		      struct bench_cell_result *res, unsigned k, unsigned cell,
 		      unsigned ncells, int progress)
@@ -435,9 +446,12 @@ static int run_repeat(const struct bench_config *c, struct bench_row *row,
 	/* the placement right then: ~1 ms, while no cell thread runs */
 	row->rtt_repeats[k] = c->no_placement ? NAN : bench_placement_probe();
 	spec.seed = (uint64_t)cell * 1000 + k;
+	sig_atomic_t continued = bench_continued;
 	int r = bench_run_cell(&spec, &res[k]);
 	if (r)
 		return r < 0;   /* 1: its threads left to the stop signal */
+	if (bench_continued != continued)
+		row->stopped_repeats++;
 	if (!res[k].exclusion_ok) {
 		fprintf(stderr, "%spvspin bench: MUTUAL EXCLUSION FAILED: %s x%u repeat %u: "
 			"counter %" PRIu64 " != %" PRIu64 " acquisitions\n",
@@ -554,6 +568,9 @@ int pvspin_cmd_bench(int argc, char **argv)
 		table_errno = errno;
 	int broken = 0;
 	unsigned cell = 0, ncells = (unsigned)(nrows * c.repeat);
+	struct sigaction cont = { .sa_handler = on_sigcont, .sa_flags = SA_RESTART };
+	sigemptyset(&cont.sa_mask);
+	sigaction(SIGCONT, &cont, NULL);
 	if (bench_hogs_start(&hogs, c.hogs)) {
 		ret = 1;
 		goto free_rows;
@@ -606,6 +623,7 @@ int pvspin_cmd_bench(int argc, char **argv)
 		broken |= !report[i].exclusion_ok;
 	}
 	bench_table_calibration_note(table, &c);
+	bench_table_stopped_note(table, &report[0], done);
 	bench_table_versus(table, &report[0], done, default_kind);
 	bench_table_versus_by_placement(table, &report[0], done, default_kind);
 	if (ferror(table) && !table_errno)

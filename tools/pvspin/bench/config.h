@@ -81,6 +81,9 @@ struct bench_row {
 	double line_rtt_ns;               /* their median, NAN: none measured */
 	bool exclusion_ok;                /* in every repeat */
 	size_t samples_per_thread;        /* reservoir capacity used */
+	unsigned stopped_repeats;         /* repeats during which the bench was
+					   * stopped (SIGSTOP, Ctrl-Z: a SIGCONT
+					   * came), whose ops/s count that time */
 };
 
 #endif /* PVSPIN_BENCH_CONFIG_H */

@@ -178,6 +178,27 @@ void bench_table_calibration_note(FILE *f, const struct bench_config *c)
 	fflush(f);
 }
 
+void bench_table_stopped_note(FILE *f, const struct bench_row *rows, size_t n)
+{
+	unsigned total = 0;
+	for (size_t i = 0; i < n; i++)
+		total += rows[i].stopped_repeats;
+	if (!total)
+		return;
+	fprintf(f, "# the bench was stopped (SIGSTOP or Ctrl-Z) during %u repeat%s, whose ops/s "
+		"count the stopped time: ", total, total == 1 ? "" : "s");
+	const char *sep = "";
+	for (size_t i = 0; i < n; i++) {
+		if (!rows[i].stopped_repeats)
+			continue;
+		fprintf(f, "%s%s x%u (%u of %u repeat%s)", sep, rows[i].lock->name, rows[i].threads,
+			rows[i].stopped_repeats, rows[i].nrepeats, rows[i].nrepeats == 1 ? "" : "s");
+		sep = ", ";
+	}
+	fprintf(f, "; run those cells again\n");
+	fflush(f);
+}
+
 /* The median of n paired ratios a[k] / b[k] (repeat k of two locks ran in
  * one round), and their range; GSL sorts (as the latency percentiles). */
 static double paired_median(const double *a, const double *b, unsigned n, double *lo,
@@ -485,7 +506,7 @@ static json_t *json_row(const struct bench_config *c, const struct bench_row *ro
 				"p99", jreal(r->lat.p99), "p999", jreal(r->lat.p999),
 				"max", jreal(r->lat.max));
 	return json_pack("{s:s, s:i, s:I, s:I, s:f, s:o, s:o, s:o, s:o,"
-			 " s:I, s:I, s:I, s:I, s:b, s:o, s:f, s:f, s:f, s:o, s:o}",
+			 " s:I, s:I, s:I, s:I, s:b, s:o, s:f, s:f, s:f, s:o, s:o, s:i}",
 			 "lock", row->lock->name, "threads", (int)row->threads,
 			 "cs_ns", (json_int_t)c->cs_ns, "ncs_ns", (json_int_t)c->ncs_ns,
 			 "ops_per_s", r->ops_per_s, "jain", jreal(r->jain),
@@ -498,7 +519,8 @@ static json_t *json_row(const struct bench_config *c, const struct bench_row *ro
 			 "ops_per_s_repeats", reps,
 			 "elapsed_ms", r->elapsed_s * 1e3, "setup_ms", r->setup_s * 1e3,
 			 "drain_ms", r->drain_s * 1e3, "line_rtt_ns", jreal(row->line_rtt_ns),
-			 "line_rtt_ns_repeats", rtts);
+			 "line_rtt_ns_repeats", rtts,
+			 "stopped_repeats", (int)row->stopped_repeats);
 }
 
 /* Say that the `what` report ("JSON", "CSV") could not be written to

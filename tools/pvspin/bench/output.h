@@ -30,6 +30,12 @@ void bench_table_row(FILE *f, const struct bench_row *row);
  *  count, "1 thread (all 3), 2 threads (round 1 of 3)".  Else (or without
  *  c->round_loops_per_ns) nothing.  Flushes f. */
 void bench_table_calibration_note(FILE *f, const struct bench_config *c);
+
+/** After the rows: where the bench was stopped (SIGSTOP, Ctrl-Z) during a
+ *  repeat, a comment line naming those cells ("spinpark x1 (1 of 3
+ *  repeats)"), whose rates count the stopped time; nothing otherwise.
+ *  rows[0..n) are the reported rows. */
+void bench_table_stopped_note(FILE *f, const struct bench_row *rows, size_t n);
 #define BENCH_CALIBRATION_NOTE_PCT 10
 
 /**
