@@ -321,6 +321,24 @@ add_test(NAME bench_cell_fails_reports_done COMMAND sh -c
 set_tests_properties(bench_cell_fails_reports_done PROPERTIES
   PASS_REGULAR_EXPRESSION "cell-fails-reports-done-ok")
 
+# gnuplot failing (a fake one on PATH that creates the image empty,
+# says why on stderr and exits 3): the message quotes gnuplot's first
+# line, and no empty image is left (the user saw "exit status 127" alone
+# and a 0-byte file: helper-61).
+add_test(NAME bench_plot_failure_said COMMAND sh -c
+  "d=\"$1.d\"; rm -rf \"$d\" \"$1.png\"; mkdir -p \"$d\"
+   printf '#!/bin/sh\\n: > \"$PLOTOUT\"\\necho \"fake gnuplot: cannot draw\" >&2\\nexit 3\\n' > \"$d/gnuplot\"
+   chmod +x \"$d/gnuplot\"
+   e=$(PLOTOUT=\"$1.png\" PATH=\"$d:$PATH\" \"$0\" bench --locks tas --threads 1 --repeat 1 \
+       --duration-ms 20 --no-placement --plot \"$1.png\" 2>&1 >/dev/null); r=$?
+   [ $r -eq 1 ] || { echo \"exit $r: $e\"; exit 1; }
+   [ ! -e \"$1.png\" ] || { echo 'an empty image was left'; exit 1; }
+   case \"$e\" in *\"gnuplot failed drawing '$1.png' (exit status 3)\"*'gnuplot said: fake gnuplot: cannot draw'*) echo plot-failure-said-ok;;
+     *) echo \"stderr '$e'\";; esac"
+  $<TARGET_FILE:pvspin> ${CMAKE_CURRENT_BINARY_DIR}/bench_plot_failure)
+set_tests_properties(bench_plot_failure_said PROPERTIES
+  PASS_REGULAR_EXPRESSION "plot-failure-said-ok")
+
 # A repeat during which the bench was stopped (SIGSTOP, then SIGCONT)
 # counts the stopped time in its ops/s: the line after the table names
 # it, and the JSON counts it (helper-61: 34 k ops/s for a cell of

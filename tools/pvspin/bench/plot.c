@@ -6,11 +6,14 @@
 #include "bench/output.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <spawn.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -189,14 +192,23 @@ int bench_write_plot(const char *path, const struct bench_config *c,
 
 	char *argv[] = { "gnuplot", script, NULL };
 	pid_t pid;
-	/* gnuplot's own stderr is not for our user: pvspin says what failed */
+	/* gnuplot's own stderr is not for our user: pvspin says what failed,
+	 * quoting gnuplot's first line only when it fails (kept in a file
+	 * beside the script: a dynamic loader's "error while loading shared
+	 * libraries" was dropped, and the user read "exit status 127" alone,
+	 * helper-61) */
+	char errlog[PLOT_SCRIPT_PATH_MAX + 4];
+	snprintf(errlog, sizeof(errlog), "%s.err", script);
+	bool existed = access(path, F_OK) == 0;
 	posix_spawn_file_actions_t fa;
 	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, errlog,
+					 O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	int err = posix_spawnp(&pid, "gnuplot", &fa, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
 	if (err) {
 		unlink(script);
+		unlink(errlog);
 		if (err == ENOENT)
 			fprintf(stderr, "pvspin bench: --plot needs gnuplot, which is not installed "
 				"(apt-get install gnuplot-nox)\n");
@@ -210,16 +222,34 @@ int bench_write_plot(const char *path, const struct bench_config *c,
 	unlink(script);
 	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
 		/* the likely reason: the output file (checked before measuring, but
-		 * it may have gone since) */
-		int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
-		int why = fd < 0 ? errno : 0;
+		 * it may have gone since), tried without creating it */
+		int fd = open(path, O_WRONLY | O_CLOEXEC);
+		int why = fd < 0 && existed ? errno : 0;
 		if (fd >= 0)
 			close(fd);
-		fprintf(stderr, "pvspin bench: gnuplot failed drawing '%s' (%s %d)%s%s\n", path,
+		/* no empty image left behind: gnuplot creates the file before
+		 * it draws (an image it failed to draw is of no use) */
+		struct stat st;
+		if (!existed && !stat(path, &st) && S_ISREG(st.st_mode) && st.st_size == 0)
+			unlink(path);
+		char line[256] = "";
+		FILE *e = fopen(errlog, "r");
+		if (e) {
+			if (!fgets(line, sizeof(line), e))
+				line[0] = 0;
+			line[strcspn(line, "\n")] = 0;
+			fclose(e);
+		}
+		fprintf(stderr, "pvspin bench: gnuplot failed drawing '%s' (%s %d%s)%s%s%s%s\n", path,
 			WIFEXITED(status) ? "exit status" : "signal",
 			WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
-			why ? ": " : "", why ? strerror(why) : "");
+			WIFEXITED(status) && WEXITSTATUS(status) == 127 ? ": gnuplot could not start"
+									 : "",
+			why ? ": " : "", why ? strerror(why) : "", line[0] ? "; gnuplot said: " : "",
+			line);
+		unlink(errlog);
 		return -1;
 	}
+	unlink(errlog);
 	return 0;
 }
