@@ -634,10 +634,13 @@ int pvspin_cmd_bench(int argc, char **argv)
 		ret = 1;
 	if (c.plot_path && done && bench_write_plot(c.plot_path, &c, report, done))
 		ret = 1;
-	if (cell_failed)
+	if (cell_failed && threads_done)
 		fprintf(stderr, "pvspin bench: stopped after %zu of %zu thread counts: a cell could "
 			"not run (above); the thread counts before it are reported\n",
 			threads_done, c.nthreads);
+	else if (cell_failed)
+		fprintf(stderr, "pvspin bench: a cell of the first thread count could not run "
+			"(above): nothing was measured\n");
 	if (broken) {
 		fprintf(stderr, "pvspin bench: FAILURE: a lock broke mutual exclusion (see above)\n");
 		ret = 1;
