@@ -430,7 +430,8 @@ static bool is_spread(const json_t *o)
 }
 
 /* One line per numeric figure of summary node `o` at `path`; arrays of
- * numbers (per vCPU) and figures that are 0 in every seed are left out. */
+ * numbers (per vCPU) and figures that are 0 in every seed are left out;
+ * a figure that is null in some seeds is given seed by seed. */
 static void print_figures(FILE *f, const char *path, const json_t *o)
 {
 	char sub[256];
@@ -445,6 +446,29 @@ static void print_figures(FILE *f, const char *path, const json_t *o)
 		fprintf(f, " .. ");
 		print_number(f, hi);
 		fprintf(f, "]\n");
+		return;
+	}
+	/* a figure that is a number in some seeds and null in others (a
+	 * VM's jain or wait percentiles where it finished no operation in
+	 * some seeds): one value per seed, '-' for null (it was left out
+	 * without a word: helper-61) */
+	const json_t *values = json_object_get(o, "values");
+	if (json_is_object(o) && json_object_size(o) == 1 && json_is_array(values)) {
+		size_t i, numbers = 0;
+		json_t *v;
+		json_array_foreach((json_t *)values, i, v)
+			numbers += json_is_number(v);
+		if (!numbers)
+			return;   /* strings (stop, report): said elsewhere or in the JSON */
+		fprintf(f, "  %-40s per seed: ", path);
+		json_array_foreach((json_t *)values, i, v) {
+			fprintf(f, "%s", i ? ", " : "");
+			if (json_is_number(v))
+				print_number(f, v);
+			else
+				fprintf(f, "-");
+		}
+		fprintf(f, "\n");
 		return;
 	}
 	if (json_is_object(o)) {

@@ -352,6 +352,12 @@ if(TARGET pvspin_sim_core AND TARGET pvspin)
     ${P} sim --preset smoke --set seconds=0.000001 --json -)
   pvspin_sim_cli_output(sim_cli_jain_no_ops_text 0 "ops 0, ops/s 0, wait -, jain -, cpu"
     ${P} sim --preset smoke --set seconds=0.000001)
+  # with --seeds, a figure null in some seeds only (here vm1 finished no
+  # operation in seed 3) is given seed by seed, '-' for null, not left
+  # out without a word (helper-61)
+  pvspin_sim_cli_output(sim_cli_seeds_null_some 0
+    "vms.1..jain +per seed: [0-9.]+, [0-9.]+, -, "
+    ${P} sim --preset smoke --set vms=2 --set seconds=0.0005 --seeds 6)
 
   # The VM number of a vmN.KEY key is 0..63 and never wraps (2^32 is not vm0).
   pvspin_sim_cli_expect(sim_cli_vm_number_wrap 2
