@@ -25,7 +25,6 @@
 #include "preload.h"
 #include "pvspin/platform.h"
 #include "pvspin/spinlock.h"
-#include "pvspin/spinpark.h"
 
 #define PSHARED_FREE 0x80000000u
 #define PSHARED_LOCKED 0x80000001u
@@ -88,29 +87,7 @@ static bool pshared_lock(uint32_t *w)
 	}
 }
 
-/* The process's kind is spinpark and no counters are kept: the common
- * case, taken by pthread_spin_lock() and _unlock() in a few instructions
- * before anything else (the general paths, out of line below, saved
- * registers and dispatched through a jump table first: an uncontended
- * pair cost 7.2 ns here against glibc's 5.3). */
-static inline bool spinpark_plain(void)
-{
-	return __atomic_load_n(&preload_kind_fixed, __ATOMIC_RELAXED) == PVSPIN_KIND_SPINPARK &&
-	       !__atomic_load_n(&preload_stats_on, __ATOMIC_RELAXED);
-}
-
-static __attribute__((noinline)) int spin_lock_general(pthread_spinlock_t *l);
-static __attribute__((noinline)) int spin_unlock_general(pthread_spinlock_t *l);
-
 PVSPIN_EXPORT int pthread_spin_lock(pthread_spinlock_t *l)
-{
-	if (__builtin_expect(spinpark_plain() && !is_pshared(word_of(l)), 1) &&
-	    __builtin_expect(_pvspin_spinpark_take_free((pvspin_lock_t *)l), 1))
-		return 0;
-	return spin_lock_general(l);
-}
-
-static int spin_lock_general(pthread_spinlock_t *l)
 {
 	uint32_t *w = word_of(l);
 	if (__builtin_expect(is_pshared(w), 0)) {
@@ -142,19 +119,6 @@ PVSPIN_EXPORT int pthread_spin_trylock(pthread_spinlock_t *l)
 }
 
 PVSPIN_EXPORT int pthread_spin_unlock(pthread_spinlock_t *l)
-{
-	if (__builtin_expect(spinpark_plain() && !is_pshared(word_of(l)), 1)) {
-		pvspin_lock_t *lock = (pvspin_lock_t *)l;
-		/* glibc stores 0 whatever the state: unlocking a free lock is
-		 * harmless */
-		if (pvspin_spinpark_is_locked(lock))
-			pvspin_spinpark_unlock(lock);
-		return 0;
-	}
-	return spin_unlock_general(l);
-}
-
-static int spin_unlock_general(pthread_spinlock_t *l)
 {
 	uint32_t *w = word_of(l);
 	if (__builtin_expect(is_pshared(w), 0)) {
