@@ -418,9 +418,6 @@ static struct bench_cell_spec row_spec(const struct bench_config *c, const struc
 	return spec;
 }
 
-/* Run repeat k of one row into res[k].  Returns 0, or 1 if the cell could
- * not run.  A cell cut short by a stop signal is discarded by the caller
- * (tool_stop_signal()), also one whose threads were left running. */
 /* SIGCONT's count: a repeat during which it moved had the bench stopped
  * (SIGSTOP, Ctrl-Z), and its ops/s count the stopped time (helper-61:
  * 34.48 k ops/s for a cell that does 5-11 M, said by no line). */
@@ -432,6 +429,10 @@ static void on_sigcont(int sig)
 	bench_continued++;
 }
 
+/* Run repeat k of one row into res[k] (row->stopped_repeats counts it if
+ * the bench was stopped meanwhile).  Returns 0, or 1 if the cell could
+ * not run.  A cell cut short by a stop signal is discarded by the caller
+ * (tool_stop_signal()), also one whose threads were left running. */
 static int run_repeat(const struct bench_config *c, struct bench_row *row,
 		      struct bench_cell_result *res, unsigned k, unsigned cell,
 		      unsigned ncells, int progress)
