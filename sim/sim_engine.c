@@ -314,12 +314,15 @@ void arm(struct vcpu *v)
 	}
 }
 
-bool irq_defer(struct vcpu *u, enum ev_type ev)
+bool irq_arrives(struct vcpu *u, enum ev_type ev)
 {
-	if (u->sched != VS_RUNNING || u->irqs_off || u->stint_start <= S.now)
+	if (u->sched != VS_RUNNING || u->irqs_off)
 		return false;
-	heap_push(u->stint_start, ev, (uint32_t)u->id, 0);
-	return true;
+	if (u->stint_start > S.now) {
+		heap_push(u->stint_start, ev, (uint32_t)u->id, 0);
+		return false;
+	}
+	return u->act != VA_HALT;
 }
 
 bool irq_take_exec(struct vcpu *u, sim_time_t h)

@@ -98,13 +98,9 @@ void tlb_ack_event(struct vcpu *u)
 {
 	if (!u->tlb_pending)
 		return;
-	/* On a pCPU with IRQs on but its current step not begun (a context
-	 * switch, or a memory access waiting for its line): the interrupt is
-	 * taken when it begins.  Dropping it here left the sender spinning
-	 * for ever on small hosts (a lost IPI of the model, not of a lock). */
-	if (irq_defer(u, EV_TLB_ACK))
-		return;
-	if (u->sched != VS_RUNNING || u->irqs_off || u->act == VA_HALT)
+	/* taken now, or when its current step begins, or at a later
+	 * sched-in or IRQ enable (irq_arrives) */
+	if (!irq_arrives(u, EV_TLB_ACK))
 		return;
 	struct sim_mm *mm = S.vms[u->vm].mm;
 	irq_take_exec(u, us_to_ns(sim_mm_model.flush_us));

@@ -367,11 +367,15 @@ void heap_push(sim_time_t t, enum ev_type type, uint32_t id, uint64_t gen);
 void account_stint(struct vcpu *v, sim_time_t t);
 /** Schedule the events of a RUNNING vCPU from its stint. */
 void arm(struct vcpu *v);
-/** An interrupt (the event `ev` for u) reaches u now: if u is on a pCPU
- *  with IRQs on but its current step has not begun (a switch, or an access
- *  waiting for its line), push `ev` for when it begins and return true
- *  (the handler runs then); else false.  sim_engine.c. */
-bool irq_defer(struct vcpu *u, enum ev_type ev);
+/** An interrupt (the event `ev` for u) reaches u now.  True if u takes
+ *  its handler now: on a pCPU, IRQs on, its current step begun, not
+ *  halted.  If its current step has not begun (a switch, or an access
+ *  waiting for its line), `ev` is pushed again for when it begins (the
+ *  handler runs then; dropping it left a TLB shootdown's sender spinning
+ *  for ever on small hosts); off a pCPU or with IRQs off the caller's own
+ *  bookkeeping takes it later (a TLB IPI) or it is not modelled.  False
+ *  in those cases.  sim_engine.c. */
+bool irq_arrives(struct vcpu *u, enum ev_type ev);
 /** Running u takes an interrupt handler of `h` ns now: a computation of
  *  known length runs h longer (re-armed).  True if u was computing so.
  *  sim_engine.c. */

@@ -432,12 +432,10 @@ void pvspin_plat_slice_ext_end(const void *lock)
 
 void kvm_membarrier_ipi(struct vcpu *u)
 {
-	/* taken when its current step begins, as a TLB IPI; one with IRQs
-	 * off (only a kernel's lock holder: the twin's threads never are)
-	 * is not modelled */
-	if (irq_defer(u, EV_MEMBARRIER_IPI))
-		return;
-	if (u->sched != VS_RUNNING || u->irqs_off || u->act == VA_HALT)
+	/* taken now or when its current step begins, as a TLB IPI; one with
+	 * IRQs off (only a kernel's lock holder: the twin's threads never
+	 * are) is not modelled */
+	if (!irq_arrives(u, EV_MEMBARRIER_IPI))
 		return;
 	sim_time_t h = S.prof->membarrier_target_ns;
 	/* a target that computes pays the handler out of it */
