@@ -80,9 +80,10 @@ PVSPIN_EXPORT int pthread_cond_init(pthread_cond_t *c, const pthread_condattr_t 
 }
 
 /* pthread_cond_destroy()'s wait for woken waiters: this many
- * sched_yield()s, then sleeps doubling from 1 us up to this, ns. */
+ * sched_yield()s, then sleeps doubling from 1 us up to 1 us << this
+ * (about 1 ms). */
 #define COND_DESTROY_YIELDS 16u
-#define COND_DESTROY_SLEEP_MAX_NS 1000000L
+#define COND_DESTROY_SLEEP_MAX_SHIFT 10u
 
 PVSPIN_EXPORT int pthread_cond_destroy(pthread_cond_t *c)
 {
@@ -93,18 +94,17 @@ PVSPIN_EXPORT int pthread_cond_destroy(pthread_cond_t *c)
 	/* As glibc: wait until woken waiters have left (they still touch the
 	 * object), so the memory may be freed right after a broadcast.  They
 	 * leave within microseconds: a few yields, then sleeps doubling from
-	 * 1 us to COND_DESTROY_SLEEP_MAX_NS, so that a destroy with a waiter
-	 * still blocked (undefined behaviour: glibc sleeps for ever) does not
-	 * burn a CPU for ever either (it used 2.74 s of 3: helper-60). */
+	 * 1 us to about 1 ms, so that a destroy with a waiter still blocked
+	 * (undefined behaviour: glibc sleeps for ever) does not burn a CPU
+	 * for ever either (it used 2.74 s of 3: helper-60). */
 	for (unsigned n = 0; __atomic_load_n(&pc_of(c)->waiters, __ATOMIC_ACQUIRE) != 0; n++) {
 		if (n < COND_DESTROY_YIELDS) {
 			sched_yield();
 			continue;
 		}
 		unsigned shift = n - COND_DESTROY_YIELDS;
-		long ns = shift < 20 ? 1000L << shift : COND_DESTROY_SLEEP_MAX_NS;
-		struct timespec ts = { 0, ns < COND_DESTROY_SLEEP_MAX_NS ? ns
-								 : COND_DESTROY_SLEEP_MAX_NS };
+		struct timespec ts = { 0, 1000L << (shift < COND_DESTROY_SLEEP_MAX_SHIFT
+						    ? shift : COND_DESTROY_SLEEP_MAX_SHIFT) };
 		nanosleep(&ts, NULL);
 	}
 	return 0;
