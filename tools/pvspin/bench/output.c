@@ -237,21 +237,26 @@ static void versus_pick(const struct bench_row *rows, size_t n, size_t i,
 	}
 }
 
-/* One comparison line's ratio ("21.32"), per-repeat range ("[20.10-22.40]")
- * and paired median ("21.30"), as bench_table_versus() prints them. */
-struct versus_text {
+/* One comparison line of bench_table_versus(): `me` over the best other
+ * lock at its thread count and the best over the next (NULL: none), and
+ * the texts of the ratio ("21.32"), per-repeat range ("[20.10-22.40]")
+ * and paired median ("21.30"), made once and printed when the column
+ * widths are known. */
+struct versus_line {
+	const struct bench_row *me, *best, *next;
 	char ratio[32], range[72], paired[32];
 };
 
-/* Fill `t` for `me` over `best`. */
-static void versus_format(struct versus_text *t, const struct bench_row *me,
-			  const struct bench_row *best)
+/* Fill `l` for `me` over `best`. */
+static void versus_format(struct versus_line *l, const struct bench_row *me,
+			  const struct bench_row *best, const struct bench_row *next)
 {
 	double lo, hi, paired = paired_median(me->ops_repeats, best->ops_repeats, me->nrepeats,
 					      &lo, &hi);
-	snprintf(t->ratio, sizeof(t->ratio), "%.2f", me->r.ops_per_s / best->r.ops_per_s);
-	snprintf(t->range, sizeof(t->range), "[%.2f-%.2f]", lo, hi);
-	snprintf(t->paired, sizeof(t->paired), "%.2f", paired);
+	*l = (struct versus_line){ .me = me, .best = best, .next = next };
+	snprintf(l->ratio, sizeof(l->ratio), "%.2f", me->r.ops_per_s / best->r.ops_per_s);
+	snprintf(l->range, sizeof(l->range), "[%.2f-%.2f]", lo, hi);
+	snprintf(l->paired, sizeof(l->paired), "%.2f", paired);
 }
 
 /* Widen column width *w to hold `s`. */
@@ -266,45 +271,40 @@ void bench_table_versus(FILE *f, const struct bench_row *rows, size_t n, const c
 {
 	/* The columns line up: at least the widths of 999.99x and its range,
 	 * wider where a ratio is larger (1234.56x slipped the range and
-	 * "paired" one column), so the lines are formatted twice. */
+	 * "paired" one column): every line is made first, then printed. */
+	struct versus_line *lines = calloc(n ? n : 1, sizeof(*lines));
+	if (!lines)
+		return;   /* out of memory: the comparison is left out */
 	int wratio = 6, wrange = 15, wpaired = 6;
-	bool any = false;
+	size_t m = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct bench_row *best, *next;
-		struct versus_text t;
 		if (strcmp(rows[i].lock->name, name))
 			continue;
 		versus_pick(rows, n, i, &best, &next);
 		if (!best)
 			continue;
-		versus_format(&t, &rows[i], best);
-		widen(&wratio, t.ratio);
-		widen(&wrange, t.range);
-		widen(&wpaired, t.paired);
-		any = true;
+		versus_format(&lines[m], &rows[i], best, next);
+		widen(&wratio, lines[m].ratio);
+		widen(&wrange, lines[m].range);
+		widen(&wpaired, lines[m].paired);
+		m++;
 	}
-	if (!any)
-		return;
-	fprintf(f, "# %s (the default kind) over the best other lock, median ops/s; "
-		"per-repeat ratios [min-max] and their median; the best other over "
-		"the next:\n", name);
-	for (size_t i = 0; i < n; i++) {
-		const struct bench_row *me = &rows[i], *best, *next;
-		struct versus_text t;
-		if (strcmp(me->lock->name, name))
-			continue;
-		versus_pick(rows, n, i, &best, &next);
-		if (!best)
-			continue;
-		versus_format(&t, me, best);
-		fprintf(f, "#   %4u thread%s  %*sx %-22s %-*s paired %*sx", me->threads,
-			me->threads == 1 ? " " : "s", wratio, t.ratio, best->lock->name, wrange,
-			t.range, wpaired, t.paired);
-		if (next)
-			fprintf(f, "; %s %.2fx %s", best->lock->name,
-				best->r.ops_per_s / next->r.ops_per_s, next->lock->name);
+	if (m)
+		fprintf(f, "# %s (the default kind) over the best other lock, median ops/s; "
+			"per-repeat ratios [min-max] and their median; the best other over "
+			"the next:\n", name);
+	for (size_t k = 0; k < m; k++) {
+		const struct versus_line *l = &lines[k];
+		fprintf(f, "#   %4u thread%s  %*sx %-22s %-*s paired %*sx", l->me->threads,
+			l->me->threads == 1 ? " " : "s", wratio, l->ratio, l->best->lock->name,
+			wrange, l->range, wpaired, l->paired);
+		if (l->next)
+			fprintf(f, "; %s %.2fx %s", l->best->lock->name,
+				l->best->r.ops_per_s / l->next->r.ops_per_s, l->next->lock->name);
 		fprintf(f, "\n");
 	}
+	free(lines);
 	fflush(f);
 }
 
@@ -314,8 +314,8 @@ void bench_table_versus(FILE *f, const struct bench_row *rows, size_t n, const c
  * repeat counts, and how many other locks there are and ran so. */
 struct class_versus {
 	bool apart;                      /* the class */
-	double ratio;                    /* NAN: no comparison (see below) */
 	const struct bench_row *best;    /* NULL: no comparison */
+	double ratio;                    /* with best: the ratio */
 	unsigned m, bm;                  /* repeats of `me`, of best, in the class */
 	unsigned others, ran;            /* other locks with probes; ran so */
 };
@@ -326,7 +326,7 @@ struct class_versus {
 static void versus_in_class(struct class_versus *v, const struct bench_row *rows, size_t n,
 			    const struct bench_row *me, double thr, bool apart)
 {
-	*v = (struct class_versus){ .apart = apart, .ratio = NAN };
+	*v = (struct class_versus){ .apart = apart };
 	double mine = bench_median_in_class(me->ops_repeats, me->rtt_repeats, me->nrepeats, thr,
 					    apart, &v->m);
 	double top = NAN;
