@@ -532,17 +532,6 @@ static void print_summary(FILE *f, json_t *j)
 		json_real_value(json_object_get(j, "events_per_s")));
 }
 
-/* An option given twice with two values where one is meant (two presets,
- * two reports, two seed counts): said, exit 2, instead of keeping the
- * last. */
-static int given_twice(const char *what, const char *opt, const char *first,
-		       const char *second)
-{
-	fprintf(stderr, "pvspin sim: two %s given (%s %s, %s %s); give one\n", what, opt, first,
-		opt, second);
-	return 2;
-}
-
 static int write_json(json_t *j, const char *path)
 {
 	int flags = JSON_INDENT(2) | JSON_REAL_PRECISION(12);
@@ -755,7 +744,8 @@ static int sim_main(int argc, char **argv, char **sets)
 		switch (c) {
 		case 'p':
 			if (preset && strcmp(preset, optarg))
-				return given_twice("presets", "--preset", preset, optarg);
+				return tool_given_twice_error("pvspin sim", "presets", "--preset",
+							      preset, optarg);
 			preset = optarg;
 			break;
 		case 's': sets[nsets++] = optarg; break;
@@ -774,7 +764,8 @@ static int sim_main(int argc, char **argv, char **sets)
 				return tool_empty_name_error("pvspin sim", "--json",
 							     "a FILE, or - for standard output");
 			if (json_path)
-				return given_twice("reports", "--json", json_path, optarg);
+				return tool_given_twice_error("pvspin sim", "reports", "--json",
+							      json_path, optarg);
 			json_path = optarg;
 			break;
 		case 'l': list = 1; break;
@@ -789,7 +780,8 @@ static int sim_main(int argc, char **argv, char **sets)
 		case 'N': {
 			uint64_t v;
 			if (seeds_s)
-				return given_twice("seed counts", "--seeds", seeds_s, optarg);
+				return tool_given_twice_error("pvspin sim", "seed counts", "--seeds",
+							      seeds_s, optarg);
 			seeds_s = optarg;
 			if (tool_option_number("pvspin sim", "--seeds", optarg, 1, SIM_MAX_SEEDS, &v))
 				return 2;

@@ -123,8 +123,7 @@ static int set_report(const char **path, const char *what, const char *opt, cons
 					     strcmp(opt, "--plot") ? "a FILE, or - for standard output"
 								   : "FILE.png or FILE.svg");
 	if (*path)
-		return usage_error("two %s given (%s %s, %s %s); give one", what, opt, *path,
-				   opt, arg);
+		return tool_given_twice_error("pvspin bench", what, opt, *path, arg);
 	*path = arg;
 	return 0;
 }

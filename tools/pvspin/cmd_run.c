@@ -502,14 +502,6 @@ static bool warn_setid_program(const struct run_target *t, bool stats)
 	return true;
 }
 
-/* A usage error: option `opt` given twice with two values.  Returns 2. */
-static int run_twice_error(const char *opt, const char *first, const char *second)
-{
-	fprintf(stderr, "pvspin run: %s given twice (%s %s, %s %s); give one\n"
-		"(pvspin run --help lists the options)\n", opt, opt, first, opt, second);
-	return 2;
-}
-
 int pvspin_cmd_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -544,12 +536,14 @@ int pvspin_cmd_run(int argc, char **argv)
 		 * report file too) */
 		case 'l':
 			if (lock && strcmp(lock, optarg))
-				return run_twice_error("--lock", lock, optarg);
+				return tool_given_twice_error("pvspin run", "lock kinds", "--lock", lock,
+							      optarg);
 			lock = optarg;
 			break;
 		case 'p':
 			if (policy && strcmp(policy, optarg))
-				return run_twice_error("--policy", policy, optarg);
+				return tool_given_twice_error("pvspin run", "policies", "--policy", policy,
+							      optarg);
 			policy = optarg;
 			break;
 		case 's': stats = true; break;

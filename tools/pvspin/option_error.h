@@ -158,6 +158,24 @@ static inline int tool_empty_name_error(const char *prog, const char *option,
 	return 2;
 }
 
+/**
+ * Report an option given twice with two values where one is meant (two
+ * presets, two reports, two lock kinds) and return 2 (bad usage), instead
+ * of keeping the last:
+ *
+ *   pvspin run: two lock kinds given (--lock tas, --lock ticket); give one
+ *
+ * `what` names the values in the plural.  Every subcommand says it in
+ * these words.  One fprintf(): thread-safe.
+ */
+static inline int tool_given_twice_error(const char *prog, const char *what, const char *opt,
+					 const char *first, const char *second)
+{
+	fprintf(stderr, "%s: two %s given (%s %s, %s %s); give one\n", prog, what, opt, first,
+		opt, second);
+	return 2;
+}
+
 /** The quote to write around `value`, a value given on the command line,
  *  in a message: "'" when it is empty or holds a blank, which would not
  *  show otherwise (--cpuid '', vms='', --seeds ' 2'), else "".  Every
