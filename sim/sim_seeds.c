@@ -431,10 +431,21 @@ static bool is_spread(const json_t *o)
 
 /* One line per numeric figure of summary node `o` at `path`; arrays of
  * numbers (per vCPU) and figures that are 0 in every seed are left out;
- * a figure that is null in some seeds is given seed by seed. */
+ * a figure that is null in some seeds is given seed by seed, a VM's jain
+ * that is null in every seed as '-'. */
 static void print_figures(FILE *f, const char *path, const json_t *o)
 {
 	char sub[256];
+	/* jain null in every seed: no vCPU of the VM finished an operation
+	 * in any seed, the one line that says so (its ops, 0 in every seed,
+	 * are left out: the VM vanished from the summary, helper-62).  Other
+	 * nulls (completion_s of a run stopped by time) say nothing. */
+	if (json_is_null(o)) {
+		size_t len = strlen(path);
+		if (len >= 5 && !strcmp(path + len - 5, ".jain"))
+			fprintf(f, "  %-40s -  (no operation finished in any seed)\n", path);
+		return;
+	}
 	if (is_spread(o)) {
 		const json_t *lo = json_object_get(o, "min"), *hi = json_object_get(o, "max");
 		if (json_number_value(lo) == 0 && json_number_value(hi) == 0)

@@ -355,6 +355,11 @@ if(TARGET pvspin_sim_core AND TARGET pvspin)
   # with --seeds, a figure null in some seeds only (here vm1 finished no
   # operation in seed 3) is given seed by seed, '-' for null, not left
   # out without a word (helper-61)
+  # ... and a VM that finished no operation in any seed keeps one line,
+  # its jain '-' (it vanished from the text: helper-62)
+  pvspin_sim_cli_output(sim_cli_seeds_null_all 0
+    "vms.0..jain +- +.no operation finished in any seed."
+    ${P} sim --preset smoke --set seconds=0.000001 --seeds 3)
   pvspin_sim_cli_output(sim_cli_seeds_null_some 0
     "vms.1..jain +per seed: [0-9.]+, [0-9.]+, -, "
     ${P} sim --preset smoke --set vms=2 --set seconds=0.0005 --seeds 6)
