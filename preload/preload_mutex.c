@@ -218,20 +218,33 @@ static inline bool word_trylock(struct pmutex *pm)
 	return ok;
 }
 
+/* Release a word nobody sleeps on, (0, 0, 1) -> (0, 0, 0): one cmpxchg
+ * (release) with no read before it, as glibc's lll_unlock, or a store
+ * while single-threaded (single_threaded()).  False, with nothing
+ * written, if the word was anything but MW_LOCKED. */
+static inline bool word_release_alone(struct pmutex *pm)
+{
+	uint32_t v = MW_LOCKED;
+	if (single_threaded()) {
+		if (__atomic_load_n(&pm->word, __ATOMIC_RELAXED) != MW_LOCKED)
+			return false;
+		__atomic_store_n(&pm->word, 0, __ATOMIC_RELEASE);
+		return true;
+	}
+	return __atomic_compare_exchange_n(&pm->word, &v, 0, false, __ATOMIC_RELEASE,
+					   __ATOMIC_RELAXED);
+}
+
 /* Release the word, if held (as glibc, unlocking an unlocked normal mutex
- * is harmless): (n, w, 1) -> (n, w | wake, 0) by one cmpxchg (release),
- * where wake = there are sleepers and no WOKEN; then, if it set WOKEN,
- * FUTEX_WAKE one sleeper.  After the cmpxchg nothing of the mutex is
- * read or written (file comment).  In a single-threaded process
- * (0, 0, 1) -> (0, 0, 0) by a store (single_threaded()). */
-static inline void word_unlock(struct pmutex *pm)
+ * is harmless), after word_release_alone() failed (or was not tried):
+ * (n, w, 1) -> (n, w | wake, 0) by one cmpxchg (release), where wake =
+ * there are sleepers and no WOKEN; then, if it set WOKEN, FUTEX_WAKE one
+ * sleeper.  After the cmpxchg nothing of the mutex is read or written
+ * (file comment). */
+static void word_unlock_contended(struct pmutex *pm)
 {
 	uint32_t v = __atomic_load_n(&pm->word, __ATOMIC_RELAXED), nv;
 	bool wake;
-	if (v == MW_LOCKED && single_threaded()) {
-		__atomic_store_n(&pm->word, 0, __ATOMIC_RELEASE);
-		return;
-	}
 	do {
 		if (__builtin_expect(!(v & MW_LOCKED), 0))
 			return;
@@ -244,6 +257,13 @@ static inline void word_unlock(struct pmutex *pm)
 		if (preload_stats_wanted())
 			preload_count(PRELOAD_EV(PRELOAD_EV_MUTEX_WAKE));
 	}
+}
+
+/* Release the word: word_release_alone(), else word_unlock_contended(). */
+static inline void word_unlock(struct pmutex *pm)
+{
+	if (__builtin_expect(!word_release_alone(pm), 0))
+		word_unlock_contended(pm);
 }
 
 /* Sleep until the word is ours or `abstime` on `clock` passes (NULL: no
@@ -491,10 +511,45 @@ static int word_wait(struct pmutex *pm, enum wait_mode mode, clockid_t clock,
 	return ret;
 }
 
-static inline void word_lock(struct pmutex *pm)
+/* Take a free word, (0, 0, 0) -> (0, 0, 1): one cmpxchg (acquire) with
+ * no read before it, as glibc's lll_lock, or a store while
+ * single-threaded (single_threaded()).  False if the word was anything
+ * but 0 (held, or sleepers counted on a free word): then the caller goes
+ * on with word_trylock(), which reads first.  Not counted. */
+static inline bool word_take_zero(struct pmutex *pm)
+{
+	uint32_t v = 0;
+	if (single_threaded()) {
+		if (__atomic_load_n(&pm->word, __ATOMIC_RELAXED) != 0)
+			return false;
+		__atomic_store_n(&pm->word, MW_LOCKED, __ATOMIC_RELAXED);
+		return true;
+	}
+	return __atomic_compare_exchange_n(&pm->word, &v, MW_LOCKED, false, __ATOMIC_ACQUIRE,
+					   __ATOMIC_RELAXED);
+}
+
+/* Count an acquisition that took a free word at once. */
+static inline void count_uncontended(void)
+{
+	if (preload_stats_wanted())
+		preload_count(PRELOAD_EV(PRELOAD_EV_ACQUIRE));
+}
+
+/* Lock, after word_take_zero() failed (or was not tried): try once
+ * more, reading first, then wait. */
+static inline void word_lock_contended(struct pmutex *pm)
 {
 	if (__builtin_expect(!word_trylock(pm), 0))
 		(void)word_wait(pm, WAIT_SPIN_THEN_SLEEP, CLOCK_REALTIME, NULL);
+}
+
+static inline void word_lock(struct pmutex *pm)
+{
+	if (__builtin_expect(word_take_zero(pm), 1))
+		count_uncontended();
+	else
+		word_lock_contended(pm);
 }
 
 /* Timed acquisition: 0, ETIMEDOUT, or EINVAL for a bad abstime when the
@@ -601,13 +656,15 @@ static int typed_acquire(struct pmutex *pm, int kind, enum acquire_mode mode,
  * now 5.3-5.5 (glibc 7.1-7.7; test_preload_helper uncontended, AMD EPYC
  * KVM guest, 2026-12-07).  Single-threaded the inline path stores, as
  * before: 7.5-7.8 ns (glibc 7.4-7.9); the cmpxchg would be 6.0-6.3 here,
- * but two atomics were 13.0 ns on an Intel guest (single_threaded()). */
-static __attribute__((noinline)) int mutex_lock_slow(pthread_mutex_t *m)
+ * but two atomics were 13.0 ns on an Intel guest (single_threaded()).
+ * The other types take a free word the same way (word_lock(),
+ * word_unlock()): a recursive mutex's pair 11.5-12.2 -> 9.4-11.3 ns
+ * (glibc 10.4-11.5).  `kind` is the type word the caller read. */
+static __attribute__((noinline)) int mutex_lock_slow(pthread_mutex_t *m, int kind)
 {
 	struct pmutex *pm = pm_of(m);
-	int kind = __atomic_load_n(&pm->kind, __ATOMIC_RELAXED);
 	if (kind == PTHREAD_MUTEX_NORMAL) {
-		word_lock(pm);
+		word_lock_contended(pm);
 		return 0;
 	}
 	if (kind & PRELOAD_MUTEX_PASSTHROUGH_BITS) {
@@ -620,24 +677,14 @@ static __attribute__((noinline)) int mutex_lock_slow(pthread_mutex_t *m)
 PVSPIN_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 {
 	struct pmutex *pm = pm_of(m);
-	/* a free normal mutex: (0, 0, 0) -> (0, 0, 1), one cmpxchg
-	 * (acquire), as glibc's lll_lock, or a store while single-threaded;
-	 * everything else out of line */
-	if (__builtin_expect(__atomic_load_n(&pm->kind, __ATOMIC_RELAXED) == PTHREAD_MUTEX_NORMAL, 1)) {
-		uint32_t v = 0;
-		if (single_threaded()) {
-			if (__atomic_load_n(&pm->word, __ATOMIC_RELAXED) != 0)
-				return mutex_lock_slow(m);
-			__atomic_store_n(&pm->word, MW_LOCKED, __ATOMIC_RELAXED);
-		} else if (!__atomic_compare_exchange_n(&pm->word, &v, MW_LOCKED, false,
-							__ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
-			return mutex_lock_slow(m);
-		}
-		if (preload_stats_wanted())
-			preload_count(PRELOAD_EV(PRELOAD_EV_ACQUIRE));
+	/* a free normal mutex: word_take_zero(); everything else out of
+	 * line */
+	int kind = __atomic_load_n(&pm->kind, __ATOMIC_RELAXED);
+	if (__builtin_expect(kind == PTHREAD_MUTEX_NORMAL && word_take_zero(pm), 1)) {
+		count_uncontended();
 		return 0;
 	}
-	return mutex_lock_slow(m);
+	return mutex_lock_slow(m, kind);
 }
 
 PVSPIN_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
@@ -684,12 +731,11 @@ PVSPIN_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clock,
 /* pthread_mutex_unlock() past its inline release: a normal mutex with
  * sleepers or WOKEN (or unlocked), or any other type (out of line, as
  * mutex_lock_slow()). */
-static __attribute__((noinline)) int mutex_unlock_slow(pthread_mutex_t *m)
+static __attribute__((noinline)) int mutex_unlock_slow(pthread_mutex_t *m, int kind)
 {
 	struct pmutex *pm = pm_of(m);
-	int kind = __atomic_load_n(&pm->kind, __ATOMIC_RELAXED);
 	if (kind == PTHREAD_MUTEX_NORMAL) {
-		word_unlock(pm);
+		word_unlock_contended(pm);
 		return 0;
 	}
 	if (kind & PRELOAD_MUTEX_PASSTHROUGH_BITS) {
@@ -720,22 +766,12 @@ static __attribute__((noinline)) int mutex_unlock_slow(pthread_mutex_t *m)
 PVSPIN_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 {
 	struct pmutex *pm = pm_of(m);
-	/* a normal mutex nobody sleeps on: (0, 0, 1) -> (0, 0, 0), one
-	 * cmpxchg (release), as glibc's lll_unlock, or a store while
-	 * single-threaded; everything else out of line (word_unlock()) */
-	if (__builtin_expect(__atomic_load_n(&pm->kind, __ATOMIC_RELAXED) == PTHREAD_MUTEX_NORMAL, 1)) {
-		uint32_t v = MW_LOCKED;
-		if (single_threaded()) {
-			if (__atomic_load_n(&pm->word, __ATOMIC_RELAXED) == MW_LOCKED) {
-				__atomic_store_n(&pm->word, 0, __ATOMIC_RELEASE);
-				return 0;
-			}
-		} else if (__atomic_compare_exchange_n(&pm->word, &v, 0, false, __ATOMIC_RELEASE,
-						       __ATOMIC_RELAXED)) {
-			return 0;
-		}
-	}
-	return mutex_unlock_slow(m);
+	/* a normal mutex nobody sleeps on: word_release_alone(); everything
+	 * else out of line */
+	int kind = __atomic_load_n(&pm->kind, __ATOMIC_RELAXED);
+	if (__builtin_expect(kind == PTHREAD_MUTEX_NORMAL && word_release_alone(pm), 1))
+		return 0;
+	return mutex_unlock_slow(m, kind);
 }
 
 /* ---- for the condition variables --------------------------------------- */
