@@ -219,7 +219,8 @@ static inline bool word_trylock(struct pmutex *pm)
 }
 
 /* Release a word nobody sleeps on, (0, 0, 1) -> (0, 0, 0): one cmpxchg
- * (release) with no read before it, as glibc's lll_unlock, or a store
+ * (release) with no read before it (the holder's line), as glibc's
+ * lll_unlock, or a store
  * while single-threaded (single_threaded()).  False, with nothing
  * written, if the word was anything but MW_LOCKED. */
 static inline bool word_release_alone(struct pmutex *pm)
@@ -511,11 +512,15 @@ static int word_wait(struct pmutex *pm, enum wait_mode mode, clockid_t clock,
 	return ret;
 }
 
-/* Take a free word, (0, 0, 0) -> (0, 0, 1): one cmpxchg (acquire) with
- * no read before it, as glibc's lll_lock, or a store while
- * single-threaded (single_threaded()).  False if the word was anything
- * but 0 (held, or sleepers counted on a free word): then the caller goes
- * on with word_trylock(), which reads first.  Not counted. */
+/* Take a free word, (0, 0, 0) -> (0, 0, 1): a read, and if it saw 0 one
+ * cmpxchg (acquire), or a store while single-threaded
+ * (single_threaded()).  The read costs an uncontended pair nothing
+ * measurable (5.3-6.0 ns with it, 5.9-7.0 without), and keeps a waiter
+ * from taking a held word's line exclusively: with a cmpxchg at once, as
+ * glibc's lll_lock, `sysbench threads` (8 threads, 4 locks) did 0.83-1.00
+ * of the code before in 5 alternated runs.  False if the word was
+ * anything but 0 (held, or sleepers counted on a free word): then the
+ * caller goes on with word_trylock().  Not counted. */
 static inline bool word_take_zero(struct pmutex *pm)
 {
 	uint32_t v = 0;
@@ -525,7 +530,8 @@ static inline bool word_take_zero(struct pmutex *pm)
 		__atomic_store_n(&pm->word, MW_LOCKED, __ATOMIC_RELAXED);
 		return true;
 	}
-	return __atomic_compare_exchange_n(&pm->word, &v, MW_LOCKED, false, __ATOMIC_ACQUIRE,
+	return __atomic_load_n(&pm->word, __ATOMIC_RELAXED) == 0 &&
+	       __atomic_compare_exchange_n(&pm->word, &v, MW_LOCKED, false, __ATOMIC_ACQUIRE,
 					   __ATOMIC_RELAXED);
 }
 
@@ -649,17 +655,16 @@ static int typed_acquire(struct pmutex *pm, int kind, enum acquire_mode mode,
 }
 
 /* pthread_mutex_lock() past its inline first try: a normal mutex whose
- * first try failed, or any other type.  Out of line, so that the inline
- * path is the type check and one cmpxchg with no stack frame: as one
- * function (three saved registers, a read before the cmpxchg) a free
- * normal mutex's lock and unlock took 8.4-9.9 ns with two threads alive,
- * now 5.3-5.5 (glibc 7.1-7.7; test_preload_helper uncontended, AMD EPYC
- * KVM guest, 2026-12-07).  Single-threaded the inline path stores, as
- * before: 7.5-7.8 ns (glibc 7.4-7.9); the cmpxchg would be 6.0-6.3 here,
- * but two atomics were 13.0 ns on an Intel guest (single_threaded()).
- * The other types take a free word the same way (word_lock(),
- * word_unlock()): a recursive mutex's pair 11.5-12.2 -> 9.4-11.3 ns
- * (glibc 10.4-11.5).  `kind` is the type word the caller read. */
+ * first try failed, or any other type; `kind` is the type word the
+ * caller read.  Out of line, so that the inline path is the type check
+ * and word_take_zero() with no stack frame.  As one function (three saved
+ * registers) a free normal mutex's lock and unlock took 8.4-8.8 ns with
+ * two threads alive, now 5.3-5.5 (glibc 7.2-7.8; test_preload_helper
+ * uncontended, 5 alternated runs, AMD EPYC KVM guest, 2026-12-07);
+ * single-threaded 7.6-9.4 and now 7.7-8.0 (glibc 7.2-8.1).  The other
+ * types take and release a free word the same way (word_lock(),
+ * word_unlock()): a recursive mutex's pair, two threads, 11.5-14.2 ->
+ * 10.0-10.3 ns (glibc 10.3-11.3). */
 static __attribute__((noinline)) int mutex_lock_slow(pthread_mutex_t *m, int kind)
 {
 	struct pmutex *pm = pm_of(m);
