@@ -81,8 +81,9 @@ static void usage(FILE *f)
 		"be written; 2 bad usage:\n"
 		"an option, a key or a value, on the command line or in the scenario, a host\n"
 		"shape that makes no sense (nodes, dedicated, a vmN.* key beyond vms), two\n"
-		"presets.  Of two --set of one other key the later wins, as a --set wins\n"
-		"over FILE.\n"
+		"presets, an option other than --set given twice with two values (the same\n"
+		"value twice is one).  Of two --set of one other key the later wins, as a\n"
+		"--set wins over FILE.\n"
 		"SIGINT, SIGTERM or SIGHUP stops the run at its next event: what it measured\n"
 		"so far is reported (\"stop\": \"interrupted\"; with --seeds, the seeds that\n"
 		"had started), then the signal ends the process (exit 130, 143, 129); one that\n"
@@ -728,6 +729,7 @@ static int sim_main(int argc, char **argv, char **sets)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *preset = NULL, *json_path = NULL, *seed_s = NULL, *seeds_s = NULL;
+	const char *fuzz_s = NULL;
 	int nsets = 0, c, list = 0, keys = 0;
 	static const char optstring[] = ":p:s:S:j:lkf:N:h";
 	long fuzz = -1, nseeds = 0;
@@ -742,19 +744,20 @@ static int sim_main(int argc, char **argv, char **sets)
 		return c == 1 ? 0 : c;
 	while ((c = getopt_long(argc, argv, optstring, opts, NULL)) != -1) {
 		switch (c) {
+		/* one value each (tool_option_once(): a second, different
+		 * one is refused, the same one again accepted), but --set,
+		 * whose repeats add up */
 		case 'p':
-			if (preset && strcmp(preset, optarg))
-				return tool_given_twice_error("pvspin sim", "presets", "--preset",
-							      preset, optarg);
-			preset = optarg;
+			if (tool_option_once("pvspin sim", "presets", "--preset", &preset, optarg))
+				return 2;
 			break;
 		case 's': sets[nsets++] = optarg; break;
 		case 'S': {
 			/* the key seed's range, said as every number option is */
 			uint64_t v;
-			if (tool_option_number("pvspin sim", "--seed", optarg, 0, UINT64_MAX, &v))
+			if (tool_option_number_once("pvspin sim", "seeds", "--seed", &seed_s, optarg,
+						    0, UINT64_MAX, &v))
 				return 2;
-			seed_s = optarg;
 			break;
 		}
 		case 'j':
@@ -763,27 +766,23 @@ static int sim_main(int argc, char **argv, char **sets)
 			if (!*optarg)
 				return tool_empty_name_error("pvspin sim", "--json",
 							     "a FILE, or - for standard output");
-			if (json_path)
-				return tool_given_twice_error("pvspin sim", "reports", "--json",
-							      json_path, optarg);
-			json_path = optarg;
+			if (tool_option_once("pvspin sim", "reports", "--json", &json_path, optarg))
+				return 2;
 			break;
 		case 'l': list = 1; break;
 		case 'k': keys = 1; break;
 		case 'f': {
 			uint64_t v;
-			if (tool_option_number("pvspin sim", "--fuzz", optarg, 1, 1000000, &v))
+			if (tool_option_number_once("pvspin sim", "fuzz run counts", "--fuzz",
+						    &fuzz_s, optarg, 1, 1000000, &v))
 				return 2;
 			fuzz = (long)v;
 			break;
 		}
 		case 'N': {
 			uint64_t v;
-			if (seeds_s)
-				return tool_given_twice_error("pvspin sim", "seed counts", "--seeds",
-							      seeds_s, optarg);
-			seeds_s = optarg;
-			if (tool_option_number("pvspin sim", "--seeds", optarg, 1, SIM_MAX_SEEDS, &v))
+			if (tool_option_number_once("pvspin sim", "seed counts", "--seeds", &seeds_s,
+						    optarg, 1, SIM_MAX_SEEDS, &v))
 				return 2;
 			nseeds = (long)v;
 			break;

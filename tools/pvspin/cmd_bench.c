@@ -112,28 +112,37 @@ static int usage_error(const char *fmt, ...)
 	return USAGE_EXIT;
 }
 
-/* One file per report: a second --json / --csv / --plot is a mistake, not
- * the one to keep (as pvspin sim's --json); so is an empty file name (a
- * value of the command line, such as --json "$OUT" with OUT unset, not a
- * file that cannot be written: exit 2, not 1).  Returns 0 or USAGE_EXIT. */
+/* One file per report: a second, different --json / --csv / --plot is a
+ * mistake, not the one to keep (tool_option_once(), as every option that
+ * takes one value); so is an empty file name (a value of the command
+ * line, such as --json "$OUT" with OUT unset, not a file that cannot be
+ * written: exit 2, not 1).  Returns 0 or USAGE_EXIT. */
 static int set_report(const char **path, const char *what, const char *opt, const char *arg)
 {
 	if (!*arg)
 		return tool_empty_name_error("pvspin bench", opt,
 					     strcmp(opt, "--plot") ? "a FILE, or - for standard output"
 								   : "FILE.png or FILE.svg");
-	if (*path)
-		return tool_given_twice_error("pvspin bench", what, opt, *path, arg);
-	*path = arg;
-	return 0;
+	return tool_option_once("pvspin bench", what, opt, path, arg);
 }
 
-/* Parse a whole decimal number in [lo, hi].  Returns 0, or prints an
- * error naming the option, the value and the valid range and returns
- * USAGE_EXIT (tool_option_number(), the words of every subcommand). */
-static int parse_num(const char *opt, const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
+/* The options that take one value: the value each was given, for
+ * tool_option_once() (a second, different value is refused, the same
+ * one again accepted).  The report files are the config's own paths. */
+struct bench_given {
+	const char *locks, *threads, *cs_ns, *ncs_ns, *cs_lines, *duration, *repeat, *sample,
+		*spin, *hog;
+};
+
+/* Parse `s`, the value of the one-value option `opt` (kept in *given),
+ * a whole decimal number in [lo, hi].  Returns 0, or prints an error
+ * naming the option, the value and the valid range, or the two values
+ * given (`what`), and returns USAGE_EXIT (tool_option_number_once(), the
+ * words of every subcommand). */
+static int parse_num(const char *what, const char *opt, const char **given, const char *s,
+		     uint64_t lo, uint64_t hi, uint64_t *out)
 {
-	return tool_option_number("pvspin bench", opt, s, lo, hi, out);
+	return tool_option_number_once("pvspin bench", what, opt, given, s, lo, hi, out);
 }
 
 /* The lists split by strsep(), not strtok_r(): an empty item ("1,,2",
@@ -145,7 +154,7 @@ static int parse_locks(const char *arg, struct bench_config *c)
 	size_t n;
 	bench_locks(&n);
 	char *copy = strdup(arg), *rest = copy;
-	free(c->locks);   /* a later --locks replaces an earlier one */
+	free(c->locks);   /* the same --locks given again */
 	c->locks = calloc(n, sizeof(*c->locks));
 	c->nlocks = 0;
 	int ret = 0;
@@ -198,7 +207,7 @@ static int parse_threads(const char *arg, struct bench_config *c)
 		return 1;
 	for (char *t; !ret && (t = strsep(&rest, ","));) {
 		uint64_t v;
-		ret = parse_num("--threads", t, 1, BENCH_MAX_THREADS, &v);
+		ret = tool_option_number("pvspin bench", "--threads", t, 1, BENCH_MAX_THREADS, &v);
 		if (!ret && add_threads(c, (unsigned)v))
 			ret = 1;
 	}
@@ -247,7 +256,7 @@ static int parse_options(int argc, char **argv, struct bench_config *c)
 {
 	uint64_t v;
 	int ret, opt;
-	const char *locks_arg = NULL;   /* --locks as given (the last one) */
+	struct bench_given given = { 0 };   /* given.locks: --locks as given */
 
 	c->cs_ns = BENCH_DEFAULT_CS_NS;
 	c->ncs_ns = BENCH_DEFAULT_NCS_NS;
@@ -266,36 +275,48 @@ static int parse_options(int argc, char **argv, struct bench_config *c)
 		ret = 0;
 		switch (opt) {
 		case OPT_LOCKS:
-			ret = parse_locks(optarg, c);
-			locks_arg = optarg;
+			ret = tool_option_once("pvspin bench", "lock lists", "--locks", &given.locks,
+					       optarg);
+			if (!ret)
+				ret = parse_locks(optarg, c);
 			break;
 		case OPT_THREADS:
-			ret = parse_threads(optarg, c);
+			ret = tool_option_once("pvspin bench", "thread-count lists", "--threads",
+					       &given.threads, optarg);
+			if (!ret)
+				ret = parse_threads(optarg, c);
 			break;
 		case OPT_CS_NS:
-			ret = parse_num("--cs-ns", optarg, 0, 1000000000, &c->cs_ns);
+			ret = parse_num("critical-section times", "--cs-ns", &given.cs_ns, optarg, 0,
+					1000000000, &c->cs_ns);
 			break;
 		case OPT_NCS_NS:
-			ret = parse_num("--ncs-ns", optarg, 0, 1000000000, &c->ncs_ns);
+			ret = parse_num("times outside the critical section", "--ncs-ns",
+					&given.ncs_ns, optarg, 0, 1000000000, &c->ncs_ns);
 			break;
 		case OPT_CS_LINES:
-			if (!(ret = parse_num("--cs-lines", optarg, 1, 1024, &v)))
+			if (!(ret = parse_num("shared-line counts", "--cs-lines", &given.cs_lines,
+					      optarg, 1, 1024, &v)))
 				c->cs_lines = (unsigned)v;
 			break;
 		case OPT_DURATION:
-			if (!(ret = parse_num("--duration-ms", optarg, 1, 3600000, &v)))
+			if (!(ret = parse_num("cell lengths", "--duration-ms", &given.duration,
+					      optarg, 1, 3600000, &v)))
 				c->duration_ms = (unsigned)v;
 			break;
 		case OPT_REPEAT:
-			if (!(ret = parse_num("--repeat", optarg, 1, 1000, &v)))
+			if (!(ret = parse_num("repeat counts", "--repeat", &given.repeat, optarg, 1,
+					      1000, &v)))
 				c->repeat = (unsigned)v;
 			break;
 		case OPT_SAMPLE:
-			if (!(ret = parse_num("--sample-every", optarg, 1, 1u << 30, &v)))
+			if (!(ret = parse_num("sampling intervals", "--sample-every", &given.sample,
+					      optarg, 1, 1u << 30, &v)))
 				c->sample_every = (uint32_t)v;
 			break;
 		case OPT_SPIN:
-			if (!(ret = parse_num("--spin-threshold", optarg, 1, UINT32_MAX, &v))) {
+			if (!(ret = parse_num("spin thresholds", "--spin-threshold", &given.spin,
+					      optarg, 1, UINT32_MAX, &v))) {
 				c->spin_threshold = (uint32_t)v;
 				c->spin_threshold_set = true;
 			}
@@ -304,7 +325,8 @@ static int parse_options(int argc, char **argv, struct bench_config *c)
 			c->pin = true;
 			break;
 		case OPT_HOG:
-			if (!(ret = parse_num("--hog", optarg, 0, BENCH_MAX_HOGS, &v)))
+			if (!(ret = parse_num("hog counts", "--hog", &given.hog, optarg, 0,
+					      BENCH_MAX_HOGS, &v)))
 				c->hogs = (unsigned)v;
 			break;
 		case OPT_NO_PLACEMENT:
@@ -360,7 +382,7 @@ static int parse_options(int argc, char **argv, struct bench_config *c)
 		 * silently ignores would mislead (the header would claim it). */
 		return usage_error("--spin-threshold applies only to the lock that halts, "
 				   "pvqspinlock, not to --locks %s (valid: --locks with "
-				   "pvqspinlock in it)", locks_arg);
+				   "pvqspinlock in it)", given.locks);
 	}
 	if (!c->locks) {
 		size_t n;

@@ -313,7 +313,7 @@ int pvspin_cmd_detect(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	bool json = false;
-	const char *cpuid_file = NULL, *root = NULL, *policy_name = NULL;
+	const char *cpuid_file = NULL, *root = NULL, *policy_name = NULL, *interval_s = NULL;
 	long interval = DEFAULT_INTERVAL_MS;
 	pvspin_policy_t one;
 	int opt;
@@ -328,21 +328,28 @@ int pvspin_cmd_detect(int argc, char **argv)
 		switch (opt) {
 		case 'j': json = true; break;
 		/* an empty name: a value of the command line (--cpuid "$F"
-		 * with F unset), exit 2 as bench's and sim's empty --json */
+		 * with F unset), exit 2 as bench's and sim's empty --json;
+		 * one value each: a second, different one is refused, the
+		 * same one again accepted (tool_option_once()) */
 		case 'c':
 			if (!*optarg)
 				return tool_empty_name_error("pvspin detect", "--cpuid",
 							     "a FILE, or - for standard input");
-			cpuid_file = optarg;
+			if (tool_option_once("pvspin detect", "CPUID dumps", "--cpuid", &cpuid_file,
+					     optarg))
+				return 2;
 			break;
 		case 'r':
 			if (!*optarg)
 				return tool_empty_name_error("pvspin detect", "--root",
 							     "a DIR, / for this machine");
-			root = optarg;
+			if (tool_option_once("pvspin detect", "roots", "--root", &root, optarg))
+				return 2;
 			break;
 		case 'p':
-			policy_name = optarg;
+			if (tool_option_once("pvspin detect", "policies", "--policy", &policy_name,
+					     optarg))
+				return 2;
 			if (pvspin_policy_parse(optarg, &one)) {
 				return tool_value_error("pvspin detect", "--policy", optarg,
 							pvspin_policy_parse_error(errno), NULL);
@@ -350,8 +357,8 @@ int pvspin_cmd_detect(int argc, char **argv)
 			break;
 		case 'i': {
 			uint64_t ms;
-			if (tool_option_number("pvspin detect", "--interval-ms", optarg, 0,
-					       MAX_INTERVAL_MS, &ms))
+			if (tool_option_number_once("pvspin detect", "intervals", "--interval-ms",
+						    &interval_s, optarg, 0, MAX_INTERVAL_MS, &ms))
 				return 2;
 			interval = (long)ms;
 			break;

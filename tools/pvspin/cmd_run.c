@@ -532,27 +532,22 @@ int pvspin_cmd_run(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "+:l:p:sS:h", opts, NULL)) != -1) {
 		switch (c) {
 		/* one value each: a second, different one was dropped without
-		 * a word, the last kept (helper-60; bench refuses a second
-		 * report file too) */
+		 * a word, the last kept (helper-60; the same value twice is
+		 * one choice: tool_option_once()) */
 		case 'l':
-			if (lock && strcmp(lock, optarg))
-				return tool_given_twice_error("pvspin run", "lock kinds", "--lock", lock,
-							      optarg);
-			lock = optarg;
+			if (tool_option_once("pvspin run", "lock kinds", "--lock", &lock, optarg))
+				return 2;
 			break;
 		case 'p':
-			if (policy && strcmp(policy, optarg))
-				return tool_given_twice_error("pvspin run", "policies", "--policy", policy,
-							      optarg);
-			policy = optarg;
+			if (tool_option_once("pvspin run", "policies", "--policy", &policy, optarg))
+				return 2;
 			break;
 		case 's': stats = true; break;
 		case 'S': {
 			uint64_t n;
-			if (tool_option_number("pvspin run", "--spin-limit", optarg, 0, UINT32_MAX,
-					       &n))
+			if (tool_option_number_once("pvspin run", "spin limits", "--spin-limit",
+						    &spin_limit, optarg, 0, UINT32_MAX, &n))
 				return 2;
-			spin_limit = optarg;
 			break;
 		}
 		default: return tool_option_error("pvspin run", c, argv);

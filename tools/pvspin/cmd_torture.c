@@ -270,9 +270,21 @@ static void usage(FILE *f)
 
 /* The value of number option `opt`: 0, or 2 after the error of every
  * subcommand's number options (tool_option_number()). */
-static int parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max, uint64_t *out)
+/* The options that take one value: the value each was given, for
+ * tool_option_once() (a second, different value is refused, the same
+ * one again accepted). */
+struct torture_given {
+	const char *threads, *seconds, *long_hold, *seed, *stats_interval, *stall, *spin;
+};
+
+/* Parse `s`, the value of the one-value option `opt` (kept in *given;
+ * `what`: its values in the plural), a whole decimal number from `min`
+ * to `max`, into *out.  Returns 0, or 2 after the line that says why
+ * (tool_option_number_once(), the words of every subcommand). */
+static int parse_u64(const char *what, const char *opt, const char **given, const char *s,
+		     uint64_t min, uint64_t max, uint64_t *out)
 {
-	return tool_option_number("pvspin torture", opt, s, min, max, out);
+	return tool_option_number_once("pvspin torture", what, opt, given, s, min, max, out);
 }
 
 /*
@@ -356,6 +368,7 @@ int pvspin_cmd_torture(int argc, char **argv)
 	};
 	struct torture t;
 	const char *kind_name = NULL;
+	struct torture_given given = { 0 };
 	uint64_t v;
 	bool seeded = false;
 	int c;
@@ -379,34 +392,51 @@ int pvspin_cmd_torture(int argc, char **argv)
 	opterr = 0;   /* tool_option_error() says it */
 	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'l': kind_name = optarg; break;
+		case 'l':
+			if (tool_option_once("pvspin torture", "lock kinds", "--lock", &kind_name,
+					     optarg))
+				return 2;
+			break;
 		case 't':
-			if (parse_u64("--threads", optarg, 1, 1024, &v)) return 2;
+			if (parse_u64("writer counts", "--threads", &given.threads, optarg, 1, 1024,
+				      &v))
+				return 2;
 			t.nthreads = (int)v;
 			break;
 		case 's':
-			if (parse_u64("--seconds", optarg, 1, 7 * 24 * 3600, &v)) return 2;
+			if (parse_u64("run times", "--seconds", &given.seconds, optarg, 1,
+				      7 * 24 * 3600, &v))
+				return 2;
 			t.seconds = (uint32_t)v;
 			break;
 		case 'L':
-			if (parse_u64("--long-hold-ms", optarg, 0, 10000, &v)) return 2;
+			if (parse_u64("long holds", "--long-hold-ms", &given.long_hold, optarg, 0,
+				      10000, &v))
+				return 2;
 			t.long_hold_ms = (uint32_t)v;
 			break;
 		case 'S':
-			if (parse_u64("--seed", optarg, 0, UINT64_MAX, &v)) return 2;
+			if (parse_u64("seeds", "--seed", &given.seed, optarg, 0, UINT64_MAX, &v))
+				return 2;
 			t.seed = v;
 			seeded = true;
 			break;
 		case 'i':
-			if (parse_u64("--stats-interval", optarg, 0, 7 * 24 * 3600, &v)) return 2;
+			if (parse_u64("statistics intervals", "--stats-interval",
+				      &given.stats_interval, optarg, 0, 7 * 24 * 3600, &v))
+				return 2;
 			t.stats_interval = (uint32_t)v;
 			break;
 		case 'w':
-			if (parse_u64("--stall-ms", optarg, 10, 3600 * 1000, &v)) return 2;
+			if (parse_u64("stall thresholds", "--stall-ms", &given.stall, optarg, 10,
+				      3600 * 1000, &v))
+				return 2;
 			t.stall_ms = (uint32_t)v;
 			break;
 		case 'T':
-			if (parse_u64("--spin-threshold", optarg, 1, UINT32_MAX, &v)) return 2;
+			if (parse_u64("spin thresholds", "--spin-threshold", &given.spin, optarg, 1,
+				      UINT32_MAX, &v))
+				return 2;
 			t.spin_threshold = (uint32_t)v;
 			break;
 		case 'n': t.inject = false; break;

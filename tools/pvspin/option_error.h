@@ -158,24 +158,6 @@ static inline int tool_empty_name_error(const char *prog, const char *option,
 	return 2;
 }
 
-/**
- * Report an option given twice with two values where one is meant (two
- * presets, two reports, two lock kinds) and return 2 (bad usage), instead
- * of keeping the last:
- *
- *   pvspin run: two lock kinds given (--lock tas, --lock ticket); give one
- *
- * `what` names the values in the plural.  Every subcommand says it in
- * these words.  One fprintf(): thread-safe.
- */
-static inline int tool_given_twice_error(const char *prog, const char *what, const char *opt,
-					 const char *first, const char *second)
-{
-	fprintf(stderr, "%s: two %s given (%s %s, %s %s); give one\n", prog, what, opt, first,
-		opt, second);
-	return 2;
-}
-
 /** The quote to write around `value`, a value given on the command line,
  *  in a message: "'" when it is empty or holds a blank, which would not
  *  show otherwise (--cpuid '', vms='', --seeds ' 2'), else "".  Every
@@ -183,6 +165,47 @@ static inline int tool_given_twice_error(const char *prog, const char *what, con
 static inline const char *tool_value_quote(const char *value)
 {
 	return !*value || strpbrk(value, " \t\n\r\v\f") ? "'" : "";
+}
+
+/**
+ * Report an option given twice with two values where one is meant (two
+ * presets, two reports, two lock kinds) and return 2 (bad usage), instead
+ * of keeping the last:
+ *
+ *   pvspin run: two lock kinds given (--lock tas, --lock ticket); give one
+ *
+ * `what` names the values in the plural; the values are quoted by
+ * tool_value_quote() (--json '', --json -).  Every subcommand says it in
+ * these words (tool_option_once()).  One fprintf(): thread-safe.
+ */
+static inline int tool_given_twice_error(const char *prog, const char *what, const char *opt,
+					 const char *first, const char *second)
+{
+	const char *q1 = tool_value_quote(first), *q2 = tool_value_quote(second);
+	fprintf(stderr, "%s: two %s given (%s %s%s%s, %s %s%s%s); give one\n", prog, what, opt,
+		q1, first, q1, opt, q2, second, q2);
+	return 2;
+}
+
+/**
+ * Take `value`, given to the option `opt` of `prog`, as that option's one
+ * value, kept in *given (NULL until the option is first given): the
+ * first time, or the same value again (one choice said twice, "--lock
+ * tas -l tas"), it is stored and 0 returned; a second, different value is
+ * refused by tool_given_twice_error() (`what`: the values in the plural,
+ * "lock kinds") and 2 returned (bad usage), *given untouched.  The rule
+ * of every option that takes one value in run, bench, torture, sim and
+ * detect: none keeps the last of two values without a word.  Values are
+ * compared as written ("5" and "05" are two).  Not for an option whose
+ * repeats add up (pvspin sim --set KEY=VALUE).  Thread-safe.
+ */
+static inline int tool_option_once(const char *prog, const char *what, const char *opt,
+				   const char **given, const char *value)
+{
+	if (*given && strcmp(*given, value))
+		return tool_given_twice_error(prog, what, opt, *given, value);
+	*given = value;
+	return 0;
 }
 
 /**
@@ -286,6 +309,22 @@ static inline int tool_option_number(const char *prog, const char *option, const
 				     uint64_t lo, uint64_t hi, uint64_t *out)
 {
 	return tool_parse_decimal(s, lo, hi, out) ? 0 : tool_number_error(prog, option, s, lo, hi);
+}
+
+/**
+ * tool_option_number() for an option that takes one number: the value `s`
+ * is first taken by tool_option_once() (`what`, `given` as there: a
+ * second, different value is refused, the same one again accepted), then
+ * parsed from `lo` to `hi` into *out.  Returns 0, or 2 (bad usage) after
+ * the one line that says why.  Thread-safe.
+ */
+static inline int tool_option_number_once(const char *prog, const char *what, const char *opt,
+					  const char **given, const char *s, uint64_t lo,
+					  uint64_t hi, uint64_t *out)
+{
+	if (tool_option_once(prog, what, opt, given, s))
+		return 2;
+	return tool_option_number(prog, opt, s, lo, hi, out);
 }
 
 #endif /* PVSPIN_TOOLS_OPTION_ERROR_H */
