@@ -357,3 +357,15 @@ if(TARGET pvspin_sim_core)
 endif()
 set_tests_properties(${_twice_tests} PROPERTIES LABELS sanitize
   PASS_REGULAR_EXPRESSION "given-twice-ok")
+# A bad PVSPIN_LOCK / PVSPIN_POLICY that holds a blank is quoted in every
+# command's line, as an option's value is (tool_value_quote()): the line
+# of run (the library's, pvspin_default_kind_check_env()), and detect's
+# and sim's, which ignore it, said "PVSPIN_LOCK=tas : not a lock kind",
+# the blank that made it one hard to see
+add_test(NAME cli_kind_env_blank_quoted COMMAND sh -c
+  "for c in 'run -- true' 'detect --interval-ms 0' 'sim --list'; do \
+     e=$(PVSPIN_LOCK='tas ' PVSPIN_POLICY=' linux' \"$0\" $c 2>&1 >/dev/null | grep PVSPIN_); \
+     case \"$e\" in *\"PVSPIN_LOCK='tas ': not a lock kind\"*\"PVSPIN_POLICY=' linux': not a \"*) ;; \
+       *) echo \"$c: '$e'\"; exit 1;; esac; done; echo blank-quoted-ok" ${_pvspin})
+set_tests_properties(cli_kind_env_blank_quoted PROPERTIES LABELS sanitize
+  PASS_REGULAR_EXPRESSION "blank-quoted-ok")

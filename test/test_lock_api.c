@@ -422,6 +422,19 @@ static void test_default_kind_check_env(void **state)
 		 "valid kinds: %s\n", pvspin_kind_names());
 	assert_string_equal(out, want);
 	free(out);
+	/* a value with a blank is quoted, as the tools' options quote one
+	 * (pvspin_value_quote()): "PVSPIN_LOCK=tas : not a lock kind" hid
+	 * the blank that made it one */
+	assert_int_equal(check_env("tas ", NULL, "x", &out), 1);
+	snprintf(want, sizeof(want), "x: PVSPIN_LOCK='tas ': not a lock kind; "
+		 "valid kinds: %s\n", pvspin_kind_names());
+	assert_string_equal(out, want);
+	free(out);
+	assert_int_equal(check_env(NULL, " linux", "x", &out), 1);
+	snprintf(want, sizeof(want), "x: PVSPIN_POLICY=' linux': %s\n",
+		 pvspin_policy_parse_error(EINVAL));
+	assert_string_equal(out, want);
+	free(out);
 	/* no stream: the verdict only */
 	setenv("PVSPIN_LOCK", "lcok", 1);
 	assert_int_equal(pvspin_default_kind_check_env(NULL, "x"), 1);

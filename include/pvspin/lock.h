@@ -114,7 +114,8 @@ pvspin_kind_t pvspin_default_kind(void);
  *   WHO: PVSPIN_LOCK=lcok: not a lock kind; valid kinds: qspinlock, ...
  *   WHO: PVSPIN_POLICY=fast: not a policy; valid policies: linux, ...
  *
- * (PVSPIN_POLICY's reason is pvspin_policy_parse_error()'s).  Only the
+ * (PVSPIN_POLICY's reason is pvspin_policy_parse_error()'s; a value
+ * holding a blank is written in quotes, PVSPIN_LOCK='tas ').  Only the
  * first: a program can run on neither.  Both are checked whatever the
  * other says, so a bad PVSPIN_POLICY is found also beside a valid
  * PVSPIN_LOCK, although pvspin_default_kind(), which reads PVSPIN_POLICY

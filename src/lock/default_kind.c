@@ -11,6 +11,7 @@
 #include "pvspin/lock.h"
 #include "pvspin/spinlock.h"
 #include "../policy/policy_default.h"
+#include "../util/value_quote.h"
 
 static pvspin_kind_t default_kind = PVSPIN_KIND_NONE;
 
@@ -23,9 +24,10 @@ int pvspin_default_lock_env(FILE *err, const char *who, pvspin_kind_t *kind)
 	*kind = pvspin_kind_from_name(name);
 	if (*kind != PVSPIN_KIND_NONE)
 		return 1;
+	const char *q = pvspin_value_quote(name);   /* 'tas ': the blank shows */
 	if (err)
-		fprintf(err, "%s: PVSPIN_LOCK=%s: " PVSPIN_LOCK_NOT_A_KIND "%s\n",
-			who ? who : "pvspin", name, pvspin_kind_names());
+		fprintf(err, "%s: PVSPIN_LOCK=%s%s%s: " PVSPIN_LOCK_NOT_A_KIND "%s\n",
+			who ? who : "pvspin", q, name, q, pvspin_kind_names());
 	return -1;
 }
 

@@ -9,6 +9,7 @@
 
 #include "pvspin/policy.h"
 #include "policy_default.h"
+#include "../util/value_quote.h"
 
 int pvspin_default_policy_env(FILE *err, const char *who, pvspin_policy_t *p)
 {
@@ -17,8 +18,9 @@ int pvspin_default_policy_env(FILE *err, const char *who, pvspin_policy_t *p)
 		return 0;
 	if (!pvspin_policy_parse(name, p))
 		return 1;
+	const char *q = pvspin_value_quote(name);   /* 'linux ': the blank shows */
 	if (err)
-		fprintf(err, "%s: PVSPIN_POLICY=%s: %s\n", who ? who : "pvspin", name,
+		fprintf(err, "%s: PVSPIN_POLICY=%s%s%s: %s\n", who ? who : "pvspin", q, name, q,
 			pvspin_policy_parse_error(errno));
 	return -1;
 }

@@ -37,12 +37,13 @@ pvspin_kind_t pvspin_policy_pick_default(void);
  * PVSPIN_LOCK as it is now: 0 unset (absent or empty), 1 a kind
  * (*kind), -1 not a kind, after one line on `err` unless NULL, prefixed
  * with `who` (NULL: "pvspin"): "WHO: PVSPIN_LOCK=VALUE: not a lock
- * kind; valid kinds: ..." (PVSPIN_LOCK_NOT_A_KIND).  The test pvspin_default_kind() makes first
- * (its value wins; PVSPIN_POLICY is read only when it is unset), and
- * the wording of pvspin_default_kind_check_env(), which calls it; also
- * `pvspin detect`'s, which says which variable programs started from
- * it follow.  Defined in src/lock/default_kind.c.  Thread-safe as
- * getenv() is.
+ * kind; valid kinds: ..." (PVSPIN_LOCK_NOT_A_KIND; VALUE in quotes if it
+ * holds a blank, pvspin_value_quote(): "PVSPIN_LOCK='tas '").  The test
+ * pvspin_default_kind() makes first (its value wins; PVSPIN_POLICY is
+ * read only when it is unset), and the wording of
+ * pvspin_default_kind_check_env(), which calls it; also `pvspin
+ * detect`'s, which says which variable programs started from it follow.
+ * Defined in src/lock/default_kind.c.  Thread-safe as getenv() is.
  */
 int pvspin_default_lock_env(FILE *err, const char *who, pvspin_kind_t *kind)
 	__attribute__((visibility("hidden")));
@@ -50,7 +51,7 @@ int pvspin_default_lock_env(FILE *err, const char *who, pvspin_kind_t *kind)
  * PVSPIN_POLICY as it is now: 0 unset (absent or empty), 1 a policy
  * (*p), -1 not a policy, after one line on `err` unless NULL, prefixed
  * with `who` (NULL: "pvspin"): "WHO: PVSPIN_POLICY=VALUE: REASON"
- * (pvspin_policy_parse_error()).  The wording of
+ * (pvspin_policy_parse_error(); VALUE quoted as PVSPIN_LOCK's).  The wording of
  * pvspin_default_kind_check_env() (pvspin/lock.h), which calls it.
  * Thread-safe as getenv() is.
  */

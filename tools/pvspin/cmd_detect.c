@@ -287,15 +287,23 @@ static void say_kind_stats_env_ignored(void)
 	pvspin_kind_t kind;
 	pvspin_policy_t policy;
 	const char *s;
-	if (pvspin_default_lock_env(NULL, NULL, &kind) < 0)
-		fprintf(stderr, "pvspin detect: ignoring PVSPIN_LOCK=%s: " PVSPIN_LOCK_NOT_A_KIND
-			"%s; pvspin detect takes no lock kind from the environment\n",
-			getenv("PVSPIN_LOCK"), pvspin_kind_names());
+	const char *bad, *q;
+	/* the bad value quoted as the library's line quotes it ('tas ') */
+	if (pvspin_default_lock_env(NULL, NULL, &kind) < 0) {
+		bad = getenv("PVSPIN_LOCK");
+		q = tool_value_quote(bad);
+		fprintf(stderr, "pvspin detect: ignoring PVSPIN_LOCK=%s%s%s: " PVSPIN_LOCK_NOT_A_KIND
+			"%s; pvspin detect takes no lock kind from the environment\n", q, bad, q,
+			pvspin_kind_names());
+	}
 	/* errno: the parse's reason (nothing is written with err NULL) */
-	if (pvspin_default_policy_env(NULL, NULL, &policy) < 0)
-		fprintf(stderr, "pvspin detect: ignoring PVSPIN_POLICY=%s: %s; pvspin detect takes "
-			"no policy from the environment (--policy NAME)\n", getenv("PVSPIN_POLICY"),
-			pvspin_policy_parse_error(errno));
+	if (pvspin_default_policy_env(NULL, NULL, &policy) < 0) {
+		const char *why = pvspin_policy_parse_error(errno);
+		bad = getenv("PVSPIN_POLICY");
+		q = tool_value_quote(bad);
+		fprintf(stderr, "pvspin detect: ignoring PVSPIN_POLICY=%s%s%s: %s; pvspin detect "
+			"takes no policy from the environment (--policy NAME)\n", q, bad, q, why);
+	}
 	if (pvspin_env_switch("PVSPIN_STATS", &s) < 0)
 		fprintf(stderr, "pvspin detect: ignoring PVSPIN_STATS=%s: " PVSPIN_STATS_EXPECTED
 			"; pvspin detect counts no stats\n", s);

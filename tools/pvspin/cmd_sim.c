@@ -27,6 +27,7 @@
 #include "pvspin/policy.h"
 #include "pvspin/tunables.h"
 #include "cmd.h"
+#include "option_error.h"
 
 /* What every "ignoring PVSPIN_..." line of this command ends with. */
 #define SIM_NOT_ENV "never from the environment"
@@ -47,15 +48,18 @@ static void say_kind_env_ignored(void)
 	if (r > 0)
 		fprintf(stderr, "pvspin sim: ignoring PVSPIN_LOCK=%s: %s (--set lock=%s), "
 			SIM_NOT_ENV "\n", getenv("PVSPIN_LOCK"), key, pvspin_kind_name(kind));
-	else if (r < 0)
-		fprintf(stderr, "pvspin sim: ignoring PVSPIN_LOCK=%s: not a lock kind; %s "
-			"(--set lock=KIND, KIND one of %s), " SIM_NOT_ENV "\n",
-			getenv("PVSPIN_LOCK"), key, pvspin_kind_names());
+	else if (r < 0) {
+		const char *bad = getenv("PVSPIN_LOCK"), *q = tool_value_quote(bad);
+		fprintf(stderr, "pvspin sim: ignoring PVSPIN_LOCK=%s%s%s: not a lock kind; %s "
+			"(--set lock=KIND, KIND one of %s), " SIM_NOT_ENV "\n", q, bad, q, key,
+			pvspin_kind_names());
+	}
 	r = pvspin_default_policy_env(NULL, NULL, &policy);
+	const char *pol = getenv("PVSPIN_POLICY"), *pq = r < 0 ? tool_value_quote(pol) : "";
 	if (r)
-		fprintf(stderr, "pvspin sim: ignoring PVSPIN_POLICY=%s: %spvspin sim picks no lock "
-			"kind by policy; it takes the guest lock kind only as a configuration key "
-			"(--set lock=KIND), " SIM_NOT_ENV "\n", getenv("PVSPIN_POLICY"),
+		fprintf(stderr, "pvspin sim: ignoring PVSPIN_POLICY=%s%s%s: %spvspin sim picks no "
+			"lock kind by policy; it takes the guest lock kind only as a configuration "
+			"key (--set lock=KIND), " SIM_NOT_ENV "\n", pq, pol, pq,
 			r < 0 ? "not a policy; " : "");
 	/* a bad PVSPIN_STATS too, as detect says it (a valid one is the
 	 * interposer's business and says nothing here: the simulator's lock

@@ -27,6 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/value_quote.h"
+
 /**
  * Report what getopt_long() refused and return 2 (bad usage).  `opt` is
  * its return value: ':' for an option without its value, anything else
@@ -161,10 +163,12 @@ static inline int tool_empty_name_error(const char *prog, const char *option,
 /** The quote to write around `value`, a value given on the command line,
  *  in a message: "'" when it is empty or holds a blank, which would not
  *  show otherwise (--cpuid '', vms='', --seeds ' 2'), else "".  Every
- *  message that shows such a value quotes it by this rule.  Thread-safe. */
+ *  message that shows such a value quotes it by this rule, the library's
+ *  lines of a bad PVSPIN_LOCK / PVSPIN_POLICY too (pvspin_value_quote(),
+ *  src/util/value_quote.h).  Thread-safe. */
 static inline const char *tool_value_quote(const char *value)
 {
-	return !*value || strpbrk(value, " \t\n\r\v\f") ? "'" : "";
+	return pvspin_value_quote(value);
 }
 
 /**
