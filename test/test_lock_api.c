@@ -233,7 +233,8 @@ static void test_misuse_is_reported(void **state)
 		assert_int_equal(r.misuse, 1);
 		assert_string_equal(r.what, "tas: corrupted lock word");
 		assert_int_equal(r.after, tas_corrupt[i]);
-		assert_false(pvspin_tas_trylock(&c));
+		misuse_count = 0;
+		assert_false(pvspin_tas_trylock(&c));   /* reported: test_trylock_corrupted */
 		misuse_count = 0;
 		pvspin_tas_unlock(&c);
 		assert_int_equal(misuse_count, 1);
@@ -320,6 +321,115 @@ static void test_misuse_is_reported(void **state)
 	misuse_count = 0;
 	pvspin_kind_lock((pvspin_kind_t)99, &l);
 	assert_int_equal(misuse_count, 1);
+	pvspin_set_misuse_handler(old);
+}
+
+/* A word, what the misuse handler is to be told of it (NULL: nothing),
+ * for check_reports(). */
+struct report_case {
+	pvspin_kind_t kind;
+	uint32_t word;
+	const char *what;
+};
+
+/* Unlock (trylock false) or trylock (true) each case's word with its
+ * kind under count_misuse: one report of `what`, or none, the word left
+ * as it was and, for trylock, not taken. */
+static void check_reports(bool trylock, const struct report_case *cases, size_t n)
+{
+	pvspin_misuse_handler_t old = pvspin_set_misuse_handler(count_misuse);
+	for (size_t i = 0; i < n; i++) {
+		pvspin_lock_t c = { .val = cases[i].word };
+		misuse_count = 0;
+		misuse_what[0] = 0;
+		if (trylock)
+			assert_false(pvspin_kind_trylock(cases[i].kind, &c));
+		else
+			pvspin_kind_unlock(cases[i].kind, &c);
+		assert_int_equal(misuse_count, cases[i].what ? 1 : 0);
+		if (cases[i].what)
+			assert_string_equal(misuse_what, cases[i].what);
+		assert_int_equal(c.val, cases[i].word);
+	}
+	pvspin_set_misuse_handler(old);
+}
+
+/*
+ * spinpark's unlock names a corrupted word as such whatever its locked
+ * byte: bit 31 beside a locked byte of 2 was "unlock of a lock handed
+ * off to a waiter", beside a 0 "unlock of a lock that is not locked".
+ * The word is left as it was.
+ */
+static void test_spinpark_unlock_corrupted(void **state)
+{
+	(void)state;
+	static const char corrupted[] = "spinpark: corrupted lock word",
+		handed[] = "spinpark: unlock of a lock handed off to a waiter",
+		free_lock[] = "spinpark: unlock of a lock that is not locked";
+	static const struct report_case cases[] = {
+		{ PVSPIN_KIND_SPINPARK, 0x80000002u, corrupted },
+		{ PVSPIN_KIND_SPINPARK, 0x80001002u, corrupted },
+		{ PVSPIN_KIND_SPINPARK, 0x80000000u, corrupted },
+		{ PVSPIN_KIND_SPINPARK, 0x00000702u, corrupted },   /* 7 spinners */
+		{ PVSPIN_KIND_SPINPARK, 0x00000003u, corrupted },
+		/* the words a step writes keep their own reports */
+		{ PVSPIN_KIND_SPINPARK, 0x00001002u, handed },
+		{ PVSPIN_KIND_SPINPARK, 0x00101002u, handed },
+		{ PVSPIN_KIND_SPINPARK, 0x00000000u, free_lock },
+		{ PVSPIN_KIND_SPINPARK, 0x00100500u, free_lock },
+	};
+	check_reports(false, cases, sizeof(cases) / sizeof(cases[0]));
+}
+
+/*
+ * A trylock that fails on a corrupted word reports it with the misuse
+ * handler, in the words of the kind's lock() and unlock(), and returns
+ * false with the word as it was (it returned false without a word, so a
+ * program that only ever tries never heard of it).  A busy word that a
+ * step writes is no report.  A free word whose other bits are corrupted
+ * is taken, as by the uncontended lock(): the one cmpxchg of the taking
+ * path checks nothing more (its unlock reports it, test_misuse_is_reported).
+ */
+static void test_trylock_corrupted(void **state)
+{
+	(void)state;
+	static const struct report_case cases[] = {
+		{ PVSPIN_KIND_SPINPARK, 0x80000001u, "spinpark: corrupted lock word" },
+		{ PVSPIN_KIND_SPINPARK, 0x80000002u, "spinpark: corrupted lock word" },
+		{ PVSPIN_KIND_SPINPARK, 0xffffffffu, "spinpark: corrupted lock word" },
+		{ PVSPIN_KIND_SPINPARK, 0x000000ffu, "spinpark: corrupted lock word" },
+		{ PVSPIN_KIND_SPINPARK, 0x00000601u, "spinpark: corrupted lock word" },
+		{ PVSPIN_KIND_SPINPARK, 0x00000001u, NULL },
+		{ PVSPIN_KIND_SPINPARK, 0x00001002u, NULL },
+		/* 2047 parked, 5 spinners, every flag */
+		{ PVSPIN_KIND_SPINPARK, 0x7ffff501u, NULL },
+		{ PVSPIN_KIND_TAS, 0x00000002u, "tas: corrupted lock word" },
+		{ PVSPIN_KIND_TAS, 0x80000001u, "tas: corrupted lock word" },
+		{ PVSPIN_KIND_TAS, 0x00000100u, "tas: corrupted lock word" },
+		{ PVSPIN_KIND_TAS, 0x00000001u, NULL },
+		{ PVSPIN_KIND_QSPINLOCK, 0xffffffffu, "qspinlock: corrupted lock word" },
+		{ PVSPIN_KIND_QSPINLOCK, 0x00000201u, "qspinlock: corrupted lock word" },
+		{ PVSPIN_KIND_QSPINLOCK, 0x00010000u, "qspinlock: corrupted lock word" },
+		{ PVSPIN_KIND_QSPINLOCK, _Q_SLOW_VAL, "qspinlock: corrupted lock word" },
+		{ PVSPIN_KIND_QSPINLOCK, 0x00000101u, NULL },
+		{ PVSPIN_KIND_QSPINLOCK, (2u << _Q_TAIL_CPU_OFFSET) | 0x101u, NULL },
+		{ PVSPIN_KIND_PVQSPINLOCK, 0x000000ffu, "pvqspinlock: corrupted lock word" },
+		{ PVSPIN_KIND_PVQSPINLOCK, 0xfffc0000u, "pvqspinlock: corrupted lock word" },
+		{ PVSPIN_KIND_PVQSPINLOCK, _Q_SLOW_VAL, NULL },
+		{ PVSPIN_KIND_PVQSPINLOCK, (2u << _Q_TAIL_CPU_OFFSET) | 0x1u, NULL },
+		/* every ticket word is a state (pvspin/ticket.h): never a report */
+		{ PVSPIN_KIND_TICKET, 0x00010000u, NULL },
+		{ PVSPIN_KIND_TICKET, 0x80000000u, NULL },
+	};
+	check_reports(true, cases, sizeof(cases) / sizeof(cases[0]));
+	/* a free spinpark word with bit 31 is taken, as lock()'s fast path
+	 * takes it: nothing to report on the taking path */
+	pvspin_misuse_handler_t old = pvspin_set_misuse_handler(count_misuse);
+	pvspin_lock_t f = { .val = 0x80000000u };
+	misuse_count = 0;
+	assert_true(pvspin_spinpark_trylock(&f));
+	assert_int_equal(misuse_count, 0);
+	assert_int_equal(f.val, 0x80000001u);
 	pvspin_set_misuse_handler(old);
 }
 
@@ -479,6 +589,8 @@ int main(void)
 		cmocka_unit_test(test_trylock),
 		cmocka_unit_test(test_word_layout),
 		cmocka_unit_test(test_misuse_is_reported),
+		cmocka_unit_test(test_spinpark_unlock_corrupted),
+		cmocka_unit_test(test_trylock_corrupted),
 		cmocka_unit_test(test_kind_names),
 		cmocka_unit_test(test_default_kind_fixed_once),
 		cmocka_unit_test(test_default_kind_check_env),

@@ -22,13 +22,24 @@ extern "C" {
 #endif
 
 /** Try once: (0,0,0) -> (0,0,1), acquire.  A relaxed read first, so a
- *  busy word costs no exclusive cache-line transfer.  True if taken. */
+ *  busy word costs no exclusive cache-line transfer.  True if taken;
+ *  else *val is the word seen (the read, or the failed cmpxchg's), for
+ *  the family's check of a corrupted word. */
+static inline bool pvspin_word_trylock_seen(pvspin_lock_t *lock, uint32_t *val)
+{
+	*val = pvspin_plat_load32(&lock->val, PVSPIN_RELAXED);
+	if (*val)
+		return false;
+	return pvspin_plat_cmpxchg32(&lock->val, val, _Q_LOCKED_VAL, PVSPIN_ACQUIRE);
+}
+
+/** pvspin_word_trylock_seen() without the word: the slow paths' try
+ *  (qspinlock_slowpath.h), which checks the word itself.  True if
+ *  taken. */
 static inline bool pvspin_word_trylock(pvspin_lock_t *lock)
 {
-	uint32_t val = pvspin_plat_load32(&lock->val, PVSPIN_RELAXED);
-	if (val)
-		return false;
-	return pvspin_plat_cmpxchg32(&lock->val, &val, _Q_LOCKED_VAL, PVSPIN_ACQUIRE);
+	uint32_t val;
+	return pvspin_word_trylock_seen(lock, &val);
 }
 
 /** The uncontended lock: (0,0,0) -> (0,0,1), acquire.  True if taken;

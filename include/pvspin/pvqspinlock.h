@@ -31,10 +31,23 @@ void pvspin_pvqspinlock_lock_slowpath(pvspin_lock_t *lock, uint32_t val);
  *  waiter; anything else is reported as misuse). */
 void pvspin_pvqspinlock_unlock_slowpath(pvspin_lock_t *lock, uint8_t locked);
 
-/** Try once: (0,0,0) -> (0,0,1).  True if taken (acquire). */
+/** The end of a trylock that failed on the word `val`: reports it if it
+ *  is corrupted (a pending byte other than 0 and 1, a locked byte other
+ *  than 0, 1 and _Q_SLOW_VAL, a tail beyond the node array:
+ *  "pvqspinlock: corrupted lock word", pvspin_report_misuse, as the
+ *  lock's slow path says it), and returns false.  Out of line, as
+ *  pvspin_qspinlock_trylock_failed(). */
+bool pvspin_pvqspinlock_trylock_failed(pvspin_lock_t *lock, uint32_t val);
+
+/** Try once: (0,0,0) -> (0,0,1).  True if taken (acquire); false after
+ *  reporting a corrupted word (pvspin_pvqspinlock_trylock_failed(),
+ *  called on the failed path only). */
 static inline bool pvspin_pvqspinlock_trylock(pvspin_lock_t *lock)
 {
-	return pvspin_word_trylock(lock);
+	uint32_t val;
+	if (pvspin_word_trylock_seen(lock, &val))
+		return true;
+	return pvspin_pvqspinlock_trylock_failed(lock, val);
 }
 
 /** Take the lock: spin, then halt until kicked, until it is ours. */

@@ -26,11 +26,24 @@ extern "C" {
  *  without the lock. */
 void pvspin_qspinlock_lock_slowpath(pvspin_lock_t *lock, uint32_t val);
 
+/** The end of a trylock that failed on the word `val`: reports it if it
+ *  is corrupted (a pending or locked byte other than 0 and 1, a tail
+ *  beyond the node array: "qspinlock: corrupted lock word",
+ *  pvspin_report_misuse, as the lock's slow path says it), and returns
+ *  false.  Out of line, so that the definition of a corrupted word is the
+ *  library's, not the caller's copy of it. */
+bool pvspin_qspinlock_trylock_failed(pvspin_lock_t *lock, uint32_t val);
+
 /** Try once: (0,0,0) -> (0,0,1).  Returns true if the lock was taken
- *  (acquire ordering), false at once otherwise. */
+ *  (acquire ordering), false at once otherwise, after reporting a
+ *  corrupted word (pvspin_qspinlock_trylock_failed(), called on the
+ *  failed path only). */
 static inline bool pvspin_qspinlock_trylock(pvspin_lock_t *lock)
 {
-	return pvspin_word_trylock(lock);
+	uint32_t val;
+	if (pvspin_word_trylock_seen(lock, &val))
+		return true;
+	return pvspin_qspinlock_trylock_failed(lock, val);
 }
 
 /** Take the lock, spinning (never sleeping) until it is ours. */

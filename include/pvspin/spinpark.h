@@ -63,7 +63,11 @@
  * only, so they take a word whose locked byte is 0 whatever its other
  * bits (0x80000000 becomes 0x80000001); its unlock then reports it and
  * leaves it held, if the corrupted field sends it out of line (bit 31;
- * not a spinner count).
+ * not a spinner count), as "corrupted lock word" whatever its locked
+ * byte says (not as the unlock of a free or handed-off lock).  A trylock
+ * that fails reads the word out of line and reports it the same way
+ * (pvspin_spinpark_trylock_failed()): nothing is added to the path that
+ * takes the lock.
  * Unlock: a load of the process's park sequence (pvspin_plat_park_seq())
  * and of the word field by field (misuse, STARVING, parked waiters,
  * EXTENDED; _pvspin_spinpark_load_fields), the
@@ -150,10 +154,11 @@ void pvspin_spinpark_lock_slowpath(pvspin_lock_t *lock);
 /** Out-of-line unlock: `val` is the word the fast path read, which shows
  *  something for the slow side (_SP_UNLOCK_SLOW_MASK), and `seq` the park
  *  sequence it read before it (the order the store release needs; neither
- *  is read again).  Reports misuse (unlock of a free lock, of one handed off, a
- *  corrupted word) and returns; hands the lock to a STARVING waiter; sets
- *  WOKEN, still holding, if it is to wake a parked waiter (none while
- *  enough spinners will take the lock or a woken one has not run yet);
+ *  is read again).  Reports misuse (a corrupted word, whatever its locked
+ *  byte; else an unlock of a free lock, of one handed off) and returns;
+ *  hands the lock to a STARVING waiter; sets WOKEN, still holding, if it
+ *  is to wake a parked waiter (none while enough spinners will take the
+ *  lock or a woken one has not run yet);
  *  releases, by a plain store with the fence and nothing EXTENDED, else by
  *  one `lock xadd` that also clears EXTENDED; then only FUTEX_WAKEs the
  *  address (also when the park sequence moved across the store, or the
@@ -239,12 +244,35 @@ static inline uint32_t _pvspin_spinpark_load_fields(pvspin_lock_t *lock)
 	return locked | pending << 8 | tail << 16;
 }
 
-/** Try once: locked byte 0 -> 1 (acquire).  True if taken.  A relaxed
- *  read first, so a busy lock costs no exclusive line transfer. */
-static inline bool pvspin_spinpark_trylock(pvspin_lock_t *lock)
+/* The try: locked byte 0 -> 1 (acquire), after a relaxed read of the
+ * byte, so a busy lock costs no exclusive line transfer.  True if taken.
+ * Says nothing of the word: trylock() and the slow path's tries, which
+ * check the word themselves. */
+static inline bool _pvspin_spinpark_try(pvspin_lock_t *lock)
 {
 	return !pvspin_plat_load8(&lock->locked, PVSPIN_RELAXED) &&
 	       _pvspin_spinpark_take_free(lock);
+}
+
+/** The end of a trylock that failed: reads the word (field by field,
+ *  _pvspin_spinpark_load_fields) and reports it if it is corrupted (a
+ *  locked byte other than 0, 1 and 2, more than 5 spinners, bit 31:
+ *  "spinpark: corrupted lock word", pvspin_report_misuse, as the unlock
+ *  and the lock's slow path say it); returns false.  Out of line, so that
+ *  the definition of a corrupted word is the library's, not the caller's
+ *  copy of it. */
+bool pvspin_spinpark_trylock_failed(pvspin_lock_t *lock);
+
+/** Try once: locked byte 0 -> 1 (acquire).  True if taken.  A relaxed
+ *  read first, so a busy lock costs no exclusive line transfer.  A try
+ *  that fails reports a corrupted word (pvspin_spinpark_trylock_failed(),
+ *  called on the failed path only: the taking path is the read and the
+ *  cmpxchg, as before) and returns false. */
+static inline bool pvspin_spinpark_trylock(pvspin_lock_t *lock)
+{
+	if (_pvspin_spinpark_try(lock))
+		return true;
+	return pvspin_spinpark_trylock_failed(lock);
 }
 
 /** Take the lock: (*, *, 0) -> (*, *, 1) by one cmpxchg (acquire), else

@@ -36,10 +36,19 @@ extern "C" {
  *  too. */
 void pvspin_tas_lock_slowpath(pvspin_lock_t *lock);
 
-/** Try once: 0 -> 1.  True if taken (acquire). */
+/** Try once: 0 -> 1.  True if taken (acquire).  A try that fails on a
+ *  corrupted word (anything but 0 and 1) reports it, "tas: corrupted lock
+ *  word" (pvspin_report_misuse, as lock() and unlock()), and returns
+ *  false, the word left as it was: one comparison of the word already
+ *  read, on the failed path only. */
 static inline bool pvspin_tas_trylock(pvspin_lock_t *lock)
 {
-	return pvspin_word_trylock(lock);
+	uint32_t val;
+	if (pvspin_word_trylock_seen(lock, &val))
+		return true;
+	if (__builtin_expect(!PVSPIN_TAS_WORD_OK(val), 0))
+		pvspin_report_misuse("tas: corrupted lock word", lock, val);
+	return false;
 }
 
 /** Take the lock, spinning until it is ours. */

@@ -325,6 +325,7 @@ gotlock:
 #define QSPIN_PV 1
 #define QSPIN_SLOWPATH pvspin_pvqspinlock_lock_slowpath
 #define QSPIN_NAME "pvqspinlock"
+#define QSPIN_TRYLOCK_FAILED pvspin_pvqspinlock_trylock_failed
 #define queued_trylock pv_hybrid_trylock
 #include "qspinlock_slowpath.h"
 

@@ -9,7 +9,8 @@
 #define QSPIN_PV 0
 #define QSPIN_SLOWPATH pvspin_qspinlock_lock_slowpath
 #define QSPIN_NAME "qspinlock"
-#define queued_trylock pvspin_qspinlock_trylock
+#define QSPIN_TRYLOCK_FAILED pvspin_qspinlock_trylock_failed
+#define queued_trylock pvspin_word_trylock
 #define pv_init_node(node, cpu) ((void)(node), (void)(cpu))
 #define pv_wait_node(node, prev) ((void)(node), (void)(prev))
 #define pv_kick_node(lock, node) ((void)(lock), (void)(node))

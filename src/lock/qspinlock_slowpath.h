@@ -9,8 +9,12 @@
  *   QSPIN_SLOWPATH           name of the generated function
  *   QSPIN_NAME               the kind's name, for misuse reports
  *   queued_trylock(lock)     trylock used on queue entry and without a node
+ *                            (one that reports nothing: the slow path
+ *                            checks the words it reads itself)
  *   pv_init_node(node, cpu), pv_wait_node(node, prev),
  *   pv_kick_node(lock, node), pv_wait_head_or_lock(lock, node)
+ * and, to have it generated too, QSPIN_TRYLOCK_FAILED: the name of the
+ * kind's pvspin_<kind>_trylock_failed() (below).
  *
  * Every transition is written as (tail, pending, locked); memory ordering
  * is stated at each atomic.  Shared memory is touched only through the
@@ -32,6 +36,18 @@
 
 /* The tag of this kind's wait notes. */
 #define QSPIN_NOTE_TAG (QSPIN_PV ? WAIT_NOTE_PV : WAIT_NOTE_QSPINLOCK)
+
+#ifdef QSPIN_TRYLOCK_FAILED
+/* The end of the kind's inline trylock that failed on the word `val`
+ * (pvspin/qspinlock.h, pvspin/pvqspinlock.h): a corrupted word is
+ * reported in the slow path's words, below; false either way. */
+bool QSPIN_TRYLOCK_FAILED(pvspin_lock_t *lock, uint32_t val)
+{
+	if (word_corrupt(val, QSPIN_PV))
+		pvspin_report_misuse(QSPIN_NAME ": corrupted lock word", lock, val);
+	return false;
+}
+#endif
 
 void QSPIN_SLOWPATH(pvspin_lock_t *lock, uint32_t val)
 {

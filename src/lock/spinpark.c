@@ -873,7 +873,7 @@ static bool sp_slice_wait(pvspin_lock_t *lock, struct sp_waiter *w)
 			w->successor = true;
 			return false;
 		}
-		if (r == SP_SLEEP_IDLE && pvspin_spinpark_trylock(lock))
+		if (r == SP_SLEEP_IDLE && _pvspin_spinpark_try(lock))
 			return true;
 		sp_mode_waiter_tick(lock, true);
 		v = pvspin_plat_load32(&lock->val, PVSPIN_RELAXED);
@@ -968,6 +968,13 @@ static void sp_wake_one(pvspin_lock_t *lock)
 	pvspin_plat_unpark32(&lock->val, 1);
 }
 
+bool pvspin_spinpark_trylock_failed(pvspin_lock_t *lock)
+{
+	uint32_t v = _pvspin_spinpark_load_fields(lock);
+	sp_word_corrupt(lock, v);
+	return false;
+}
+
 void pvspin_spinpark_unlock_released(pvspin_lock_t *lock, uint32_t old)
 {
 	if (sp_should_wake(old))
@@ -995,12 +1002,15 @@ void pvspin_spinpark_unlock_slowpath_seq(pvspin_lock_t *lock, uint32_t v, uint32
 
 	bool counted = false, pass = false;
 	for (;;) {
+		/* a word no step writes is corrupted whatever its locked
+		 * byte says: bit 31 beside a locked byte of 2 was reported
+		 * as a hand-off, beside a 0 as an unlock of a free lock */
 		if (sp_locked(v) != _SP_LOCKED || !sp_word_ok(v)) {
-			pvspin_report_misuse(sp_locked(v) == 0
+			pvspin_report_misuse(!sp_word_ok(v) ? "spinpark: corrupted lock word"
+					     : sp_locked(v) == 0
 					     ? "spinpark: unlock of a lock that is not locked"
-					     : sp_locked(v) == _SP_HANDOFF
-					     ? "spinpark: unlock of a lock handed off to a waiter"
-					     : "spinpark: corrupted lock word", lock, v);
+					     : "spinpark: unlock of a lock handed off to a waiter",
+					     lock, v);
 			return;
 		}
 		/* The mode controller measures (METER) or the lock is sliced

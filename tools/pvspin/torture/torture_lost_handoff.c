@@ -30,7 +30,7 @@ static void take_back_baton(struct pvspin_qnode *next)
 #define QSPIN_PV 0
 #define QSPIN_SLOWPATH torture_lost_handoff_lock_slowpath
 #define QSPIN_NAME "lost_handoff"
-#define queued_trylock pvspin_qspinlock_trylock
+#define queued_trylock pvspin_word_trylock
 #define pv_init_node(node, cpu) ((void)(node), (void)(cpu))
 #define pv_wait_node(node, prev) ((void)(node), (void)(prev))
 #define pv_kick_node(lock, node) ((void)(lock), take_back_baton(node))

@@ -11,6 +11,8 @@
 #define pvspin_plat_pv_kick torture_lost_kick_pv_kick
 #define pvspin_pvqspinlock_lock_slowpath torture_lost_kick_lock_slowpath
 #define pvspin_pvqspinlock_unlock_slowpath torture_lost_kick_unlock_slowpath
+/* and its trylock's end (unused: torture takes lost_kick by lock()) */
+#define pvspin_pvqspinlock_trylock_failed torture_lost_kick_trylock_failed
 /* its own hash table's fork-child repair (unused: torture does not fork) */
 #define pvspin_pv_hash_drop torture_lost_kick_hash_drop
 /* and its own reset between simulator runs (unused here) */
