@@ -583,11 +583,6 @@ int pvspin_cmd_bench(int argc, char **argv)
 			}
 		}
 	}
-	/* the first failed write to the table: its errno, said at the end */
-	int table_errno = 0;
-	bench_table_header(table, &c);
-	if (ferror(table))
-		table_errno = errno;
 	int broken = 0;
 	unsigned cell = 0, ncells = (unsigned)(nrows * c.repeat);
 	struct sigaction cont = { .sa_handler = on_sigcont, .sa_flags = SA_RESTART };
@@ -630,6 +625,15 @@ int pvspin_cmd_bench(int argc, char **argv)
 	c.interrupted = tool_stop_signal() != 0 || cell_failed;
 	if (progress)
 		fputs("\r\033[K", stderr);
+	/* The table, header and rows, only now: what the run said on stderr
+	 * (a cell that could not run, a broken mutual exclusion) then comes
+	 * before it, where on one terminal it came between the header and
+	 * the rows.  The first failed write to it: its errno, said at the
+	 * end. */
+	int table_errno = 0;
+	bench_table_header(table, &c);
+	if (ferror(table))
+		table_errno = errno;
 	/* The complete rows, in table order (lock-major): all of them, or
 	 * after a signal those of the thread counts that completed. */
 	size_t done = 0;

@@ -69,7 +69,8 @@ void bench_table_header(FILE *f, const struct bench_config *c)
 		"%u ms x %u repeat%s (median by ops/s); lock() timed every %u%s call "
 		"(clock read %.0f ns); pvqspinlock spin threshold %u%s\n",
 		(unsigned long long)c->cs_ns, c->cs_lines, (unsigned long long)c->ncs_ns,
-		c->workload.loops_per_ns, c->duration_ms, c->repeat, c->repeat == 1 ? "" : "s",
+		c->workload.loops_per_ns_start, c->duration_ms, c->repeat,
+		c->repeat == 1 ? "" : "s",
 		c->sample_every, c->sample_every == 1 ? "st" : "th",
 		c->workload.clock_cost_ns, c->spin_threshold, c->pin ? "; pinned" : "");
 	if (c->hogs)

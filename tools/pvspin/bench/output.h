@@ -14,7 +14,10 @@
 
 #include "bench/config.h"
 
-/** Print the comment lines and the column header of the table. */
+/** Print the comment lines and the column header of the table (the busy
+ *  loop's rate as calibrated at start, loops_per_ns_start).  Called
+ *  after the run, just before the rows, so that nothing the run says on
+ *  stderr falls inside the table. */
 void bench_table_header(FILE *f, const struct bench_config *c);
 
 /** Print one row of the table (flushes f). */
