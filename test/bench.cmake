@@ -354,6 +354,29 @@ add_test(NAME bench_plot_failure_said COMMAND sh -c
   $<TARGET_FILE:pvspin> ${CMAKE_CURRENT_BINARY_DIR}/bench_plot_failure)
 set_tests_properties(bench_plot_failure_said PROPERTIES
   PASS_REGULAR_EXPRESSION "plot-failure-said-ok")
+# gnuplot that never ends (a fake one on PATH that begins the image, then
+# waits for a child that sleeps): the bench hung for ever.  It is killed
+# after the bound, with its child (its own process group: the child is
+# then gone, or a zombie that its new parent has not reaped), said so, the
+# begun image removed, exit 1 as for a failed plot.  The bound is a
+# second here (PVSPIN_TEST_PLOT_WAIT_MS, a test hook: bench/output.h); the
+# old code ends only by the timeout (exit 124).
+add_test(NAME bench_plot_gnuplot_hangs COMMAND sh -c
+  "d=\"$1.d\"; rm -rf \"$d\" \"$1.png\"; mkdir -p \"$d\"
+   printf '#!/bin/sh\\nprintf partial > \"$PLOTOUT\"\\nsleep 1000 &\\necho $! > \"$PLOTOUT.sleep\"\\nwait\\n' > \"$d/gnuplot\"
+   chmod +x \"$d/gnuplot\"
+   e=$(PLOTOUT=\"$1.png\" PATH=\"$d:$PATH\" PVSPIN_TEST_PLOT_WAIT_MS=1000 timeout 60 \"$0\" bench \
+       --locks tas --threads 1 --repeat 1 --duration-ms 20 --no-placement --plot \"$1.png\" 2>&1 >/dev/null)
+   r=$?; [ $r -eq 1 ] || { echo \"exit $r: $e\"; exit 1; }
+   [ ! -e \"$1.png\" ] || { echo 'a partial image was left'; exit 1; }
+   s=$(cat \"$1.png.sleep\"); st=$(cut -d' ' -f3 \"/proc/$s/stat\" 2>/dev/null)
+   [ -n \"$s\" ] && { [ -z \"$st\" ] || [ \"$st\" = Z ]; } ||
+     { echo \"gnuplot's child $s still runs ($st)\"; kill \"$s\"; exit 1; }
+   [ \"$e\" = \"pvspin bench: gnuplot did not finish in 1 s; no plot written (--plot '$1.png': gnuplot was killed)\" ] &&
+     echo plot-hang-bounded-ok || echo \"stderr '$e'\""
+  $<TARGET_FILE:pvspin> ${CMAKE_CURRENT_BINARY_DIR}/bench_plot_hang)
+set_tests_properties(bench_plot_gnuplot_hangs PROPERTIES
+  PASS_REGULAR_EXPRESSION "plot-hang-bounded-ok" TIMEOUT 120)
 
 # A repeat during which the bench was stopped (SIGSTOP, then SIGCONT)
 # counts the stopped time in its ops/s: the line after the table names

@@ -73,7 +73,8 @@ static void usage(FILE *f, unsigned ncpus)
 "                       '-' also where no probe of the cell finished in 5 ms)\n"
 "  --json FILE          write the JSON report to FILE ('-' = stdout)\n"
 "  --csv FILE           write one CSV row per cell to FILE ('-' = stdout)\n"
-"  --plot FILE          draw ops/s against threads (FILE.png or FILE.svg, gnuplot)\n"
+"  --plot FILE          draw ops/s against threads (FILE.png or FILE.svg, gnuplot;\n"
+"                       a gnuplot not done in %u s is killed: no plot, exit 1)\n"
 "  -h, --help           this text\n"
 "\n"
 "The table goes to stdout (to stderr when --json or --csv writes to stdout);\n"
@@ -91,7 +92,7 @@ static void usage(FILE *f, unsigned ncpus)
 		BENCH_MAX_THREADS, ncpus, 2 * ncpus, 4 * ncpus, BENCH_DEFAULT_CS_NS,
 		BENCH_DEFAULT_NCS_NS, BENCH_DEFAULT_CS_LINES, BENCH_DEFAULT_DURATION_MS,
 		BENCH_MIN_USEFUL_DURATION_MS, BENCH_DEFAULT_REPEAT, BENCH_DEFAULT_SAMPLE_EVERY, PVSPIN_DEFAULT_SPIN_THRESHOLD,
-		BENCH_MAX_HOGS);
+		BENCH_MAX_HOGS, BENCH_PLOT_WAIT_MS / 1000);
 	for (size_t i = 0; i < n; i++)
 		fprintf(f, "  %-23s %s\n", locks[i].name, locks[i].what);
 }
@@ -361,6 +362,8 @@ static int parse_options(int argc, char **argv, struct bench_config *c)
 	 * instead of a run on the default that the library would only say it
 	 * ignored; so does a bad PVSPIN_STATS, as in run (env_check.h). */
 	if (tool_env_check("pvspin bench"))
+		return USAGE_EXIT;
+	if (c->plot_path && bench_plot_wait_ms(&c->plot_wait_ms))
 		return USAGE_EXIT;
 	/* a path naming stdout's file (/dev/stdout, ...) is "-": the table
 	 * then goes to stderr, and two reports there are refused below */

@@ -28,10 +28,11 @@ static int switch_env_check(FILE *err, const char *who, const char *var, const c
 /* The variables pvspin reads besides the tunables' (pvspin_tunable_env()
  * names those): the default kind and policy (the library), PVSPIN_STATS
  * (the interposer), PVSPIN_NO_MEMBARRIER (the library), PVSPIN_PRELOAD_LIB
- * (`pvspin run`). */
+ * (`pvspin run`), and the test hook PVSPIN_TEST_PLOT_WAIT_MS (`pvspin
+ * bench --plot`, bench/output.h). */
 static const char *const env_vars[] = {
 	"PVSPIN_LOCK", "PVSPIN_POLICY", "PVSPIN_STATS", "PVSPIN_NO_MEMBARRIER",
-	"PVSPIN_PRELOAD_LIB",
+	"PVSPIN_PRELOAD_LIB", "PVSPIN_TEST_PLOT_WAIT_MS",
 };
 #define ENV_VARS (sizeof(env_vars) / sizeof(env_vars[0]))
 

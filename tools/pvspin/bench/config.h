@@ -59,6 +59,7 @@ struct bench_config {
 	uint32_t spin_threshold;           /* pvqspinlock SPIN_THRESHOLD in effect */
 	bool spin_threshold_set;           /* ... set by --spin-threshold */
 	const char *json_path, *csv_path, *plot_path;  /* NULL: not asked */
+	unsigned plot_wait_ms;             /* gnuplot's bound (bench_plot_wait_ms) */
 	struct bench_workload workload;    /* calibration */
 	double *round_loops_per_ns;        /* the busy loop's rate of each round
 					    * (bench_workload_recheck), repeat k at

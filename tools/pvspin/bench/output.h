@@ -100,6 +100,21 @@ int bench_output_same(const char *a, const char *b);
  *  asks before the run, bench_write_plot() again.  Thread-safe. */
 const char *bench_plot_name_problem(const char *path);
 
+/** How long gnuplot may take to draw the plot, ms: then it is killed and
+ *  no plot is written (a gnuplot that never ended hung the bench for
+ *  ever).  A minute: gnuplot draws these plots in well under a second. */
+#define BENCH_PLOT_WAIT_MS 60000u
+/** TEST ONLY: a shorter bound, in ms (1 to BENCH_PLOT_WAIT_MS), for the
+ *  test of the bound (test/bench.cmake, bench_plot_gnuplot_hangs). */
+#define BENCH_PLOT_WAIT_ENV "PVSPIN_TEST_PLOT_WAIT_MS"
+
+/** The bound on gnuplot's run into *ms: BENCH_PLOT_WAIT_MS, or the
+ *  value of BENCH_PLOT_WAIT_ENV if set (TEST ONLY).  0, or -1 after a
+ *  line on stderr naming a bad value ("pvspin bench:
+ *  PVSPIN_TEST_PLOT_WAIT_MS=x: not an integer from 1 to 60000 (ms)").
+ *  cmd_bench asks before the run.  Not thread-safe (getenv()). */
+int bench_plot_wait_ms(unsigned *ms);
+
 /** True if a `gnuplot` executable is on PATH. */
 int bench_plot_have_gnuplot(void);
 
@@ -113,9 +128,12 @@ int bench_plot_script_check(void);
 /**
  * Draw ops/s against threads, one line per lock, log y (and log2 x), into
  * `path` (PNG or SVG by extension) by writing a gnuplot script to a
- * temporary file and running `gnuplot` on it.  Returns 0, or -1 with a
+ * temporary file and running `gnuplot` on it, for at most
+ * c->plot_wait_ms ms (bench_plot_wait_ms()).  Returns 0, or -1 with a
  * message on stderr (no gnuplot: says which package installs it; gnuplot
- * failed: its exit status).
+ * failed: its exit status; gnuplot not done in time, or a stop signal
+ * came meanwhile: it is killed, with what it started, and the image it
+ * began removed).
  */
 int bench_write_plot(const char *path, const struct bench_config *c,
 		     const struct bench_row *rows, size_t nrows);
