@@ -119,6 +119,20 @@ static void test_median_index(void **state)
 	assert_int_equal(bench_median_index(same, 3), 1);  /* ties in order: the middle one */
 	assert_int_equal(bench_median_index(one, 1), 0);
 	assert_int_equal(bench_median_index(one, 0), -1);
+	/* the repeats during which the bench was stopped are left out, as
+	 * long as one is not: two repeats, the stopped one slower (it was
+	 * the lower median); four, two stopped; all stopped: of them all */
+	const double two[] = { 100, 500 }, four[] = { 50, 400, 60, 300 };
+	const bool first[] = { true, false }, both[] = { true, true }, none[] = { false, false };
+	const bool low_two[] = { true, false, true, false };
+	assert_int_equal(bench_median_index(two, 2), 0);
+	assert_int_equal(bench_median_index_except(two, first, 2), 1);
+	assert_int_equal(bench_median_index_except(two, none, 2), 0);
+	assert_int_equal(bench_median_index_except(two, NULL, 2), 0);
+	assert_int_equal(bench_median_index_except(two, both, 2), 0);
+	assert_int_equal(bench_median_index_except(four, low_two, 4), 3);   /* lower of 300, 400 */
+	assert_int_equal(bench_median_index_except(even, NULL, 4), 3);
+	assert_int_equal(bench_median_index_except(one, first, 0), -1);
 }
 
 /* The placement probes of one run on this guest (ns): two classes split at

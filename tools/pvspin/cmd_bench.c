@@ -61,7 +61,9 @@ static void usage(FILE *f, unsigned ncpus)
 "                       1..1024, the first holds the check counter (default %d)\n"
 "  --duration-ms N      length of one cell, ms (default %d; under %d warned: too\n"
 "                       short to measure contention)\n"
-"  --repeat N           repeats per cell; the median by ops/s is reported (default %d)\n"
+"  --repeat N           repeats per cell; the median by ops/s is reported, the lower\n"
+"                       of the two middle ones for an even N, a repeat during which\n"
+"                       the bench was stopped (SIGSTOP) only if all were (default %d)\n"
 "  --sample-every N     time every Nth lock() call for the latency (default %d)\n"
 "  --spin-threshold N   pvqspinlock SPIN_THRESHOLD in PAUSE loops for this run\n"
 "                       (default %u)\n"
@@ -475,8 +477,10 @@ static int run_repeat(const struct bench_config *c, struct bench_row *row,
 	int r = bench_run_cell(&spec, &res[k]);
 	if (r)
 		return r < 0;   /* 1: its threads left to the stop signal */
-	if (bench_continued != continued)
+	if (bench_continued != continued) {
 		row->stopped_repeats++;
+		row->stopped[k] = true;
+	}
 	if (!res[k].exclusion_ok) {
 		fprintf(stderr, "%spvspin bench: MUTUAL EXCLUSION FAILED: %s x%u repeat %u: "
 			"counter %" PRIu64 " != %" PRIu64 " acquisitions\n",
@@ -578,8 +582,10 @@ int pvspin_cmd_bench(int argc, char **argv)
 			row->nrepeats = c.repeat;
 			row->ops_repeats = calloc(c.repeat, sizeof(double));
 			row->rtt_repeats = calloc(c.repeat, sizeof(double));
+			row->stopped = calloc(c.repeat, sizeof(bool));
 			res[l * c.nthreads + t] = calloc(c.repeat, sizeof(**res));
-			if (!row->ops_repeats || !row->rtt_repeats || !res[l * c.nthreads + t]) {
+			if (!row->ops_repeats || !row->rtt_repeats || !row->stopped ||
+			    !res[l * c.nthreads + t]) {
 				fprintf(stderr, "pvspin bench: out of memory\n");
 				ret = 1;
 				goto free_rows;
@@ -643,7 +649,11 @@ int pvspin_cmd_bench(int argc, char **argv)
 	for (size_t i = 0; i < nrows; i++) {
 		if (i % c.nthreads >= threads_done)
 			continue;
-		rows[i].r = res[i][bench_median_index(rows[i].ops_repeats, c.repeat)];
+		/* a stopped repeat's ops/s count the stopped time: it is not
+		 * the one reported while another ran (with two repeats the
+		 * lower median was that one) */
+		rows[i].r = res[i][bench_median_index_except(rows[i].ops_repeats, rows[i].stopped,
+							     c.repeat)];
 		rows[i].line_rtt_ns = bench_median_finite(rows[i].rtt_repeats, c.repeat);
 		report[done++] = rows[i];
 	}
@@ -689,6 +699,7 @@ free_rows:
 	for (size_t i = 0; i < nrows; i++) {
 		free(rows[i].ops_repeats);
 		free(rows[i].rtt_repeats);
+		free(rows[i].stopped);
 		free(res[i]);
 	}
 	free(rows);

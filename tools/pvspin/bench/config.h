@@ -69,8 +69,9 @@ struct bench_config {
 	struct bench_machine machine;
 };
 
-/** One cell of the report: the median repeat (by ops/s) of one lock at
- *  one thread count. */
+/** One cell of the report: the median repeat (by ops/s; the lower of the
+ *  two middle ones for an even count; of the repeats not stopped, where
+ *  there is one) of one lock at one thread count. */
 struct bench_row {
 	const struct bench_lock *lock;
 	unsigned threads;
@@ -85,6 +86,9 @@ struct bench_row {
 	unsigned stopped_repeats;         /* repeats during which the bench was
 					   * stopped (SIGSTOP, Ctrl-Z: a SIGCONT
 					   * came), whose ops/s count that time */
+	bool *stopped;                    /* ... which ones, run order: never
+					   * the reported repeat where another
+					   * ran (bench_median_index_except) */
 };
 
 #endif /* PVSPIN_BENCH_CONFIG_H */

@@ -498,16 +498,17 @@ static json_t *json_events(const struct bench_row *row)
 static json_t *json_row(const struct bench_config *c, const struct bench_row *row)
 {
 	const struct bench_cell_result *r = &row->r;
-	json_t *reps = json_array(), *rtts = json_array();
+	json_t *reps = json_array(), *rtts = json_array(), *stops = json_array();
 	for (unsigned i = 0; i < row->nrepeats; i++) {
 		json_array_append_new(reps, json_real(row->ops_repeats[i]));
 		json_array_append_new(rtts, jreal(row->rtt_repeats[i]));
+		json_array_append_new(stops, json_boolean(row->stopped && row->stopped[i]));
 	}
 	json_t *lat = json_pack("{s:o, s:o, s:o, s:o}", "p50", jreal(r->lat.p50),
 				"p99", jreal(r->lat.p99), "p999", jreal(r->lat.p999),
 				"max", jreal(r->lat.max));
 	return json_pack("{s:s, s:i, s:I, s:I, s:f, s:o, s:o, s:o, s:o,"
-			 " s:I, s:I, s:I, s:I, s:b, s:o, s:f, s:f, s:f, s:o, s:o, s:i}",
+			 " s:I, s:I, s:I, s:I, s:b, s:o, s:f, s:f, s:f, s:o, s:o, s:i, s:o}",
 			 "lock", row->lock->name, "threads", (int)row->threads,
 			 "cs_ns", (json_int_t)c->cs_ns, "ncs_ns", (json_int_t)c->ncs_ns,
 			 "ops_per_s", r->ops_per_s, "jain", jreal(r->jain),
@@ -521,7 +522,7 @@ static json_t *json_row(const struct bench_config *c, const struct bench_row *ro
 			 "elapsed_ms", r->elapsed_s * 1e3, "setup_ms", r->setup_s * 1e3,
 			 "drain_ms", r->drain_s * 1e3, "line_rtt_ns", jreal(row->line_rtt_ns),
 			 "line_rtt_ns_repeats", rtts,
-			 "stopped_repeats", (int)row->stopped_repeats);
+			 "stopped_repeats", (int)row->stopped_repeats, "repeat_stopped", stops);
 }
 
 /* Say that the `what` report ("JSON", "CSV") could not be written to

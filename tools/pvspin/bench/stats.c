@@ -141,22 +141,37 @@ double bench_max_min(const uint64_t *x, size_t n)
 	return (double)hi / (double)lo;
 }
 
-long bench_median_index(const double *v, size_t n)
+long bench_median_index_except(const double *v, const bool *skip, size_t n)
 {
-	if (n == 0)
+	size_t kept = 0;
+	for (size_t i = 0; i < n; i++)
+		kept += !skip || !skip[i];
+	if (!kept) {   /* every one skipped: the median of them all */
+		skip = NULL;
+		kept = n;
+	}
+	if (kept == 0)
 		return -1;
-	/* the element with exactly (n-1)/2 others strictly below it, counting
-	 * equal elements before it as below: O(n²), n is the repeat count */
-	size_t want = (n - 1) / 2;
+	/* the kept element with exactly (kept-1)/2 kept others strictly below
+	 * it, counting equal elements before it as below: O(n²), n is the
+	 * repeat count */
+	size_t want = (kept - 1) / 2;
 	for (size_t i = 0; i < n; i++) {
+		if (skip && skip[i])
+			continue;
 		size_t below = 0;
 		for (size_t j = 0; j < n; j++)
-			if (v[j] < v[i] || (v[j] == v[i] && j < i))
+			if ((!skip || !skip[j]) && (v[j] < v[i] || (v[j] == v[i] && j < i)))
 				below++;
 		if (below == want)
 			return (long)i;
 	}
-	return 0; /* unreachable: some element has rank `want` */
+	return 0; /* unreachable: some kept element has rank `want` */
+}
+
+long bench_median_index(const double *v, size_t n)
+{
+	return bench_median_index_except(v, NULL, n);
 }
 
 bool bench_placement_split(const double *rtt, size_t n, double *threshold)

@@ -87,9 +87,18 @@ double bench_jain(const uint64_t *x, size_t n);
  *  smallest is 0 (a starved thread), NAN if n == 0. */
 double bench_max_min(const uint64_t *x, size_t n);
 
-/** Index of the median of v[0..n) (the lower median for even n; ties keep
- *  the first), -1 if n == 0.  v is not modified. */
+/** Index of the median of v[0..n) (the lower median for even n: of two
+ *  middle values the smaller, never their mean, which no repeat ran;
+ *  ties keep the first), -1 if n == 0.  v is not modified. */
 long bench_median_index(const double *v, size_t n);
+
+/** bench_median_index() of the v[i] whose skip[i] is false (skip NULL:
+ *  none skipped), as an index of v; of all of v[0..n) if every one is
+ *  skipped.  The table's repeat leaves out the repeats during which the
+ *  bench was stopped (their ops/s count the stopped time): one of them is
+ *  reported only where every repeat was stopped.  -1 if n == 0.  v and
+ *  skip are not modified.  Thread-safe. */
+long bench_median_index_except(const double *v, const bool *skip, size_t n);
 
 /**
  * Do the placement probes rtt[0..n) (ns; NAN or <= 0: not measured, skipped) fall
