@@ -1,8 +1,10 @@
 /*
  * preload_spin.c - pthread_spin_* in place: pthread_spinlock_t is 4 bytes,
  * exactly a pvspin_lock_t, and a private spinlock is a pvspin lock of the
- * process's kind (0 = unlocked, so zeroed memory is a valid spinlock, as
- * with glibc).
+ * process's kind (0 = unlocked, so zeroed memory is a free spinlock, as
+ * with glibc's generic spinlock; x86-64's glibc has 1 for free).  A
+ * spinlock in shared memory that pthread_spin_init() never marked shared
+ * is therefore a private one (docs/preload.md).
  *
  * PTHREAD_PROCESS_SHARED spinlocks must work between processes, where the
  * kinds that queue cannot: an MCS node and a thread slot belong to one
