@@ -365,14 +365,19 @@ static void stats_after_fork_child(void)
  * the library's default says "pvspin: KIND: WHAT", which did not tell a
  * user of `pvspin run` that it came from the program's own pthread lock
  * (helper-60: a pthread_spin_unlock of a word the program had written
- * 0x7 into, where glibc stores 0 and goes on).  Undefined behaviour that
+ * 0x7 into, where glibc stores 0 and goes on).  The third cause it names,
+ * a private lock (or one never initialised) in memory that several
+ * processes map, aborted `pvspin run --lock pvqspinlock` with this line
+ * (helper-64: the hash of a halted waiter's lock is per process).
+ * Undefined behaviour that
  * glibc does not check; pvspin reports it and aborts, as for its own
  * locks (docs/architecture.md, "Misuse"). */
 static void preload_misuse(const char *what, const void *lock, uint32_t word)
 {
 	fprintf(stderr, "pvspin run: misuse of a pthread lock at %p (word 0x%08x): %s; the program "
-		"unlocked a lock it does not hold or wrote over the lock's memory (undefined "
-		"behaviour, which glibc does not check); aborting\n", lock, word, what);
+		"unlocked a lock it does not hold, wrote over the lock's memory, or shared a "
+		"lock between processes without PTHREAD_PROCESS_SHARED (undefined behaviour, "
+		"which glibc does not check); aborting\n", lock, word, what);
 	abort();
 }
 
