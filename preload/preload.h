@@ -28,6 +28,13 @@
 #include "pvspin/spinlock.h"
 
 #define PVSPIN_EXPORT __attribute__((visibility("default")))
+/** An exported wrapper on the uncontended path of every lock call
+ *  (pthread_mutex_lock/unlock, pthread_spin_lock/unlock): its entry on a
+ *  64-byte boundary, so that its few instructions sit in one line and
+ *  the cost of a call does not move with the code around it (the same
+ *  code 16 bytes further measured 5.9-6.2 ns a normal mutex pair against
+ *  5.3-5.5, two threads alive). */
+#define PVSPIN_EXPORT_HOT PVSPIN_EXPORT __attribute__((aligned(64)))
 
 /* ---- the lock kind ----------------------------------------------------- */
 

@@ -679,7 +679,7 @@ static __attribute__((noinline)) int mutex_lock_slow(pthread_mutex_t *m, int kin
 	return typed_acquire(pm, kind, ACQUIRE_WAIT, CLOCK_REALTIME, NULL);
 }
 
-PVSPIN_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
+PVSPIN_EXPORT_HOT int pthread_mutex_lock(pthread_mutex_t *m)
 {
 	struct pmutex *pm = pm_of(m);
 	/* a free normal mutex: word_take_zero(); everything else out of
@@ -768,7 +768,7 @@ static __attribute__((noinline)) int mutex_unlock_slow(pthread_mutex_t *m, int k
 	}
 }
 
-PVSPIN_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
+PVSPIN_EXPORT_HOT int pthread_mutex_unlock(pthread_mutex_t *m)
 {
 	struct pmutex *pm = pm_of(m);
 	/* a normal mutex nobody sleeps on: word_release_alone(); everything

@@ -113,7 +113,7 @@ static __attribute__((noinline)) int spin_lock_slow(pthread_spinlock_t *l)
 	return 0;
 }
 
-PVSPIN_EXPORT int pthread_spin_lock(pthread_spinlock_t *l)
+PVSPIN_EXPORT_HOT int pthread_spin_lock(pthread_spinlock_t *l)
 {
 	uint32_t *w = word_of(l);
 	/* a private spinlock, counters off: the kind's lock, inline (for
@@ -160,7 +160,7 @@ static __attribute__((noinline)) int spin_unlock_slow(pthread_spinlock_t *l)
 	return 0;
 }
 
-PVSPIN_EXPORT int pthread_spin_unlock(pthread_spinlock_t *l)
+PVSPIN_EXPORT_HOT int pthread_spin_unlock(pthread_spinlock_t *l)
 {
 	uint32_t *w = word_of(l);
 	pvspin_kind_t k = preload_kind();
