@@ -143,8 +143,8 @@ PVSPIN_EXPORT int pthread_spin_trylock(pthread_spinlock_t *l)
 }
 
 /* pthread_spin_unlock() of a word whose top byte is 0x80 (a shared
- * spinlock, or a corrupted private word) or of another kind than
- * spinpark: out of line, as spin_lock_slow(). */
+ * spinlock, or a corrupted private word, which the kind's unlock
+ * reports): out of line, as spin_lock_slow(). */
 static __attribute__((noinline)) int spin_unlock_slow(pthread_spinlock_t *l)
 {
 	uint32_t *w = word_of(l);
@@ -163,12 +163,12 @@ static __attribute__((noinline)) int spin_unlock_slow(pthread_spinlock_t *l)
 PVSPIN_EXPORT_HOT int pthread_spin_unlock(pthread_spinlock_t *l)
 {
 	uint32_t *w = word_of(l);
-	pvspin_kind_t k = preload_kind();
-	if (__builtin_expect(!is_pshared_top(w) && k == PVSPIN_KIND_SPINPARK, 1)) {
+	if (__builtin_expect(!is_pshared_top(w), 1)) {
 		/* glibc stores 0 whatever the state: unlocking a free lock is
 		 * harmless */
-		if (pvspin_spinpark_is_locked((pvspin_lock_t *)w))
-			pvspin_spinpark_unlock((pvspin_lock_t *)w);
+		pvspin_kind_t k = preload_kind();
+		if (pvspin_kind_is_locked(k, (pvspin_lock_t *)w))
+			pvspin_kind_unlock(k, (pvspin_lock_t *)w);
 		return 0;
 	}
 	return spin_unlock_slow(l);
