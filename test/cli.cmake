@@ -369,3 +369,23 @@ add_test(NAME cli_kind_env_blank_quoted COMMAND sh -c
        *) echo \"$c: '$e'\"; exit 1;; esac; done; echo blank-quoted-ok" ${_pvspin})
 set_tests_properties(cli_kind_env_blank_quoted PROPERTIES LABELS sanitize
   PASS_REGULAR_EXPRESSION "blank-quoted-ok")
+# ... and so are the other PVSPIN_* values the tools refuse or ignore: a
+# tunable, PVSPIN_STATS, PVSPIN_NO_MEMBARRIER (run refuses them, sim and
+# detect ignore them), PVSPIN_PRELOAD_LIB; each said "VAR=VALUE" bare,
+# "PVSPIN_STATS=1 : expected 1 (on) or 0 (off)"
+add_test(NAME cli_env_values_blank_quoted COMMAND sh -c
+  "e=$(PVSPIN_SPIN_THRESHOLD='5 ' \"$0\" run -- true 2>&1); \
+   case \"$e\" in *\"PVSPIN_SPIN_THRESHOLD='5 ': not a valid value\"*) ;; *) echo \"tunable: '$e'\"; exit 1;; esac; \
+   e=$(PVSPIN_STATS='1 ' \"$0\" run -- true 2>&1); \
+   case \"$e\" in *\"PVSPIN_STATS='1 ': expected\"*) ;; *) echo \"stats: '$e'\"; exit 1;; esac; \
+   e=$(PVSPIN_NO_MEMBARRIER=' 1' \"$0\" run -- true 2>&1); \
+   case \"$e\" in *\"PVSPIN_NO_MEMBARRIER=' 1': expected\"*) ;; *) echo \"membarrier: '$e'\"; exit 1;; esac; \
+   e=$(PVSPIN_PRELOAD_LIB='/no such' \"$0\" run -- true 2>&1); \
+   case \"$e\" in *\"PVSPIN_PRELOAD_LIB='/no such': \"*) ;; *) echo \"preload lib: '$e'\"; exit 1;; esac; \
+   e=$(PVSPIN_STATS=' ' PVSPIN_MUTEX_SPIN_LIMIT='3 ' \"$0\" sim --list 2>&1 >/dev/null); \
+   case \"$e\" in *\"PVSPIN_MUTEX_SPIN_LIMIT='3 ': \"*\"PVSPIN_STATS=' ': \"*) ;; *) echo \"sim: '$e'\"; exit 1;; esac; \
+   e=$(PVSPIN_STATS=' ' \"$0\" detect --interval-ms 0 2>&1 >/dev/null); \
+   case \"$e\" in *\"PVSPIN_STATS=' ': \"*) ;; *) echo \"detect: '$e'\"; exit 1;; esac; \
+   echo env-blank-quoted-ok" ${_pvspin})
+set_tests_properties(cli_env_values_blank_quoted PROPERTIES LABELS sanitize
+  PASS_REGULAR_EXPRESSION "env-blank-quoted-ok")

@@ -19,6 +19,7 @@
 
 #include "pvspin/tunables.h"
 #include "tunables_report.h"
+#include "../util/value_quote.h"
 
 static const char *const tunable_names[PVSPIN_TUNE_COUNT] = {
 	[PVSPIN_TUNE_SPIN_THRESHOLD] = "spin_threshold",
@@ -110,13 +111,14 @@ static void say_bad(FILE *f, const char *who, const char *what, int t, const cha
 		    const char *tail)
 {
 	/* a boolean: the range 0 .. 1 */
+	const char *q = pvspin_value_quote(s);   /* a blank in it shows */
 	if (tunable_range[t].min == 0 && tunable_range[t].max == 1) {
-		fprintf(f, "%s: %s %s=%s: not a valid value for %s (expected 0 (off) or 1 (on)%s)\n",
-			who, what, tunable_env[t], s, tunable_names[t], tail);
+		fprintf(f, "%s: %s %s=%s%s%s: not a valid value for %s (expected 0 (off) or 1 "
+			"(on)%s)\n", who, what, tunable_env[t], q, s, q, tunable_names[t], tail);
 		return;
 	}
-	fprintf(f, "%s: %s %s=%s: not a valid value for %s (expected a decimal integer "
-		"from %u to %u%s)\n", who, what, tunable_env[t], s, tunable_names[t],
+	fprintf(f, "%s: %s %s=%s%s%s: not a valid value for %s (expected a decimal integer "
+		"from %u to %u%s)\n", who, what, tunable_env[t], q, s, q, tunable_names[t],
 		tunable_range[t].min, tunable_range[t].max, tail);
 }
 

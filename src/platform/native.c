@@ -39,6 +39,7 @@
 #include "lock/fork_repair.h"
 #include "lock/tunables_report.h"
 #include "platform/env_switch.h"
+#include "util/value_quote.h"
 
 enum { SLOT_IDLE = 0, SLOT_KICKED = 1, SLOT_SLEEPING = 2 };
 
@@ -266,8 +267,9 @@ int pvspin_plat_no_membarrier_report_ignored(FILE *err, const char *who, const c
 	const char *s;
 	if (pvspin_env_switch("PVSPIN_NO_MEMBARRIER", &s) >= 0)
 		return 0;
-	fprintf(err, "%s: ignoring PVSPIN_NO_MEMBARRIER=%s: " PVSPIN_NO_MEMBARRIER_EXPECTED "%s\n",
-		who ? who : "pvspin", s, tail ? tail : "; membarrier is used");
+	const char *q = pvspin_value_quote(s);   /* a blank in it shows */
+	fprintf(err, "%s: ignoring PVSPIN_NO_MEMBARRIER=%s%s%s: " PVSPIN_NO_MEMBARRIER_EXPECTED
+		"%s\n", who ? who : "pvspin", q, s, q, tail ? tail : "; membarrier is used");
 	return 1;
 }
 

@@ -304,9 +304,11 @@ static void say_kind_stats_env_ignored(void)
 		fprintf(stderr, "pvspin detect: ignoring PVSPIN_POLICY=%s%s%s: %s; pvspin detect "
 			"takes no policy from the environment (--policy NAME)\n", q, bad, q, why);
 	}
-	if (pvspin_env_switch("PVSPIN_STATS", &s) < 0)
-		fprintf(stderr, "pvspin detect: ignoring PVSPIN_STATS=%s: " PVSPIN_STATS_EXPECTED
-			"; pvspin detect counts no stats\n", s);
+	if (pvspin_env_switch("PVSPIN_STATS", &s) < 0) {
+		q = tool_value_quote(s);
+		fprintf(stderr, "pvspin detect: ignoring PVSPIN_STATS=%s%s%s: " PVSPIN_STATS_EXPECTED
+			"; pvspin detect counts no stats\n", q, s, q);
+	}
 }
 
 int pvspin_cmd_detect(int argc, char **argv)
@@ -521,16 +523,19 @@ int pvspin_cmd_detect(int argc, char **argv)
 				printf("\nPVSPIN_LOCK=%s is set: programs started from here use that "
 				       "kind, whatever the policies pick\n", getenv("PVSPIN_LOCK"));
 			else
-				printf("\nPVSPIN_LOCK=%s is set and is not a lock kind: programs "
-				       "started from here exit 2\n", getenv("PVSPIN_LOCK"));
+				printf("\nPVSPIN_LOCK=%s%s%s is set and is not a lock kind: programs "
+				       "started from here exit 2\n", tool_value_quote(getenv("PVSPIN_LOCK")),
+				       getenv("PVSPIN_LOCK"), tool_value_quote(getenv("PVSPIN_LOCK")));
 		} else if (!policy_name &&
 			   (policy_r = pvspin_default_policy_env(NULL, NULL, &env_policy))) {
 			if (policy_r > 0)
 				printf("\nPVSPIN_POLICY=%s is set: programs started from here use "
 				       "that policy's pick, not pvspin's\n", getenv("PVSPIN_POLICY"));
 			else
-				printf("\nPVSPIN_POLICY=%s is set and is not a policy: programs "
-				       "started from here exit 2\n", getenv("PVSPIN_POLICY"));
+				printf("\nPVSPIN_POLICY=%s%s%s is set and is not a policy: programs "
+				       "started from here exit 2\n",
+				       tool_value_quote(getenv("PVSPIN_POLICY")), getenv("PVSPIN_POLICY"),
+				       tool_value_quote(getenv("PVSPIN_POLICY")));
 		}
 	}
 	pvspin_env_cpuid_free(&table);

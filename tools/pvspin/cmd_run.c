@@ -260,7 +260,9 @@ static int find_preload(char *out, size_t len)
 	if (env && *env) {
 		const char *why = realpath(env, out) ? preload_unusable(out) : strerror(errno);
 		if (why) {
-			fprintf(stderr, "pvspin run: PVSPIN_PRELOAD_LIB=%s: %s\n", env, why);
+			const char *q = tool_value_quote(env);
+			fprintf(stderr, "pvspin run: PVSPIN_PRELOAD_LIB=%s%s%s: %s\n", q, env, q,
+				why);
 			return 2;
 		}
 		return 0;

@@ -65,9 +65,11 @@ static void say_kind_env_ignored(void)
 	 * interposer's business and says nothing here: the simulator's lock
 	 * events are always in its JSON) */
 	const char *stats;
-	if (pvspin_env_switch("PVSPIN_STATS", &stats) < 0)
-		fprintf(stderr, "pvspin sim: ignoring PVSPIN_STATS=%s: " PVSPIN_STATS_EXPECTED
-			"; the simulated guests' lock events are always in the JSON\n", stats);
+	if (pvspin_env_switch("PVSPIN_STATS", &stats) < 0) {
+		const char *q = tool_value_quote(stats);
+		fprintf(stderr, "pvspin sim: ignoring PVSPIN_STATS=%s%s%s: " PVSPIN_STATS_EXPECTED
+			"; the simulated guests' lock events are always in the JSON\n", q, stats, q);
+	}
 }
 
 /**
@@ -103,13 +105,15 @@ int pvspin_cmd_sim(int argc, char **argv)
 		const char *var, *text;
 		if (pvspin_tunable_env((pvspin_tunable_t)t, &var, &text) <= 0)
 			continue;
+		const char *q = tool_value_quote(text);
 		if (t == PVSPIN_TUNE_MUTEX_SPIN_LIMIT)
-			fprintf(stderr, "pvspin sim: ignoring %s=%s: only the interposer's mutexes "
-				"read it (pvspin run); the simulator runs none\n", var, text);
+			fprintf(stderr, "pvspin sim: ignoring %s=%s%s%s: only the interposer's "
+				"mutexes read it (pvspin run); the simulator runs none\n", var, q,
+				text, q);
 		else
-			fprintf(stderr, "pvspin sim: ignoring %s=%s: pvspin sim takes tunables only "
-				"as configuration keys (--set %s=%s), " SIM_NOT_ENV "\n",
-				var, text, pvspin_tunable_name((pvspin_tunable_t)t), text);
+			fprintf(stderr, "pvspin sim: ignoring %s=%s%s%s: pvspin sim takes tunables "
+				"only as configuration keys (--set %s=%s), " SIM_NOT_ENV "\n",
+				var, q, text, q, pvspin_tunable_name((pvspin_tunable_t)t), text);
 	}
 	say_kind_env_ignored();
 	/* a bad PVSPIN_NO_MEMBARRIER: what this tool's library would have

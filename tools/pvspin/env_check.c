@@ -8,6 +8,7 @@
 
 #include "env_check.h"
 #include "lock/tunables_report.h"
+#include "option_error.h"
 #include "platform/env_switch.h"
 #include "policy/policy_default.h"
 #include "pvspin/lock.h"
@@ -21,7 +22,8 @@ static int switch_env_check(FILE *err, const char *who, const char *var, const c
 	const char *s;
 	if (pvspin_env_switch(var, &s) >= 0)
 		return 0;
-	fprintf(err, "%s: %s=%s: %s\n", who, var, s, expected);
+	const char *q = tool_value_quote(s);
+	fprintf(err, "%s: %s=%s%s%s: %s\n", who, var, q, s, q, expected);
 	return 1;
 }
 
