@@ -413,6 +413,30 @@ add_test(NAME bench_stopped_repeat_not_reported COMMAND sh -c
 set_tests_properties(bench_stopped_repeat_not_reported PROPERTIES
   PASS_REGULAR_EXPRESSION "stopped-repeat-not-reported-ok")
 
+# ... nor in the comparison after the table: the paired ratio of spinpark
+# over the best other lock leaves out the round whose spinpark repeat was
+# stopped (it was the mean of that round's ratio, low by the stopped time,
+# and the other round's: helper-63's leftover).  The stop falls in
+# spinpark's first repeat (round 1 starts with the first lock named); the
+# line must say the second round's ratio, spinpark's over tas's.
+add_test(NAME bench_stopped_repeat_not_compared COMMAND sh -c
+  "\"$0\" bench --locks spinpark,tas --threads 1 --repeat 2 --duration-ms 1500 --no-placement \
+     --json \"$1.json\" >\"$1.out\" 2>&1 & pid=$!
+   sleep 0.7; kill -STOP $pid; sleep 0.3; kill -CONT $pid; wait $pid; r=$?
+   [ $r -eq 0 ] || { echo \"exit $r\"; cat \"$1.out\"; exit 1; }
+   j=$(tr -d ' \\n' < \"$1.json\")
+   reps() { echo \"$j\" | sed \"s/.*\\\"lock\\\":\\\"$1\\\"//\" | grep -o '\"ops_per_s_repeats\":\\[[^]]*' | head -1 | cut -d[ -f2; }
+   stops() { echo \"$j\" | sed \"s/.*\\\"lock\\\":\\\"$1\\\"//\" | grep -o '\"repeat_stopped\":\\[[^]]*' | head -1 | cut -d[ -f2; }
+   [ \"$(stops spinpark)\" = true,false ] && [ \"$(stops tas)\" = false,false ] ||
+     { echo \"stopped: spinpark $(stops spinpark), tas $(stops tas)\"; exit 1; }
+   want=$(awk -v a=\"$(reps spinpark)\" -v b=\"$(reps tas)\" 'BEGIN { split(a, x, \",\"); split(b, y, \",\"); printf \"%.2f\", x[2] / y[2] }')
+   got=$(grep -o 'paired  *[0-9.]*x' \"$1.out\" | head -1 | awk '{ print $2 }')
+   [ \"$got\" = \"$\{want\}x\" ] || { echo \"paired $got, want $\{want\}x\"; cat \"$1.out\"; exit 1; }
+   echo stopped-repeat-not-compared-ok"
+  $<TARGET_FILE:pvspin> ${CMAKE_CURRENT_BINARY_DIR}/bench_stopped_not_compared)
+set_tests_properties(bench_stopped_repeat_not_compared PROPERTIES
+  PASS_REGULAR_EXPRESSION "stopped-repeat-not-compared-ok")
+
 # A stopped bench (Ctrl-Z, SIGSTOP) stops its hogs from burning: each
 # looks at the bench's state every few ms and sleeps while it is stopped,
 # and burns again once it runs.  The hogs are a process group of their

@@ -146,9 +146,18 @@ static void test_placement_classes(void **state)
 	assert_true(bench_placement_split(rtt, 7, &thr));
 	assert_true(fabs(thr - sqrt(62.0 * 330.0)) < 1e-9);
 	unsigned n;
-	assert_true(fabs(bench_median_in_class(ops, rtt, 7, thr, false, &n) - 11) < 1e-9);
+	assert_true(fabs(bench_median_in_class(ops, rtt, NULL, 7, thr, false, &n) - 11) < 1e-9);
 	assert_int_equal(n, 3);
-	assert_true(fabs(bench_median_in_class(ops, rtt, 7, thr, true, &n) - 5.5) < 1e-9);
+	assert_true(fabs(bench_median_in_class(ops, rtt, NULL, 7, thr, true, &n) - 5.5) < 1e-9);
+	assert_int_equal(n, 2);
+	/* a repeat the bench was stopped during is left out of its class
+	 * (close: 10 and 11 of 10, 12, 11), unless the class has no other
+	 * (apart: 5 and 6 both stopped, both kept) */
+	const bool stopped[] = { false, true, false, true, true, false, false };
+	assert_true(fabs(bench_median_in_class(ops, rtt, stopped, 7, thr, false, &n) - 10.5) <
+		    1e-9);
+	assert_int_equal(n, 2);
+	assert_true(fabs(bench_median_in_class(ops, rtt, stopped, 7, thr, true, &n) - 5.5) < 1e-9);
 	assert_int_equal(n, 2);
 
 	/* one class: a spread under 2x, a single probe, none measured */
@@ -170,9 +179,9 @@ static void test_placement_classes(void **state)
 	assert_true(isnan(thr));
 	assert_true(bench_placement_split(both, 21, &thr));
 	assert_true(fabs(thr - sqrt(60.0 * 339.0)) < 1e-9);   /* 60-69 and 330-339 */
-	assert_true(fabs(bench_median_in_class(both, both, 21, thr, false, &n) - 64.5) < 1e-9);
+	assert_true(fabs(bench_median_in_class(both, both, NULL, 21, thr, false, &n) - 64.5) < 1e-9);
 	assert_int_equal(n, 10);
-	assert_true(isnan(bench_median_in_class(ops, none, 2, 100, false, &n)));
+	assert_true(isnan(bench_median_in_class(ops, none, NULL, 2, 100, false, &n)));
 	assert_int_equal(n, 0);
 }
 

@@ -200,24 +200,37 @@ void bench_table_stopped_note(FILE *f, const struct bench_row *rows, size_t n)
 	fflush(f);
 }
 
-/* The median of n paired ratios a[k] / b[k] (repeat k of two locks ran in
- * one round), and their range; GSL sorts (as the latency percentiles). */
-static double paired_median(const double *a, const double *b, unsigned n, double *lo,
+/* Was repeat k of `row` stopped (the bench stopped during it)? */
+static bool repeat_stopped(const struct bench_row *row, unsigned k)
+{
+	return row->stopped && row->stopped[k];
+}
+
+/* The median of the paired ratios a->ops_repeats[k] / b->ops_repeats[k]
+ * (repeat k of two locks ran in one round), and their range, over the
+ * rounds in which neither was stopped (all rounds if every one had a
+ * stopped repeat: as the table's repeat, bench_median_index_except);
+ * GSL sorts (as the latency percentiles). */
+static double paired_median(const struct bench_row *a, const struct bench_row *b, double *lo,
 			    double *hi)
 {
+	unsigned n = a->nrepeats, m = 0;
 	double *r = malloc(sizeof(*r) * (n ? n : 1));
 	if (!r) {
 		*lo = *hi = NAN;
 		return NAN;
 	}
-	for (unsigned k = 0; k < n; k++)
-		r[k] = a[k] / b[k];
+	for (int pass = 0; pass < 2 && !m; pass++)
+		for (unsigned k = 0; k < n; k++)
+			if (pass || (!repeat_stopped(a, k) && !repeat_stopped(b, k)))
+				r[m++] = a->ops_repeats[k] / b->ops_repeats[k];
+	n = m;
 	gsl_sort(r, 1, n);
 	*lo = n ? r[0] : NAN;
 	*hi = n ? r[n - 1] : NAN;
-	double m = n ? gsl_stats_median_from_sorted_data(r, 1, n) : NAN;
+	double med = n ? gsl_stats_median_from_sorted_data(r, 1, n) : NAN;
 	free(r);
-	return m;
+	return med;
 }
 
 /* The best and the next best other lock (by median ops/s) at the thread
@@ -252,8 +265,7 @@ struct versus_line {
 static void versus_format(struct versus_line *l, const struct bench_row *me,
 			  const struct bench_row *best, const struct bench_row *next)
 {
-	double lo, hi, paired = paired_median(me->ops_repeats, best->ops_repeats, me->nrepeats,
-					      &lo, &hi);
+	double lo, hi, paired = paired_median(me, best, &lo, &hi);
 	*l = (struct versus_line){ .me = me, .best = best, .next = next };
 	snprintf(l->ratio, sizeof(l->ratio), "%.2f", me->r.ops_per_s / best->r.ops_per_s);
 	snprintf(l->range, sizeof(l->range), "[%.2f-%.2f]", lo, hi);
@@ -328,16 +340,16 @@ static void versus_in_class(struct class_versus *v, const struct bench_row *rows
 			    const struct bench_row *me, double thr, bool apart)
 {
 	*v = (struct class_versus){ .apart = apart };
-	double mine = bench_median_in_class(me->ops_repeats, me->rtt_repeats, me->nrepeats, thr,
-					    apart, &v->m);
+	double mine = bench_median_in_class(me->ops_repeats, me->rtt_repeats, me->stopped,
+					    me->nrepeats, thr, apart, &v->m);
 	double top = NAN;
 	for (size_t j = 0; v->m && j < n; j++) {
 		const struct bench_row *o = &rows[j];
 		if (o == me || o->threads != me->threads || !o->rtt_repeats)
 			continue;
 		unsigned c;
-		double x = bench_median_in_class(o->ops_repeats, o->rtt_repeats, o->nrepeats, thr,
-						 apart, &c);
+		double x = bench_median_in_class(o->ops_repeats, o->rtt_repeats, o->stopped,
+						 o->nrepeats, thr, apart, &c);
 		v->others++;
 		v->ran += c > 0;
 		if (c && (!v->best || x > top)) {

@@ -227,14 +227,17 @@ double bench_median_finite(const double *v, size_t n)
 	return m;
 }
 
-double bench_median_in_class(const double *x, const double *rtt, size_t n, double threshold,
-			     bool apart, unsigned *count)
+double bench_median_in_class(const double *x, const double *rtt, const bool *stopped, size_t n,
+			     double threshold, bool apart, unsigned *count)
 {
 	double *v = malloc(sizeof(*v) * (n ? n : 1)), med = NAN;
 	unsigned m = 0;
-	for (size_t k = 0; v && k < n; k++)
-		if (isfinite(rtt[k]) && rtt[k] > 0 && (rtt[k] >= threshold) == apart)
-			v[m++] = x[k];
+	/* the class's repeats not stopped; all of them if every one was */
+	for (int pass = 0; v && pass < 2 && !m; pass++)
+		for (size_t k = 0; k < n; k++)
+			if (isfinite(rtt[k]) && rtt[k] > 0 && (rtt[k] >= threshold) == apart &&
+			    (pass || !stopped || !stopped[k]))
+				v[m++] = x[k];
 	*count = m;
 	if (v)
 		med = bench_median_finite(v, m);

@@ -100,6 +100,13 @@ long bench_median_index(const double *v, size_t n);
  *  skip are not modified.  Thread-safe. */
 long bench_median_index_except(const double *v, const bool *skip, size_t n);
 
+/** The median of the finite values of v[0..n) (the mean of the middle two
+ *  for an even count): a cell's placement from its repeats' probes, a
+ *  class's ops/s (bench_median_in_class).  NAN if there are none, or if
+ *  the copy it sorts cannot be allocated (gsl_sort,
+ *  gsl_stats_median_from_sorted_data).  v is not modified.  Thread-safe. */
+double bench_median_finite(const double *v, size_t n);
+
 /**
  * Do the placement probes rtt[0..n) (ns; NAN or <= 0: not measured, skipped) fall
  * in two classes, "close" and "apart"?  True if the largest measured is
@@ -113,23 +120,19 @@ long bench_median_index_except(const double *v, const bool *skip, size_t n);
  * (a new user's `make run`, 2026-12-06).  False (and *threshold = NAN)
  * with fewer than two measured or one class only.
  */
-/** The median of the finite values of v[0..n) (the mean of the middle two
- *  for an even count): a cell's placement from its repeats' probes, a
- *  class's ops/s (bench_median_in_class).  NAN if there are none, or if
- *  the copy it sorts cannot be allocated (gsl_sort,
- *  gsl_stats_median_from_sorted_data).  v is not modified.  Thread-safe. */
-double bench_median_finite(const double *v, size_t n);
-
 bool bench_placement_split(const double *rtt, size_t n, double *threshold);
 
 /**
  * The median of the x[k] whose probe rtt[k] is measured (finite, > 0) and in class
  * `apart` (rtt[k] >= threshold) or close (rtt[k] < threshold), and in
- * *count how many there were; NAN with *count = 0 if none.  The mean of
- * the two middle values for an even count (GSL).  x and rtt are not
- * modified.
+ * *count how many there were; NAN with *count = 0 if none.  Repeats with
+ * stopped[k] (the bench was stopped during them: their ops/s count the
+ * stopped time; stopped NULL: none) are left out unless every repeat of
+ * the class was stopped, as the table's repeat
+ * (bench_median_index_except).  The mean of the two middle values for an
+ * even count (GSL).  x, rtt and stopped are not modified.  Thread-safe.
  */
-double bench_median_in_class(const double *x, const double *rtt, size_t n, double threshold,
-			     bool apart, unsigned *count);
+double bench_median_in_class(const double *x, const double *rtt, const bool *stopped, size_t n,
+			     double threshold, bool apart, unsigned *count);
 
 #endif /* PVSPIN_BENCH_STATS_H */
