@@ -445,7 +445,8 @@ for n in 'a b' 'a:b'; do
   mkdir \"$t/$n\" && cp \"$lib\" \"$t/$n/libpvspin-preload.so\" || exit 1
   e=$(PVSPIN_PRELOAD_LIB=\"$t/$n/libpvspin-preload.so\" \"$p\" run -- true 2>&1); r=$?
   [ $r -eq 2 ] || { echo \"path '$n': exit $r: $e\"; exit 1; }
-  [ \"$e\" = \"pvspin run: PVSPIN_PRELOAD_LIB=$t/$n/libpvspin-preload.so: LD_PRELOAD cannot name a path with a space, a tab or a colon (ld.so splits its list there): copy the library to a path without them and set PVSPIN_PRELOAD_LIB to it\" ] ||
+  q=; case \"$n\" in *' '*) q=\"'\";; esac   # a value with a blank is quoted
+  [ \"$e\" = \"pvspin run: PVSPIN_PRELOAD_LIB=$q$t/$n/libpvspin-preload.so$q: LD_PRELOAD cannot name a path with a space, a tab or a colon (ld.so splits its list there): copy the library to a path without them and set PVSPIN_PRELOAD_LIB to it\" ] ||
     { echo \"path '$n': '$e'\"; exit 1; }
 done
 echo run-bad-lib-ok
