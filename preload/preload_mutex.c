@@ -189,17 +189,41 @@ static inline bool single_threaded(void)
 	return __atomic_load_n(&__libc_single_threaded, __ATOMIC_RELAXED) != 0;
 }
 
-/* Try once (a relaxed read first, so that a held word costs no exclusive
- * line transfer).  True if taken.  Not counted (word_trylock()).  In a
- * single-threaded process a free word is taken by a store:
- * (0, 0, 0) -> (0, 0, 1) (single_threaded()). */
-static inline bool word_try(struct pmutex *pm)
+/* Take a free word, (0, 0, 0) -> (0, 0, 1): a read, and if it saw 0 one
+ * cmpxchg (acquire), or a store while single-threaded
+ * (single_threaded()).  The read costs an uncontended pair nothing
+ * measurable (5.3-6.0 ns with it, 5.9-7.0 without), and keeps a waiter
+ * from taking a held word's line exclusively: with a cmpxchg at once, as
+ * glibc's lll_lock, `sysbench threads` (8 threads, 4 locks) did 0.83-1.00
+ * of the code before in 5 alternated runs.  False if the word was
+ * anything but 0 (held, or sleepers counted on a free word).  Not
+ * counted.  The first step of word_try(); the inline pthread_mutex_lock()
+ * is this alone (its counterpart, word_release_alone()). */
+static inline bool word_take_zero(struct pmutex *pm)
 {
-	uint32_t v = __atomic_load_n(&pm->word, __ATOMIC_RELAXED);
-	if (v == 0 && single_threaded()) {
+	uint32_t v = 0;
+	if (single_threaded()) {
+		if (__atomic_load_n(&pm->word, __ATOMIC_RELAXED) != 0)
+			return false;
 		__atomic_store_n(&pm->word, MW_LOCKED, __ATOMIC_RELAXED);
 		return true;
 	}
+	return __atomic_load_n(&pm->word, __ATOMIC_RELAXED) == 0 &&
+	       __atomic_compare_exchange_n(&pm->word, &v, MW_LOCKED, false, __ATOMIC_ACQUIRE,
+					   __ATOMIC_RELAXED);
+}
+
+/* Try once: word_take_zero(), else, on a free word that counts sleepers
+ * or WOKEN, (n, w, 0) -> (n, w, 1) by cmpxchg (word_take()).  True if
+ * taken.  Not counted (word_trylock()). */
+static inline bool word_try(struct pmutex *pm)
+{
+	if (word_take_zero(pm))
+		return true;
+	/* read again (it was, in word_take_zero()): handing the value out of
+	 * it cost the inline pthread_mutex_lock() 0.4 ns a pair, 5.66 against
+	 * 5.27 ns (15 alternated runs, the least of each), by its layout */
+	uint32_t v = __atomic_load_n(&pm->word, __ATOMIC_RELAXED);
 	while (!(v & MW_LOCKED)) {
 		/* a failed cmpxchg on a free word: the sleepers or WOKEN
 		 * changed; try again */
@@ -512,50 +536,10 @@ static int word_wait(struct pmutex *pm, enum wait_mode mode, clockid_t clock,
 	return ret;
 }
 
-/* Take a free word, (0, 0, 0) -> (0, 0, 1): a read, and if it saw 0 one
- * cmpxchg (acquire), or a store while single-threaded
- * (single_threaded()).  The read costs an uncontended pair nothing
- * measurable (5.3-6.0 ns with it, 5.9-7.0 without), and keeps a waiter
- * from taking a held word's line exclusively: with a cmpxchg at once, as
- * glibc's lll_lock, `sysbench threads` (8 threads, 4 locks) did 0.83-1.00
- * of the code before in 5 alternated runs.  False if the word was
- * anything but 0 (held, or sleepers counted on a free word): then the
- * caller goes on with word_trylock().  Not counted. */
-static inline bool word_take_zero(struct pmutex *pm)
-{
-	uint32_t v = 0;
-	if (single_threaded()) {
-		if (__atomic_load_n(&pm->word, __ATOMIC_RELAXED) != 0)
-			return false;
-		__atomic_store_n(&pm->word, MW_LOCKED, __ATOMIC_RELAXED);
-		return true;
-	}
-	return __atomic_load_n(&pm->word, __ATOMIC_RELAXED) == 0 &&
-	       __atomic_compare_exchange_n(&pm->word, &v, MW_LOCKED, false, __ATOMIC_ACQUIRE,
-					   __ATOMIC_RELAXED);
-}
-
-/* Count an acquisition that took a free word at once. */
-static inline void count_uncontended(void)
-{
-	if (preload_stats_wanted())
-		preload_count(PRELOAD_EV(PRELOAD_EV_ACQUIRE));
-}
-
-/* Lock, after word_take_zero() failed (or was not tried): try once
- * more, reading first, then wait. */
-static inline void word_lock_contended(struct pmutex *pm)
+static inline void word_lock(struct pmutex *pm)
 {
 	if (__builtin_expect(!word_trylock(pm), 0))
 		(void)word_wait(pm, WAIT_SPIN_THEN_SLEEP, CLOCK_REALTIME, NULL);
-}
-
-static inline void word_lock(struct pmutex *pm)
-{
-	if (__builtin_expect(word_take_zero(pm), 1))
-		count_uncontended();
-	else
-		word_lock_contended(pm);
 }
 
 /* Timed acquisition: 0, ETIMEDOUT, or EINVAL for a bad abstime when the
@@ -668,8 +652,8 @@ static int typed_acquire(struct pmutex *pm, int kind, enum acquire_mode mode,
 static __attribute__((noinline)) int mutex_lock_slow(pthread_mutex_t *m, int kind)
 {
 	struct pmutex *pm = pm_of(m);
-	if (kind == PTHREAD_MUTEX_NORMAL) {
-		word_lock_contended(pm);
+	if (kind == PTHREAD_MUTEX_NORMAL) {   /* the inline try failed: wait */
+		(void)word_wait(pm, WAIT_SPIN_THEN_SLEEP, CLOCK_REALTIME, NULL);
 		return 0;
 	}
 	if (kind & PRELOAD_MUTEX_PASSTHROUGH_BITS) {
@@ -686,7 +670,8 @@ PVSPIN_EXPORT_HOT int pthread_mutex_lock(pthread_mutex_t *m)
 	 * line */
 	int kind = __atomic_load_n(&pm->kind, __ATOMIC_RELAXED);
 	if (__builtin_expect(kind == PTHREAD_MUTEX_NORMAL && word_take_zero(pm), 1)) {
-		count_uncontended();
+		if (preload_stats_wanted())
+			preload_count(PRELOAD_EV(PRELOAD_EV_ACQUIRE));
 		return 0;
 	}
 	return mutex_lock_slow(m, kind);
