@@ -1005,9 +1005,10 @@ void pvspin_spinpark_unlock_slowpath_seq(pvspin_lock_t *lock, uint32_t v, uint32
 		/* a word no step writes is corrupted whatever its locked
 		 * byte says: bit 31 beside a locked byte of 2 was reported
 		 * as a hand-off, beside a 0 as an unlock of a free lock */
-		if (sp_locked(v) != _SP_LOCKED || !sp_word_ok(v)) {
-			pvspin_report_misuse(!sp_word_ok(v) ? "spinpark: corrupted lock word"
-					     : sp_locked(v) == 0
+		if (sp_word_corrupt(lock, v))
+			return;
+		if (sp_locked(v) != _SP_LOCKED) {
+			pvspin_report_misuse(sp_locked(v) == 0
 					     ? "spinpark: unlock of a lock that is not locked"
 					     : "spinpark: unlock of a lock handed off to a waiter",
 					     lock, v);
