@@ -304,11 +304,9 @@ static void say_kind_stats_env_ignored(void)
 		fprintf(stderr, "pvspin detect: ignoring PVSPIN_POLICY=%s%s%s: %s; pvspin detect "
 			"takes no policy from the environment (--policy NAME)\n", q, bad, q, why);
 	}
-	if (pvspin_env_switch("PVSPIN_STATS", &s) < 0) {
-		q = tool_value_quote(s);
-		fprintf(stderr, "pvspin detect: ignoring PVSPIN_STATS=%s%s%s: " PVSPIN_STATS_EXPECTED
-			"; pvspin detect counts no stats\n", q, s, q);
-	}
+	if (pvspin_env_switch("PVSPIN_STATS", &s) < 0)
+		tool_value_line(stderr, "pvspin detect", "ignoring PVSPIN_STATS", '=', s,
+				PVSPIN_STATS_EXPECTED "; pvspin detect counts no stats", NULL);
 }
 
 int pvspin_cmd_detect(int argc, char **argv)
@@ -517,25 +515,25 @@ int pvspin_cmd_detect(int argc, char **argv)
 		pvspin_kind_t env_kind;
 		pvspin_policy_t env_policy;
 		int lock_r = pvspin_default_lock_env(NULL, NULL, &env_kind), policy_r;
+		const char *env_lock = getenv("PVSPIN_LOCK"), *env_policy_s = getenv("PVSPIN_POLICY");
 		/* (one policy asked for: no note) */
 		if (!policy_name && lock_r) {
 			if (lock_r > 0)
 				printf("\nPVSPIN_LOCK=%s is set: programs started from here use that "
-				       "kind, whatever the policies pick\n", getenv("PVSPIN_LOCK"));
-			else
+				       "kind, whatever the policies pick\n", env_lock);
+			else   /* quoted as the library's line quotes it */
 				printf("\nPVSPIN_LOCK=%s%s%s is set and is not a lock kind: programs "
-				       "started from here exit 2\n", tool_value_quote(getenv("PVSPIN_LOCK")),
-				       getenv("PVSPIN_LOCK"), tool_value_quote(getenv("PVSPIN_LOCK")));
+				       "started from here exit 2\n", tool_value_quote(env_lock),
+				       env_lock, tool_value_quote(env_lock));
 		} else if (!policy_name &&
 			   (policy_r = pvspin_default_policy_env(NULL, NULL, &env_policy))) {
 			if (policy_r > 0)
 				printf("\nPVSPIN_POLICY=%s is set: programs started from here use "
-				       "that policy's pick, not pvspin's\n", getenv("PVSPIN_POLICY"));
+				       "that policy's pick, not pvspin's\n", env_policy_s);
 			else
 				printf("\nPVSPIN_POLICY=%s%s%s is set and is not a policy: programs "
-				       "started from here exit 2\n",
-				       tool_value_quote(getenv("PVSPIN_POLICY")), getenv("PVSPIN_POLICY"),
-				       tool_value_quote(getenv("PVSPIN_POLICY")));
+				       "started from here exit 2\n", tool_value_quote(env_policy_s),
+				       env_policy_s, tool_value_quote(env_policy_s));
 		}
 	}
 	pvspin_env_cpuid_free(&table);

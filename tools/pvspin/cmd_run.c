@@ -260,9 +260,8 @@ static int find_preload(char *out, size_t len)
 	if (env && *env) {
 		const char *why = realpath(env, out) ? preload_unusable(out) : strerror(errno);
 		if (why) {
-			const char *q = tool_value_quote(env);
-			fprintf(stderr, "pvspin run: PVSPIN_PRELOAD_LIB=%s%s%s: %s\n", q, env, q,
-				why);
+			tool_value_line(stderr, "pvspin run", "PVSPIN_PRELOAD_LIB", '=', env, why,
+					NULL);
 			return 2;
 		}
 		return 0;

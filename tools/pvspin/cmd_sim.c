@@ -65,11 +65,10 @@ static void say_kind_env_ignored(void)
 	 * interposer's business and says nothing here: the simulator's lock
 	 * events are always in its JSON) */
 	const char *stats;
-	if (pvspin_env_switch("PVSPIN_STATS", &stats) < 0) {
-		const char *q = tool_value_quote(stats);
-		fprintf(stderr, "pvspin sim: ignoring PVSPIN_STATS=%s%s%s: " PVSPIN_STATS_EXPECTED
-			"; the simulated guests' lock events are always in the JSON\n", q, stats, q);
-	}
+	if (pvspin_env_switch("PVSPIN_STATS", &stats) < 0)
+		tool_value_line(stderr, "pvspin sim", "ignoring PVSPIN_STATS", '=', stats,
+				PVSPIN_STATS_EXPECTED "; the simulated guests' lock events are "
+				"always in the JSON", NULL);
 }
 
 /**

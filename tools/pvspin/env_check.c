@@ -22,8 +22,7 @@ static int switch_env_check(FILE *err, const char *who, const char *var, const c
 	const char *s;
 	if (pvspin_env_switch(var, &s) >= 0)
 		return 0;
-	const char *q = tool_value_quote(s);
-	fprintf(err, "%s: %s=%s%s%s: %s\n", who, var, q, s, q, expected);
+	tool_value_line(err, who, var, '=', s, expected, NULL);
 	return 1;
 }
 
