@@ -268,8 +268,6 @@ static void usage(FILE *f)
 		LOST_KICK_SPIN_THRESHOLD);
 }
 
-/* The value of number option `opt`: 0, or 2 after the error of every
- * subcommand's number options (tool_option_number()). */
 /* The options that take one value: the value each was given, for
  * tool_option_once() (a second, different value is refused, the same
  * one again accepted). */
