@@ -221,6 +221,21 @@ static int plot_wait(pid_t pid, unsigned ms, int *status)
 	}
 }
 
+/* After gnuplot failed or was killed: remove the image it began at
+ * `path`, a regular file there now that was not before (`existed`) or
+ * that changed since (`before`): a part of an image, or an empty one
+ * (gnuplot creates the file before it draws).  A file it did not touch
+ * stays. */
+static void plot_remove_begun(const char *path, bool existed, const struct stat *before)
+{
+	struct stat st;
+	if (!stat(path, &st) && S_ISREG(st.st_mode) &&
+	    (!existed || st.st_size != before->st_size ||
+	     st.st_mtim.tv_sec != before->st_mtim.tv_sec ||
+	     st.st_mtim.tv_nsec != before->st_mtim.tv_nsec))
+		unlink(path);
+}
+
 int bench_write_plot(const char *path, const struct bench_config *c,
 		     const struct bench_row *rows, size_t nrows)
 {
@@ -283,13 +298,7 @@ int bench_write_plot(const char *path, const struct bench_config *c,
 	int stopped = plot_wait(pid, c->plot_wait_ms, &status);
 	unlink(script);
 	if (stopped) {
-		/* killed: what it wrote is a part of an image, or nothing */
-		struct stat st;
-		if (!stat(path, &st) && S_ISREG(st.st_mode) &&
-		    (!existed || st.st_size != before.st_size ||
-		     st.st_mtim.tv_sec != before.st_mtim.tv_sec ||
-		     st.st_mtim.tv_nsec != before.st_mtim.tv_nsec))
-			unlink(path);
+		plot_remove_begun(path, existed, &before);
 		if (stopped > 0)
 			fprintf(stderr, "pvspin bench: gnuplot did not finish in %g s; no plot "
 				"written (--plot '%s': gnuplot was killed)\n",
@@ -307,11 +316,7 @@ int bench_write_plot(const char *path, const struct bench_config *c,
 		int why = fd < 0 && existed ? errno : 0;
 		if (fd >= 0)
 			close(fd);
-		/* no empty image left behind: gnuplot creates the file before
-		 * it draws (an image it failed to draw is of no use) */
-		struct stat st;
-		if (!existed && !stat(path, &st) && S_ISREG(st.st_mode) && st.st_size == 0)
-			unlink(path);
+		plot_remove_begun(path, existed, &before);   /* of no use */
 		char line[256] = "";
 		FILE *e = fopen(errlog, "r");
 		if (e) {
