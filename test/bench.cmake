@@ -474,6 +474,29 @@ add_test(NAME bench_spin_threshold_needs_pv COMMAND sh -c
 set_tests_properties(bench_spin_threshold_needs_pv PROPERTIES LABELS sanitize
   PASS_REGULAR_EXPRESSION "spin-threshold-ok")
 
+# --control: the default kind (PVSPIN_LOCK here, so that the policy of
+# the machine does not matter) runs a second time in every round as
+# KIND_control, a row of its own with "control_of" and the kind's events
+# in the JSON.
+set(_json_ctl ${CMAKE_CURRENT_BINARY_DIR}/bench_control.json)
+add_test(NAME bench_control_run
+         COMMAND ${CMAKE_COMMAND} -E env PVSPIN_LOCK=spinpark
+                 $<TARGET_FILE:pvspin> bench --duration-ms 20 --threads 1,2 --repeat 2
+                 --locks tas,spinpark --control --json ${_json_ctl})
+set_tests_properties(bench_control_run PROPERTIES FIXTURES_SETUP bench_json_ctl
+                     LABELS sanitize)
+add_test(NAME test_bench_json_control
+         COMMAND test_bench_json ${_json_ctl} tas,spinpark,spinpark_control 1,2)
+set_tests_properties(test_bench_json_control PROPERTIES FIXTURES_REQUIRED bench_json_ctl
+                     LABELS sanitize)
+
+# The control is never "the best other lock", another default kind gets
+# its own, and a --locks without the default kind is refused
+# (bench_control.sh says each case).
+add_test(NAME bench_control_lines
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/bench_control.sh $<TARGET_FILE:pvspin>)
+set_tests_properties(bench_control_lines PROPERTIES PASS_REGULAR_EXPRESSION "^control-ok\n$")
+
 # A report path that names the file stdout is on (/dev/stdout, the file of
 # `> out`) is written as '-' is: the table goes to stderr (a file under
 # stdout was truncated by the report's own open, the table lost, and a

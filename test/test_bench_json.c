@@ -8,7 +8,9 @@
  * (lock, threads) pair has exactly one result with the documented keys
  * and types, ops_per_s > 0, Jain's index in (0, 1], max/min >= 1 (or null
  * for a starved thread), ordered latency percentiles, events for the
- * pvspin kinds, config.placement (false for "none"),
+ * pvspin kinds, control_of (the measured lock's name in a KIND_control
+ * row of --control, with that kind's events; null elsewhere),
+ * config.placement (false for "none"),
  * config.loops_per_ns_rounds (a rate per round, none above the final
  * one), and line_rtt_ns: when measured with 2 or more CPUs
  * (machine.ncpus) > 0 or null (every probe of the cell disturbed) in
@@ -188,9 +190,26 @@ int main(int argc, char **argv)
 		CHECK(null || numbers > 0, "%s: line_rtt_ns %g but no repeat has a round trip", where,
 		      rtt);
 
+		/* --control: KIND_control measures KIND again ("control_of":
+		 * KIND, KIND's events); every other row has "control_of": null */
+		json_t *of = json_object_get(r, "control_of");
+		CHECK(of, "%s: no \"control_of\"", where);
+		const char *suffix = strstr(lock, "_control");
+		const char *measured_lock = lock;
+		char base[64];
+		if (suffix && !suffix[strlen("_control")]) {
+			snprintf(base, sizeof(base), "%.*s", (int)(suffix - lock), lock);
+			CHECK(json_is_string(of) && !strcmp(json_string_value(of), base),
+			      "%s: %s has control_of %s, expected \"%s\"", where, lock,
+			      json_is_string(of) ? json_string_value(of) : "(not a string)", base);
+			measured_lock = base;
+		} else {
+			CHECK(json_is_null(of), "%s: %s has control_of not null", where, lock);
+		}
+
 		json_t *ev = json_object_get(r, "events");
 		CHECK(json_is_object(ev), "%s: no \"events\" object", where);
-		if (is_pvspin_kind(lock)) {
+		if (is_pvspin_kind(measured_lock)) {
 			CHECK(json_is_integer(json_object_get(ev, "lock_slowpath")),
 			      "%s: events.lock_slowpath missing for pvspin kind %s", where, lock);
 			CHECK(json_is_integer(json_object_get(ev, "pv_wait_node")),

@@ -29,11 +29,11 @@ static inline void busted_op(void *l, void *c) { (void)l; (void)c; }
 static void busted_run(struct bench_worker *w) { bench_worker_loop(w, busted_op, busted_op); }
 
 static const struct bench_lock mutex_lock = {
-	"test_mutex", "pthread_mutex", PVSPIN_KIND_NONE, mutex_init, mutex_destroy, mutex_run,
+	"test_mutex", "pthread_mutex", PVSPIN_KIND_NONE, mutex_init, mutex_destroy, mutex_run, NULL,
 };
 static const struct bench_lock busted_lock __attribute__((unused)) = {
 	"busted", "no mutual exclusion at all", PVSPIN_KIND_NONE, busted_init, busted_destroy,
-	busted_run,
+	busted_run, NULL,
 };
 
 static struct bench_cell_spec spec_for(const struct bench_lock *l, unsigned threads)

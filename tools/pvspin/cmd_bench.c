@@ -70,6 +70,10 @@ static void usage(FILE *f, unsigned ncpus)
 "  --pin                pin thread i to CPU i mod ncpus (default: not pinned)\n"
 "  --hog N              the noisy-neighbour case: N processes, 0..%d, keep a CPU\n"
 "                       busy each beside every cell (default 0)\n"
+"  --control            measure the default kind a second time in every round, as\n"
+"                       the row KIND_control (the same code): the comparison then\n"
+"                       gives the default kind over its control, how far two\n"
+"                       measurements of one lock differ in this run (its noise)\n"
 "  --no-placement       do not measure the cache-line round trip between two CPUs\n"
 "                       before each repeat (the rtt column; default: measured;\n"
 "                       '-' also where no probe of the cell finished in 5 ms)\n"
@@ -220,7 +224,7 @@ static int parse_threads(const char *arg, struct bench_config *c)
 
 enum {
 	OPT_LOCKS = 256, OPT_THREADS, OPT_CS_NS, OPT_NCS_NS, OPT_CS_LINES, OPT_DURATION,
-	OPT_REPEAT, OPT_SAMPLE, OPT_SPIN, OPT_PIN, OPT_HOG, OPT_NO_PLACEMENT, OPT_JSON, OPT_CSV,
+	OPT_REPEAT, OPT_SAMPLE, OPT_SPIN, OPT_PIN, OPT_HOG, OPT_CONTROL, OPT_NO_PLACEMENT, OPT_JSON, OPT_CSV,
 	OPT_PLOT,
 };
 
@@ -236,6 +240,7 @@ static const struct option options[] = {
 	{ "spin-threshold", required_argument, NULL, OPT_SPIN },
 	{ "pin", no_argument, NULL, OPT_PIN },
 	{ "hog", required_argument, NULL, OPT_HOG },
+	{ "control", no_argument, NULL, OPT_CONTROL },
 	{ "no-placement", no_argument, NULL, OPT_NO_PLACEMENT },
 	{ "json", required_argument, NULL, OPT_JSON },
 	{ "csv", required_argument, NULL, OPT_CSV },
@@ -252,6 +257,33 @@ static bool has_pv_lock(const struct bench_config *c)
 		if (c->locks[i]->kind == PVSPIN_KIND_PVQSPINLOCK)
 			return true;
 	return false;
+}
+
+/* --control: the default kind (PVSPIN_LOCK / PVSPIN_POLICY, checked
+ * before) again, as c->control_lock named KIND_control, last in c->locks,
+ * so that each round measures it twice (an A/A comparison: the same code,
+ * another place in the round).  Returns 0, or -1 where c->locks does not
+ * hold the default kind, or ENOMEM. */
+static int add_control(struct bench_config *c)
+{
+	const char *kind = pvspin_kind_name(pvspin_default_kind());
+	const struct bench_lock *of = NULL;
+	for (size_t i = 0; i < c->nlocks && !of; i++)
+		if (!strcmp(c->locks[i]->name, kind))
+			of = c->locks[i];
+	if (!of)
+		return -1;
+	const struct bench_lock **more = realloc(c->locks, (c->nlocks + 1) * sizeof(*more));
+	if (!more)
+		return ENOMEM;
+	snprintf(c->control_name, sizeof(c->control_name), "%s_control", kind);
+	c->control_lock = *of;
+	c->control_lock.name = c->control_name;
+	c->control_lock.what = "the default kind again (--control)";
+	c->control_lock.control_of = of;
+	c->locks = more;
+	c->locks[c->nlocks++] = &c->control_lock;
+	return 0;
 }
 
 /* Fill *c from argv.  Returns -1 to go on, else an exit status. */
@@ -332,6 +364,9 @@ static int parse_options(int argc, char **argv, struct bench_config *c)
 					      BENCH_MAX_HOGS, &v)))
 				c->hogs = (unsigned)v;
 			break;
+		case OPT_CONTROL:
+			c->control = true;
+			break;
 		case OPT_NO_PLACEMENT:
 			c->no_placement = true;
 			break;
@@ -399,6 +434,16 @@ static int parse_options(int argc, char **argv, struct bench_config *c)
 			c->locks[i] = &all[i];
 		c->nlocks = n;
 	}
+	ret = c->control ? add_control(c) : 0;
+	if (ret == ENOMEM) {
+		fprintf(stderr, "pvspin bench: out of memory\n");
+		return 1;
+	}
+	if (ret)
+		return usage_error("--control measures the default kind, %s, a second time: "
+				   "--locks %s does not include it (valid: --locks with %s in it)",
+				   pvspin_kind_name(pvspin_default_kind()),
+				   given.locks ? given.locks : "", pvspin_kind_name(pvspin_default_kind()));
 	if (!c->threads) {
 		unsigned n = c->machine.ncpus;
 		if (add_threads(c, 1) || add_threads(c, n) || add_threads(c, 2 * n) ||
@@ -664,6 +709,7 @@ int pvspin_cmd_bench(int argc, char **argv)
 	bench_table_calibration_note(table, &c);
 	bench_table_stopped_note(table, &report[0], done);
 	bench_table_versus(table, &report[0], done, default_kind);
+	bench_table_control(table, &report[0], done);
 	bench_table_versus_by_placement(table, &report[0], done, default_kind);
 	if (ferror(table) && !table_errno)
 		table_errno = errno;

@@ -54,6 +54,11 @@ struct bench_config {
 	bool pin;                          /* pin threads round-robin */
 	unsigned hogs;                     /* --hog: CPU hog processes beside it */
 	bool no_placement;                 /* --no-placement: no line_rtt_ns probe */
+	bool control;                      /* --control: the default kind measured
+					    * twice a round, the second time as
+					    * control_lock, last in locks */
+	struct bench_lock control_lock;    /* ... its entry (control_of set) */
+	char control_name[40];             /* ... and name, KIND_control */
 	bool interrupted;                  /* SIGINT/SIGTERM: rows are the
 					    * thread counts that completed */
 	uint32_t spin_threshold;           /* pvqspinlock SPIN_THRESHOLD in effect */

@@ -240,7 +240,8 @@ static void versus_pick(const struct bench_row *rows, size_t n, size_t i,
 {
 	*best = *next = NULL;
 	for (size_t j = 0; j < n; j++) {
-		if (j == i || rows[j].threads != rows[i].threads)
+		/* a control row (--control) is not another lock */
+		if (j == i || rows[j].threads != rows[i].threads || rows[j].lock->control_of)
 			continue;
 		if (!*best || rows[j].r.ops_per_s > (*best)->r.ops_per_s) {
 			*next = *best;
@@ -321,6 +322,33 @@ void bench_table_versus(FILE *f, const struct bench_row *rows, size_t n, const c
 	fflush(f);
 }
 
+void bench_table_control(FILE *f, const struct bench_row *rows, size_t n)
+{
+	bool header = false;
+	for (size_t i = 0; i < n; i++) {
+		const struct bench_row *ctl = &rows[i], *me = NULL;
+		if (!ctl->lock->control_of)
+			continue;
+		for (size_t j = 0; j < n && !me; j++)
+			if (rows[j].lock == ctl->lock->control_of && rows[j].threads == ctl->threads)
+				me = &rows[j];
+		if (!me)
+			continue;
+		if (!header) {
+			fprintf(f, "# %s over %s, the same lock measured again in each round (--control): "
+				"how far two measurements of one lock differ in this run, median ops/s; "
+				"per-repeat ratios [min-max] and their median:\n", me->lock->name,
+				ctl->lock->name);
+			header = true;
+		}
+		struct versus_line l;
+		versus_format(&l, me, ctl, NULL);
+		fprintf(f, "#   %4u thread%s  %6sx %-15s paired %6sx\n", me->threads,
+			me->threads == 1 ? " " : "s", l.ratio, l.range, l.paired);
+	}
+	fflush(f);
+}
+
 /* One placement class's comparison of bench_table_versus_by_placement():
  * the median ops/s of `me`'s repeats in the class over the best such
  * median among the other locks at its thread count, that lock, the two
@@ -345,7 +373,8 @@ static void versus_in_class(struct class_versus *v, const struct bench_row *rows
 	double top = NAN;
 	for (size_t j = 0; v->m && j < n; j++) {
 		const struct bench_row *o = &rows[j];
-		if (o == me || o->threads != me->threads || !o->rtt_repeats)
+		if (o == me || o->threads != me->threads || !o->rtt_repeats ||
+		    o->lock->control_of)
 			continue;
 		unsigned c;
 		double x = bench_median_in_class(o->ops_repeats, o->rtt_repeats, o->stopped,
@@ -519,9 +548,12 @@ static json_t *json_row(const struct bench_config *c, const struct bench_row *ro
 	json_t *lat = json_pack("{s:o, s:o, s:o, s:o}", "p50", jreal(r->lat.p50),
 				"p99", jreal(r->lat.p99), "p999", jreal(r->lat.p999),
 				"max", jreal(r->lat.max));
-	return json_pack("{s:s, s:i, s:I, s:I, s:f, s:o, s:o, s:o, s:o,"
+	const struct bench_lock *of = row->lock->control_of;
+	return json_pack("{s:s, s:o, s:i, s:I, s:I, s:f, s:o, s:o, s:o, s:o,"
 			 " s:I, s:I, s:I, s:I, s:b, s:o, s:f, s:f, s:f, s:o, s:o, s:i, s:o}",
-			 "lock", row->lock->name, "threads", (int)row->threads,
+			 "lock", row->lock->name,
+			 "control_of", of ? json_string(of->name) : json_null(),
+			 "threads", (int)row->threads,
 			 "cs_ns", (json_int_t)c->cs_ns, "ncs_ns", (json_int_t)c->ncs_ns,
 			 "ops_per_s", r->ops_per_s, "jain", jreal(r->jain),
 			 "max_min", jreal(r->max_min), "latency_ns", lat,

@@ -47,10 +47,22 @@ void bench_table_stopped_note(FILE *f, const struct bench_row *rows, size_t n);
  * ops/s, the min-max and the median of the per-repeat ratios (repeat k of
  * every lock runs in one round, so those pairs saw the same machine), and
  * with a third lock the best other's ratio over the next best (a near
- * draw says the cell's winner is the noise's pick).  Prints nothing when
- * `name` is not among rows[0..n) or is alone.  Flushes f.
+ * draw says the cell's winner is the noise's pick).  A control row
+ * (--control, bench_lock.control_of) is never the best other lock.
+ * Prints nothing when `name` is not among rows[0..n) or is alone.
+ * Flushes f.
  */
 void bench_table_versus(FILE *f, const struct bench_row *rows, size_t n, const char *name);
+
+/**
+ * After bench_table_versus(), for --control: each control row's lock
+ * (control_of) over the control at its thread count, the same three
+ * figures (median ratio, per-repeat [min-max], paired median).  One code
+ * measured twice in each round: how far apart two measurements of one
+ * lock fall in this run, the scale against which the comparisons above
+ * are read.  Prints nothing without a control row.  Flushes f.
+ */
+void bench_table_control(FILE *f, const struct bench_row *rows, size_t n);
 
 /**
  * After bench_table_versus(): the same comparison within each placement
@@ -61,9 +73,10 @@ void bench_table_versus(FILE *f, const struct bench_row *rows, size_t n, const c
  * run apart compares placements, not locks).  Per thread count: for
  * "close" and "apart", the median ops/s of `name`'s repeats run so over
  * the highest such median among the other locks, its name, and the two
- * repeat counts; "-" where either has none, and no line for a thread
- * count where both classes would be "-".  Prints nothing with one class
- * (or --no-placement), or when `name` is not among rows[0..n).
+ * repeat counts (never a control row's); "-" where either has none, and
+ * no line for a thread count where both classes would be "-".  Prints
+ * nothing with one class (or --no-placement), or when `name` is not among
+ * rows[0..n).
  * Flushes f.
  */
 void bench_table_versus_by_placement(FILE *f, const struct bench_row *rows, size_t n,

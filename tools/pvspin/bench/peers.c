@@ -97,32 +97,32 @@ void bench_ab_run(struct bench_worker *w);   /* bench/peer_ab.c */
 
 static const struct bench_lock locks[] = {
 	{ "qspinlock", "pvspin native queued spinlock (pending bit + MCS queue)",
-	  PVSPIN_KIND_QSPINLOCK, pv_init, nop_destroy, qspinlock_run },
+	  PVSPIN_KIND_QSPINLOCK, pv_init, nop_destroy, qspinlock_run, NULL },
 	{ "pvqspinlock", "pvspin paravirtual queued spinlock (spin, then halt on a futex)",
-	  PVSPIN_KIND_PVQSPINLOCK, pv_init, nop_destroy, pvqspinlock_run },
+	  PVSPIN_KIND_PVQSPINLOCK, pv_init, nop_destroy, pvqspinlock_run, NULL },
 	{ "tas", "pvspin unfair test-and-test-and-set (virt_spin_lock)",
-	  PVSPIN_KIND_TAS, pv_init, nop_destroy, tas_run },
+	  PVSPIN_KIND_TAS, pv_init, nop_destroy, tas_run, NULL },
 	{ "ticket", "pvspin FIFO ticket lock",
-	  PVSPIN_KIND_TICKET, pv_init, nop_destroy, ticket_run },
+	  PVSPIN_KIND_TICKET, pv_init, nop_destroy, ticket_run, NULL },
 	{ "spinpark", "pvspin spin-then-park lock (bounded adaptive spin, futex park)",
-	  PVSPIN_KIND_SPINPARK, pv_init, nop_destroy, spinpark_run },
+	  PVSPIN_KIND_SPINPARK, pv_init, nop_destroy, spinpark_run, NULL },
 	{ "pthread_spin", "glibc pthread_spin_lock (test-and-set)",
-	  PVSPIN_KIND_NONE, pspin_init, pspin_destroy, pspin_run },
+	  PVSPIN_KIND_NONE, pspin_init, pspin_destroy, pspin_run, NULL },
 	{ "pthread_mutex", "glibc pthread_mutex, PTHREAD_MUTEX_NORMAL (futex, unfair)",
-	  PVSPIN_KIND_NONE, mutex_init, mutex_destroy, mutex_run },
+	  PVSPIN_KIND_NONE, mutex_init, mutex_destroy, mutex_run, NULL },
 	{ "pthread_mutex_adaptive", "glibc pthread_mutex, PTHREAD_MUTEX_ADAPTIVE_NP (spins, then futex)",
-	  PVSPIN_KIND_NONE, mutex_adaptive_init, mutex_destroy, mutex_run },
+	  PVSPIN_KIND_NONE, mutex_adaptive_init, mutex_destroy, mutex_run, NULL },
 #ifdef PVSPIN_HAVE_CK
 	{ "ck_mcs", "Concurrency Kit ck_spinlock_mcs (MCS queue lock)",
-	  PVSPIN_KIND_NONE, ck_mcs_init, nop_destroy, ck_mcs_run },
+	  PVSPIN_KIND_NONE, ck_mcs_init, nop_destroy, ck_mcs_run, NULL },
 	{ "ck_ticket", "Concurrency Kit ck_spinlock_ticket",
-	  PVSPIN_KIND_NONE, ck_ticket_init, nop_destroy, ck_ticket_run },
+	  PVSPIN_KIND_NONE, ck_ticket_init, nop_destroy, ck_ticket_run, NULL },
 	{ "ck_fas", "Concurrency Kit ck_spinlock_fas (fetch-and-store)",
-	  PVSPIN_KIND_NONE, ck_fas_init, nop_destroy, ck_fas_run },
+	  PVSPIN_KIND_NONE, ck_fas_init, nop_destroy, ck_fas_run, NULL },
 #endif
 #ifdef PVSPIN_BENCH_AB
 	{ "spinpark_base", "another revision's spinpark (A/B build, bench/ab_build.sh)",
-	  PVSPIN_KIND_NONE, pv_init, nop_destroy, bench_ab_run },
+	  PVSPIN_KIND_NONE, pv_init, nop_destroy, bench_ab_run, NULL },
 #endif
 };
 #define NLOCKS (sizeof(locks) / sizeof(locks[0]))

@@ -28,6 +28,10 @@ struct bench_lock {
 	void (*destroy)(void *mem);
 	/** The timed loop of one thread (worker_loop.h). */
 	void (*run)(struct bench_worker *w);
+	/** NULL in the table.  In the control row of `--control`, the lock it
+	 *  measures again (the same functions; the name is KIND_control):
+	 *  never counted as another lock in the comparisons. */
+	const struct bench_lock *control_of;
 };
 
 /** The locks of this build, in the default order; *n receives the count. */
