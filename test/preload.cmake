@@ -196,6 +196,15 @@ preload_test(preload_stats_mutex_wait 60 ${_check} --stats-lines 1
 preload_test(preload_cond_retake_sleeps 60 ${_check} --stats-lines 1
   --min-field mutex_sleeps=1 --max-field mutex_spin_acquire=0
   -- ${_pvspin} run --stats --spin-limit 1000000000 -- ${_helper} condretake 20 20)
+# a lock that finds a free word still counting a sleeper (woken, not yet
+# back) takes it without spinning.  From 2026-12-07 morning to evening the
+# normal mutex's out-of-line lock went straight to the wait, whose spin
+# took such a word at its first look and counted a spin that succeeded
+# (mutex_spin_acquire=50 here): in stress-ng --mutex (holders yield) those
+# counts kept every waiter spinning where no real spin succeeded
+preload_test(preload_relock_no_spin 60 ${_check} --stats-lines 1
+  --max-field mutex_spin_acquire=0
+  -- ${_pvspin} run --stats -- ${_helper} relock 50)
 # a mutex waiter that spins and takes the mutex is counted: in one of at
 # most 3 runs of a producer-consumer (how many waits overlap a running
 # holder depends on the scheduler: on a loaded machine one run had 25

@@ -34,6 +34,14 @@
  *                    mutex (by trylock only: it never spins), broadcasts
  *                    and keeps the mutex MS ms more, so the woken waiter
  *                    retakes a held mutex
+ *   relock R         R times, a second thread alive (asleep), lock and
+ *                    unlock a normal mutex whose word reads free but
+ *                    counting a sleeper that an unlock woke (the word of
+ *                    preload/preload_mutex.c: WOKEN | one sleeper, 0x6,
+ *                    written by the test: only under `pvspin run`), as
+ *                    a lock finds it between an unlock and the woken
+ *                    sleeper's return; such a lock takes the word
+ *                    without spinning (mutex_spin_acquire stays 0)
  *   spinsleep T MS   50 times a holder keeps a pthread spinlock for MS ms
  *                    (nanosleep) while T threads wait for it; prints the
  *                    waiters' CPU time per wall second ("waiter_cpu=X")
@@ -829,6 +837,29 @@ static void *uc_sleeper(void *arg)
 	return NULL;
 }
 
+/* relock: see the usage above.  The word is the mutex's first 4 bytes
+ * (glibc's __lock, which the interposer uses as its word). */
+static int cmd_relock(long rounds)
+{
+	pthread_t t;
+	pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+	uint32_t *word = (uint32_t *)(void *)&m;
+	if (rounds < 1)
+		FAIL("relock: ROUNDS >= 1");
+	if (pthread_create(&t, NULL, uc_sleeper, NULL))
+		FAIL("relock: pthread_create failed");
+	for (long r = 0; r < rounds; r++) {
+		__atomic_store_n(word, 0x6u, __ATOMIC_RELAXED);   /* free, WOKEN, a sleeper */
+		if (pthread_mutex_lock(&m))
+			FAIL("relock: pthread_mutex_lock failed");
+		if (!(__atomic_load_n(word, __ATOMIC_RELAXED) & 1u))
+			FAIL("relock: the word is %#x after the lock", *word);
+		pthread_mutex_unlock(&m);
+	}
+	__atomic_store_n(word, 0u, __ATOMIC_RELAXED);   /* no sleeper, in fact */
+	return pthread_mutex_destroy(&m) ? 1 : 0;   /* the sleeper ends with the process */
+}
+
 /* destroywait: a waiter blocked on a condvar that nobody signals, and a
  * thread that destroys the condvar under it (undefined behaviour: glibc
  * blocks for ever in the destroy, asleep).  The destroy must wait without
@@ -938,6 +969,8 @@ int main(int argc, char **argv)
 		return cmd_pingpong(a);
 	if (!strcmp(c, "condretake"))
 		return cmd_condretake(a, b);
+	if (!strcmp(c, "relock"))
+		return cmd_relock(a);
 	if (!strcmp(c, "spinsleep"))
 		return cmd_spinsleep((int)a, b, d);
 	if (!strcmp(c, "forkstats"))
