@@ -378,6 +378,54 @@ add_test(NAME bench_plot_gnuplot_hangs COMMAND sh -c
 set_tests_properties(bench_plot_gnuplot_hangs PROPERTIES
   PASS_REGULAR_EXPRESSION "plot-hang-bounded-ok" TIMEOUT 120)
 
+# A run cut short by a stop signal draws the plot of the thread counts
+# that completed (a fake gnuplot on PATH that writes the image after 0.3
+# s, as a real one takes a while): the first
+# signal, still recorded, killed gnuplot as it started ("gnuplot stopped
+# by SIGINT; no plot written", helper-65).  The signal goes once the
+# 2-thread cell runs (3 threads in the process), so the 1-thread count
+# has completed.
+add_test(NAME bench_plot_after_sigint COMMAND sh -c
+  "d=\"$1.d\"; rm -rf \"$d\" \"$1.png\"; mkdir -p \"$d\"
+   printf '#!/bin/sh\\nsleep 0.3\\nprintf image > \"$PLOTOUT\"\\n' > \"$d/gnuplot\"
+   chmod +x \"$d/gnuplot\"
+   PLOTOUT=\"$1.png\" PATH=\"$d:$PATH\" \"$0\" bench --locks tas --threads 1,2 --repeat 1 \
+     --duration-ms 1500 --no-placement --plot \"$1.png\" >/dev/null 2>\"$1.err\" & pid=$!
+   i=0; until [ \"$(sed -n 's/^Threads:[[:space:]]*//p' /proc/$pid/status 2>/dev/null)\" -ge 3 ] 2>/dev/null; do
+     i=$((i+1)); [ $i -lt 300 ] || { kill -KILL $pid; echo 'no 2-thread cell in 30 s'; exit 1; }; sleep 0.1; done
+   kill -INT $pid; wait $pid; r=$?
+   [ $r -eq 130 ] || { echo \"exit $r\"; cat \"$1.err\"; exit 1; }
+   [ \"$(cat \"$1.png\" 2>/dev/null)\" = image ] && echo plot-after-sigint-ok ||
+     { echo 'no image'; cat \"$1.err\"; }"
+  $<TARGET_FILE:pvspin> ${CMAKE_CURRENT_BINARY_DIR}/bench_plot_sigint)
+set_tests_properties(bench_plot_after_sigint PROPERTIES
+  PASS_REGULAR_EXPRESSION "plot-after-sigint-ok" TIMEOUT 120)
+
+# ... and a second signal while that gnuplot draws (a fake one that hangs
+# once it has begun) ends it at once, said with the second signal's name,
+# as a first one did before; the bound (30 s here) is not waited for.
+add_test(NAME bench_plot_second_signal COMMAND sh -c
+  "d=\"$1.d\"; rm -rf \"$d\" \"$1.png\" \"$1.png.began\"; mkdir -p \"$d\"
+   printf '#!/bin/sh\\n: > \"$PLOTOUT.began\"\\nexec sleep 1000\\n' > \"$d/gnuplot\"
+   chmod +x \"$d/gnuplot\"
+   PLOTOUT=\"$1.png\" PATH=\"$d:$PATH\" PVSPIN_TEST_PLOT_WAIT_MS=30000 \"$0\" bench --locks tas \
+     --threads 1,2 --repeat 1 --duration-ms 1500 --no-placement --plot \"$1.png\" >/dev/null 2>\"$1.err\" & pid=$!
+   i=0; until [ \"$(sed -n 's/^Threads:[[:space:]]*//p' /proc/$pid/status 2>/dev/null)\" -ge 3 ] 2>/dev/null; do
+     i=$((i+1)); [ $i -lt 300 ] || { kill -KILL $pid; echo 'no 2-thread cell in 30 s'; exit 1; }; sleep 0.1; done
+   kill -HUP $pid
+   i=0; until [ -e \"$1.png.began\" ]; do
+     i=$((i+1)); [ $i -lt 100 ] || { kill -KILL $pid; echo 'no gnuplot in 10 s'; cat \"$1.err\"; exit 1; }; sleep 0.1; done
+   kill -INT $pid; i=0
+   while kill -0 $pid 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); done
+   kill -0 $pid 2>/dev/null && { kill -KILL $pid; echo 'still running 5 s after the second signal'; exit 1; }
+   wait $pid; r=$?
+   [ $r -eq 129 ] || { echo \"exit $r\"; cat \"$1.err\"; exit 1; }
+   grep -q \"^pvspin bench: gnuplot stopped by SIGINT; no plot written\" \"$1.err\" &&
+     echo plot-second-signal-ok || cat \"$1.err\""
+  $<TARGET_FILE:pvspin> ${CMAKE_CURRENT_BINARY_DIR}/bench_plot_second)
+set_tests_properties(bench_plot_second_signal PROPERTIES
+  PASS_REGULAR_EXPRESSION "plot-second-signal-ok" TIMEOUT 120)
+
 # A repeat during which the bench was stopped (SIGSTOP, then SIGCONT)
 # counts the stopped time in its ops/s: the line after the table names
 # it, and the JSON counts it (helper-61: 34 k ops/s for a cell of

@@ -7,6 +7,7 @@
 #include "stop_signal.h"
 
 volatile sig_atomic_t tool_stop_signo;
+volatile sig_atomic_t tool_stop_arrivals, tool_stop_latest;
 
 /* The stop signals, once caught: each handler blocks the others while it
  * runs (see on_stop_signal), and tool_stop_signals() hands them out. */
@@ -21,6 +22,9 @@ static void on_stop_signal(int sig)
 	 * come between the test and the store in this thread. */
 	if (!tool_stop_signo)
 		tool_stop_signo = sig;
+	tool_stop_latest = sig;
+	if (tool_stop_arrivals < 1000)
+		tool_stop_arrivals = tool_stop_arrivals + 1;
 }
 
 int tool_stop_signals_catch(void)

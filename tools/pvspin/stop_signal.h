@@ -25,6 +25,8 @@
 /* Read it through tool_stop_signal(); extern only so that the read is
  * inline (the simulator checks it at every event). */
 extern volatile sig_atomic_t tool_stop_signo;
+/* Read them through tool_stop_signal_count() and tool_stop_signal_latest(). */
+extern volatile sig_atomic_t tool_stop_arrivals, tool_stop_latest;
 
 /**
  * Catch the stop signals, SIGINT, SIGTERM and SIGHUP (a closed terminal),
@@ -58,6 +60,25 @@ static inline int tool_stop_signal(void)
 	return tool_stop_signo;
 }
 
+/**
+ * How many stop signals have arrived (each one counted, the first and
+ * every later one; saturates at 1000): a wait that begins after a first
+ * signal stopped the run (bench's plot, drawn for the thread counts that
+ * completed) notes it when it starts and stops only for a later one.
+ * Async-signal-safe and thread-safe (a plain read of a sig_atomic_t).
+ */
+static inline int tool_stop_signal_count(void)
+{
+	return tool_stop_arrivals;
+}
+/**
+ * The stop signal that arrived last, 0 if none has (the one to name when
+ * a later signal stopped something).  Async-signal-safe and thread-safe.
+ */
+static inline int tool_stop_signal_latest(void)
+{
+	return tool_stop_latest;
+}
 /**
  * The name a user types for `sig`, as kill(1) and every tool's
  * "interrupted by" line write it: "SIGINT", "SIGTERM", "SIGHUP", else

@@ -200,16 +200,21 @@ int bench_plot_script_check(void)
 /* Wait for gnuplot, `pid` (the leader of its own process group), at most
  * `ms` ms: 0 with its status in *status; else the group is killed
  * (SIGKILL) and reaped, and 1 says the bound passed, -1 that a stop
- * signal came (SIGINT, SIGTERM, SIGHUP: it reaches gnuplot no longer,
- * being in a group of its own).  Looks every 10 ms. */
+ * signal came after the wait began (SIGINT, SIGTERM, SIGHUP: it reaches
+ * gnuplot no longer, being in a group of its own; one that came before
+ * stopped the run, whose plot is then drawn).  Looks every 10 ms. */
 static int plot_wait(pid_t pid, unsigned ms, int *status)
 {
 	uint64_t end = tool_now_ns() + (uint64_t)ms * 1000000u;
+	/* a signal that cut the run short came before: the plot of the
+	 * thread counts that completed is drawn, unless another one comes
+	 * (it was killed at once, helper-65) */
+	int signals = tool_stop_signal_count();
 	*status = 0;
 	for (;;) {
 		if (waitpid(pid, status, WNOHANG) == pid)
 			return 0;
-		int why = tool_stop_signal() ? -1 : tool_now_ns() >= end ? 1 : 0;
+		int why = tool_stop_signal_count() != signals ? -1 : tool_now_ns() >= end ? 1 : 0;
 		if (why) {
 			kill(-pid, SIGKILL);
 			while (waitpid(pid, status, 0) < 0 && errno == EINTR)
@@ -305,7 +310,7 @@ int bench_write_plot(const char *path, const struct bench_config *c,
 				c->plot_wait_ms / 1000.0, path);
 		else
 			fprintf(stderr, "pvspin bench: gnuplot stopped by %s; no plot written "
-				"(--plot '%s')\n", tool_stop_signal_name(tool_stop_signal()), path);
+				"(--plot '%s')\n", tool_stop_signal_name(tool_stop_signal_latest()), path);
 		unlink(errlog);
 		return -1;
 	}
