@@ -8,7 +8,8 @@
 # - Another default kind gets its own control (tas_control), and the
 #   comparison names a real other lock.
 # - A --locks without the default kind is refused: exit 2, one line that
-#   names the kind and the list.
+#   names the kind, where it came from (PVSPIN_LOCK here) and the list.
+# - The JSON's config says --control ("control": true).
 # Prints control-ok alone on success, else what went wrong.
 set -u
 pvspin=$1
@@ -23,6 +24,9 @@ echo "$o" | grep -q '^# spinpark over spinpark_control, the same lock measured a
 n=$(echo "$o" | grep -c '^#  *[12] threads*  *[0-9.]*x \[[0-9.]*-[0-9.]*\]  *paired  *[0-9.]*x$')
 [ "$n" -eq 2 ] || fail "$n control lines, want 2" "$o"
 
+j=$(PVSPIN_LOCK=tas run --threads 1 --locks tas,spinpark --control --json -) || fail "json: exit $?" "$j"
+echo "$j" | tr -d ' \n' | grep -q '"config":{"locks":\["tas","spinpark","tas_control"\],"control":true,' ||
+	fail "json: no control in the config" "$j"
 o=$(PVSPIN_LOCK=tas run --threads 1 --locks tas,spinpark --control) || fail "tas: exit $?" "$o"
 echo "$o" | grep -q '^# tas over tas_control' || fail "tas: no tas_control block" "$o"
 echo "$o" | grep -A1 'over the best other lock' | grep -q 'x spinpark ' ||
@@ -30,6 +34,6 @@ echo "$o" | grep -A1 'over the best other lock' | grep -q 'x spinpark ' ||
 
 e=$(PVSPIN_LOCK=spinpark run --threads 1 --locks tas --control)
 r=$?
-want='pvspin bench: --control measures the default kind, spinpark, a second time: --locks tas does not include it (valid: --locks with spinpark in it)'
+want='pvspin bench: --control measures the default kind, spinpark (PVSPIN_LOCK), a second time: --locks tas does not include it (valid: --locks with spinpark in it)'
 [ $r -eq 2 ] && [ "$e" = "$want" ] || fail "without the kind: exit $r" "$e"
 echo control-ok

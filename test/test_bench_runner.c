@@ -129,10 +129,40 @@ static void test_round_order_rotates(void **state)
 	assert_int_equal(bench_round_lock(12, 10, 11), 0);
 }
 
+/* --control's pair (bench_round_lock_pair): every round a permutation,
+ * the pair's order alternating from round to round (the default kind at
+ * 4 of 12 locks, its control last: with the rotation alone the kind ran
+ * first in all of rounds 0-4), and nothing changed for an index past the
+ * list (no pair). */
+static void test_round_order_control_pair(void **state)
+{
+	(void)state;
+	const size_t n = 12, a = 4, b = 11;
+	unsigned a_first = 0;
+	for (unsigned k = 0; k < 5; k++) {
+		bool seen[12] = { false };
+		size_t pa = n, pb = n;
+		for (size_t j = 0; j < n; j++) {
+			size_t l = bench_round_lock_pair(k, j, n, a, b);
+			assert_true(l < n);
+			assert_false(seen[l]);
+			seen[l] = true;
+			pa = l == a ? j : pa;
+			pb = l == b ? j : pb;
+			assert_int_equal(bench_round_lock_pair(k, j, n, n, n), bench_round_lock(k, j, n));
+		}
+		assert_true(pa < n && pb < n);
+		a_first += pa < pb;
+		assert_int_equal(pa < pb, k % 2 == 0);
+	}
+	assert_int_equal(a_first, 3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_order_rotates),
+		cmocka_unit_test(test_round_order_control_pair),
 		cmocka_unit_test(test_correct_lock_passes),
 		cmocka_unit_test(test_cell_shorter_than_thread_start),
 		cmocka_unit_test(test_broken_lock_is_caught),

@@ -439,11 +439,18 @@ static int parse_options(int argc, char **argv, struct bench_config *c)
 		fprintf(stderr, "pvspin bench: out of memory\n");
 		return 1;
 	}
-	if (ret)
-		return usage_error("--control measures the default kind, %s, a second time: "
+	if (ret) {
+		/* where the default kind came from (pvspin_default_kind():
+		 * PVSPIN_LOCK, else PVSPIN_POLICY, else the machine's policy),
+		 * as a user who set one may have forgotten it */
+		const char *lock = getenv("PVSPIN_LOCK"), *policy = getenv("PVSPIN_POLICY");
+		const char *from = lock && *lock ? " (PVSPIN_LOCK)"
+				   : policy && *policy ? " (by PVSPIN_POLICY)" : "";
+		const char *kind = pvspin_kind_name(pvspin_default_kind());
+		return usage_error("--control measures the default kind, %s%s, a second time: "
 				   "--locks %s does not include it (valid: --locks with %s in it)",
-				   pvspin_kind_name(pvspin_default_kind()),
-				   given.locks ? given.locks : "", pvspin_kind_name(pvspin_default_kind()));
+				   kind, from, given.locks ? given.locks : "", kind);
+	}
 	if (!c->threads) {
 		unsigned n = c->machine.ncpus;
 		if (add_threads(c, 1) || add_threads(c, n) || add_threads(c, 2 * n) ||
@@ -650,6 +657,14 @@ int pvspin_cmd_bench(int argc, char **argv)
 	 * ends the run as a signal does: the thread counts already complete
 	 * are reported, and the exit status is 1 */
 	bool cell_failed = false;
+	/* --control: the default kind and its control (last) trade places
+	 * in every other round; without it nothing is paired */
+	size_t pair_a = c.nlocks, pair_b = c.nlocks;
+	for (size_t l = 0; c.control && l + 1 < c.nlocks; l++)
+		if (c.locks[l] == c.control_lock.control_of) {
+			pair_a = l;
+			pair_b = c.nlocks - 1;
+		}
 	for (size_t t = 0; t < c.nthreads && !tool_stop_signal() && !cell_failed; t++) {
 		bool complete = true;
 		for (unsigned k = 0; k < c.repeat && complete; k++) {
@@ -658,7 +673,8 @@ int pvspin_cmd_bench(int argc, char **argv)
 			bench_workload_recheck(&c.workload);
 			c.round_loops_per_ns[t * c.repeat + k] = c.workload.loops_per_ns;
 			for (size_t j = 0; j < c.nlocks && complete; j++, cell++) {
-				size_t i = bench_round_lock(k, j, c.nlocks) * c.nthreads + t;
+				size_t i = bench_round_lock_pair(k, j, c.nlocks, pair_a, pair_b) *
+						   c.nthreads + t;
 				if (tool_stop_signal())
 					complete = false;
 				else if (run_repeat(&c, &rows[i], res[i], k, cell, ncells, progress)) {

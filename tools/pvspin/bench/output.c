@@ -507,9 +507,9 @@ static json_t *json_config(const struct bench_config *c)
 		json_array_append_new(locks, json_string(c->locks[i]->name));
 	for (size_t i = 0; i < c->nthreads; i++)
 		json_array_append_new(threads, json_integer(c->threads[i]));
-	return json_pack("{s:o, s:o, s:I, s:I, s:i, s:i, s:i, s:i, s:b, s:i, s:i, s:b, s:b, s:f, s:f, "
-			 "s:o, s:f}",
-			 "locks", locks, "threads", threads,
+	return json_pack("{s:o, s:b, s:o, s:I, s:I, s:i, s:i, s:i, s:i, s:b, s:i, s:i, s:b, s:b, s:f, "
+			 "s:f, s:o, s:f}",
+			 "locks", locks, "control", (int)c->control, "threads", threads,
 			 "cs_ns", (json_int_t)c->cs_ns, "ncs_ns", (json_int_t)c->ncs_ns,
 			 "cs_lines", (int)c->cs_lines, "duration_ms", (int)c->duration_ms,
 			 "repeat", (int)c->repeat, "sample_every", (int)c->sample_every,
