@@ -445,7 +445,7 @@ static int parse_options(int argc, char **argv, struct bench_config *c)
 		 * as a user who set one may have forgotten it */
 		const char *lock = getenv("PVSPIN_LOCK"), *policy = getenv("PVSPIN_POLICY");
 		const char *from = lock && *lock ? " (PVSPIN_LOCK)"
-				   : policy && *policy ? " (by PVSPIN_POLICY)" : "";
+				   : policy && *policy ? " (PVSPIN_POLICY)" : "";
 		const char *kind = pvspin_kind_name(pvspin_default_kind());
 		return usage_error("--control measures the default kind, %s%s, a second time: "
 				   "--locks %s does not include it (valid: --locks with %s in it)",
