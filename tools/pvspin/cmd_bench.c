@@ -224,8 +224,8 @@ static int parse_threads(const char *arg, struct bench_config *c)
 
 enum {
 	OPT_LOCKS = 256, OPT_THREADS, OPT_CS_NS, OPT_NCS_NS, OPT_CS_LINES, OPT_DURATION,
-	OPT_REPEAT, OPT_SAMPLE, OPT_SPIN, OPT_PIN, OPT_HOG, OPT_CONTROL, OPT_NO_PLACEMENT, OPT_JSON, OPT_CSV,
-	OPT_PLOT,
+	OPT_REPEAT, OPT_SAMPLE, OPT_SPIN, OPT_PIN, OPT_HOG, OPT_CONTROL, OPT_NO_PLACEMENT,
+	OPT_JSON, OPT_CSV, OPT_PLOT,
 };
 
 static const struct option options[] = {
