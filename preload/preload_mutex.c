@@ -213,16 +213,16 @@ static inline bool word_take_zero(struct pmutex *pm)
 					   __ATOMIC_RELAXED);
 }
 
-/* Try once: word_take_zero(), else, on a free word that counts sleepers
- * or WOKEN, (n, w, 0) -> (n, w, 1) by cmpxchg (word_take()).  True if
- * taken.  Not counted (word_trylock()). */
-static inline bool word_try(struct pmutex *pm)
+/* Take a free word whatever it counts, (n, w, 0) -> (n, w, 1), by
+ * cmpxchg (word_take()), after a read: the step after word_take_zero()
+ * failed, which also takes a free word that counts sleepers or WOKEN
+ * (an unlock woke one that has not run yet).  The word is read again,
+ * not handed out of word_take_zero(): that cost the inline
+ * pthread_mutex_lock() 0.4 ns a pair, 5.66 against 5.27 ns (15
+ * alternated runs, the least of each), by its layout.  True if taken.
+ * Not counted. */
+static inline bool word_take_free(struct pmutex *pm)
 {
-	if (word_take_zero(pm))
-		return true;
-	/* read again (it was, in word_take_zero()): handing the value out of
-	 * it cost the inline pthread_mutex_lock() 0.4 ns a pair, 5.66 against
-	 * 5.27 ns (15 alternated runs, the least of each), by its layout */
 	uint32_t v = __atomic_load_n(&pm->word, __ATOMIC_RELAXED);
 	while (!(v & MW_LOCKED)) {
 		/* a failed cmpxchg on a free word: the sleepers or WOKEN
@@ -233,13 +233,26 @@ static inline bool word_try(struct pmutex *pm)
 	return false;
 }
 
-/* word_try(), and count a success when the counters are on. */
+/* Try once: word_take_zero(), then word_take_free().  True if taken.
+ * Not counted (word_trylock()). */
+static inline bool word_try(struct pmutex *pm)
+{
+	return word_take_zero(pm) || word_take_free(pm);
+}
+
+/* Count an acquisition `taken` says happened, when the counters are on;
+ * returns `taken`. */
+static inline bool counted(bool taken)
+{
+	if (taken && preload_stats_wanted())
+		preload_count(PRELOAD_EV(PRELOAD_EV_ACQUIRE));
+	return taken;
+}
+
+/* word_try(), counted. */
 static inline bool word_trylock(struct pmutex *pm)
 {
-	bool ok = word_try(pm);
-	if (ok && preload_stats_wanted())
-		preload_count(PRELOAD_EV(PRELOAD_EV_ACQUIRE));
-	return ok;
+	return counted(word_try(pm));
 }
 
 /* Release a word nobody sleeps on, (0, 0, 1) -> (0, 0, 0): one cmpxchg
@@ -653,7 +666,7 @@ static __attribute__((noinline)) int mutex_lock_slow(pthread_mutex_t *m, int kin
 {
 	struct pmutex *pm = pm_of(m);
 	if (kind == PTHREAD_MUTEX_NORMAL) {
-		/* The inline try takes a zero word only: a free word that
+		/* The inline try took a zero word only: a free word that
 		 * counts sleepers (or WOKEN) is taken here, before the wait,
 		 * whose spin must learn from real spins only.  Waiting at
 		 * once (2026-12-07 to 12-07 evening) counted each such take
@@ -661,8 +674,10 @@ static __attribute__((noinline)) int mutex_lock_slow(pthread_mutex_t *m, int kin
 		 * whose holders yield, 70 k of 85 k waits per process, which
 		 * kept every waiter spinning (14.5 k spins ran out, 2.3 us
 		 * each; 1.7 k with the take here, the rest sleeping at once)
-		 * at 0.90 of glibc's bogo ops (8 alternated runs). */
-		word_lock(pm);
+		 * at 0.90 of glibc's bogo ops (8 alternated runs).  Not
+		 * word_lock(): its word_take_zero() just failed inline. */
+		if (!counted(word_take_free(pm)))
+			(void)word_wait(pm, WAIT_SPIN_THEN_SLEEP, CLOCK_REALTIME, NULL);
 		return 0;
 	}
 	if (kind & PRELOAD_MUTEX_PASSTHROUGH_BITS) {
