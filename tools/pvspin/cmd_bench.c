@@ -269,8 +269,10 @@ static int add_control(struct bench_config *c)
 	const char *kind = pvspin_kind_name(pvspin_default_kind());
 	const struct bench_lock *of = NULL;
 	for (size_t i = 0; i < c->nlocks && !of; i++)
-		if (!strcmp(c->locks[i]->name, kind))
+		if (!strcmp(c->locks[i]->name, kind)) {
 			of = c->locks[i];
+			c->control_of_index = i;
+		}
 	if (!of)
 		return -1;
 	const struct bench_lock **more = realloc(c->locks, (c->nlocks + 1) * sizeof(*more));
@@ -507,8 +509,8 @@ static void on_sigcont(int sig)
 	bench_continued++;
 }
 
-/* Run repeat k of one row into res[k] (row->stopped_repeats counts it if
- * the bench was stopped meanwhile).  Returns 0, or 1 if the cell could
+/* Run repeat k of one row into res[k] (row->stopped[k] says whether the
+ * bench was stopped meanwhile).  Returns 0, or 1 if the cell could
  * not run.  A cell cut short by a stop signal is discarded by the caller
  * (tool_stop_signal()), also one whose threads were left running. */
 static int run_repeat(const struct bench_config *c, struct bench_row *row,
@@ -529,10 +531,7 @@ static int run_repeat(const struct bench_config *c, struct bench_row *row,
 	int r = bench_run_cell(&spec, &res[k]);
 	if (r)
 		return r < 0;   /* 1: its threads left to the stop signal */
-	if (bench_continued != continued) {
-		row->stopped_repeats++;
-		row->stopped[k] = true;
-	}
+	row->stopped[k] = bench_continued != continued;
 	if (!res[k].exclusion_ok) {
 		fprintf(stderr, "%spvspin bench: MUTUAL EXCLUSION FAILED: %s x%u repeat %u: "
 			"counter %" PRIu64 " != %" PRIu64 " acquisitions\n",
@@ -659,12 +658,8 @@ int pvspin_cmd_bench(int argc, char **argv)
 	bool cell_failed = false;
 	/* --control: the default kind and its control (last) trade places
 	 * in every other round; without it nothing is paired */
-	size_t pair_a = c.nlocks, pair_b = c.nlocks;
-	for (size_t l = 0; c.control && l + 1 < c.nlocks; l++)
-		if (c.locks[l] == c.control_lock.control_of) {
-			pair_a = l;
-			pair_b = c.nlocks - 1;
-		}
+	size_t pair_a = c.control ? c.control_of_index : c.nlocks;
+	size_t pair_b = c.control ? c.nlocks - 1 : c.nlocks;
 	for (size_t t = 0; t < c.nthreads && !tool_stop_signal() && !cell_failed; t++) {
 		bool complete = true;
 		for (unsigned k = 0; k < c.repeat && complete; k++) {

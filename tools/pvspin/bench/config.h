@@ -57,6 +57,7 @@ struct bench_config {
 	bool control;                      /* --control: the default kind measured
 					    * twice a round, the second time as
 					    * control_lock, last in locks */
+	size_t control_of_index;           /* ... the default kind's place in locks */
 	struct bench_lock control_lock;    /* ... its entry (control_of set) */
 	char control_name[40];             /* ... and name, KIND_control */
 	bool interrupted;                  /* SIGINT/SIGTERM: rows are the
@@ -88,12 +89,12 @@ struct bench_row {
 	double line_rtt_ns;               /* their median, NAN: none measured */
 	bool exclusion_ok;                /* in every repeat */
 	size_t samples_per_thread;        /* reservoir capacity used */
-	unsigned stopped_repeats;         /* repeats during which the bench was
-					   * stopped (SIGSTOP, Ctrl-Z: a SIGCONT
-					   * came), whose ops/s count that time */
-	bool *stopped;                    /* ... which ones, run order: never
-					   * the reported repeat where another
-					   * ran (bench_median_index_except) */
+	bool *stopped;                    /* per repeat, run order: the bench
+					   * was stopped during it (SIGSTOP,
+					   * Ctrl-Z: a SIGCONT came), so its
+					   * ops/s count that time; never the
+					   * reported repeat where another ran
+					   * (bench_median_index_except) */
 };
 
 #endif /* PVSPIN_BENCH_CONFIG_H */

@@ -179,31 +179,41 @@ void bench_table_calibration_note(FILE *f, const struct bench_config *c)
 	fflush(f);
 }
 
+/* Was repeat k of `row` stopped (the bench stopped during it)? */
+static bool repeat_stopped(const struct bench_row *row, unsigned k)
+{
+	return row->stopped && row->stopped[k];
+}
+
+/* How many repeats of `row` were stopped. */
+static unsigned stopped_count(const struct bench_row *row)
+{
+	unsigned m = 0;
+	for (unsigned k = 0; k < row->nrepeats; k++)
+		m += repeat_stopped(row, k);
+	return m;
+}
+
 void bench_table_stopped_note(FILE *f, const struct bench_row *rows, size_t n)
 {
 	unsigned total = 0;
 	for (size_t i = 0; i < n; i++)
-		total += rows[i].stopped_repeats;
+		total += stopped_count(&rows[i]);
 	if (!total)
 		return;
 	fprintf(f, "# the bench was stopped (SIGSTOP or Ctrl-Z) during %u repeat%s, whose ops/s "
 		"count the stopped time: ", total, total == 1 ? "" : "s");
 	const char *sep = "";
 	for (size_t i = 0; i < n; i++) {
-		if (!rows[i].stopped_repeats)
+		unsigned m = stopped_count(&rows[i]);
+		if (!m)
 			continue;
 		fprintf(f, "%s%s x%u (%u of %u repeat%s)", sep, rows[i].lock->name, rows[i].threads,
-			rows[i].stopped_repeats, rows[i].nrepeats, rows[i].nrepeats == 1 ? "" : "s");
+			m, rows[i].nrepeats, rows[i].nrepeats == 1 ? "" : "s");
 		sep = ", ";
 	}
 	fprintf(f, "; run those cells again\n");
 	fflush(f);
-}
-
-/* Was repeat k of `row` stopped (the bench stopped during it)? */
-static bool repeat_stopped(const struct bench_row *row, unsigned k)
-{
-	return row->stopped && row->stopped[k];
 }
 
 /* The median of the paired ratios a->ops_repeats[k] / b->ops_repeats[k]
@@ -543,7 +553,7 @@ static json_t *json_row(const struct bench_config *c, const struct bench_row *ro
 	for (unsigned i = 0; i < row->nrepeats; i++) {
 		json_array_append_new(reps, json_real(row->ops_repeats[i]));
 		json_array_append_new(rtts, jreal(row->rtt_repeats[i]));
-		json_array_append_new(stops, json_boolean(row->stopped && row->stopped[i]));
+		json_array_append_new(stops, json_boolean(repeat_stopped(row, i)));
 	}
 	json_t *lat = json_pack("{s:o, s:o, s:o, s:o}", "p50", jreal(r->lat.p50),
 				"p99", jreal(r->lat.p99), "p999", jreal(r->lat.p999),
@@ -566,7 +576,7 @@ static json_t *json_row(const struct bench_config *c, const struct bench_row *ro
 			 "elapsed_ms", r->elapsed_s * 1e3, "setup_ms", r->setup_s * 1e3,
 			 "drain_ms", r->drain_s * 1e3, "line_rtt_ns", jreal(row->line_rtt_ns),
 			 "line_rtt_ns_repeats", rtts,
-			 "stopped_repeats", (int)row->stopped_repeats, "repeat_stopped", stops);
+			 "stopped_repeats", (int)stopped_count(row), "repeat_stopped", stops);
 }
 
 /* Say that the `what` report ("JSON", "CSV") could not be written to
