@@ -24,10 +24,9 @@ int pvspin_default_lock_env(FILE *err, const char *who, pvspin_kind_t *kind)
 	*kind = pvspin_kind_from_name(name);
 	if (*kind != PVSPIN_KIND_NONE)
 		return 1;
-	const char *q = pvspin_value_quote(name);   /* 'tas ': the blank shows */
-	if (err)
-		fprintf(err, "%s: PVSPIN_LOCK=%s%s%s: " PVSPIN_LOCK_NOT_A_KIND "%s\n",
-			who ? who : "pvspin", q, name, q, pvspin_kind_names());
+	if (err)   /* 'tas ': the blank shows */
+		fprintf(err, "%s: PVSPIN_LOCK=" PVSPIN_QUOTED ": " PVSPIN_LOCK_NOT_A_KIND "%s\n",
+			who ? who : "pvspin", PVSPIN_QUOTED_ARGS(name), pvspin_kind_names());
 	return -1;
 }
 

@@ -110,16 +110,17 @@ static int env_value(int t, const char **text, uint32_t *v)
 static void say_bad(FILE *f, const char *who, const char *what, int t, const char *s,
 		    const char *tail)
 {
-	/* a boolean: the range 0 .. 1 */
-	const char *q = pvspin_value_quote(s);   /* a blank in it shows */
+	/* a boolean: the range 0 .. 1; the value quoted where a blank in it
+	 * would not show */
 	if (tunable_range[t].min == 0 && tunable_range[t].max == 1) {
-		fprintf(f, "%s: %s %s=%s%s%s: not a valid value for %s (expected 0 (off) or 1 "
-			"(on)%s)\n", who, what, tunable_env[t], q, s, q, tunable_names[t], tail);
+		fprintf(f, "%s: %s %s=" PVSPIN_QUOTED ": not a valid value for %s (expected 0 (off) "
+			"or 1 (on)%s)\n", who, what, tunable_env[t], PVSPIN_QUOTED_ARGS(s),
+			tunable_names[t], tail);
 		return;
 	}
-	fprintf(f, "%s: %s %s=%s%s%s: not a valid value for %s (expected a decimal integer "
-		"from %u to %u%s)\n", who, what, tunable_env[t], q, s, q, tunable_names[t],
-		tunable_range[t].min, tunable_range[t].max, tail);
+	fprintf(f, "%s: %s %s=" PVSPIN_QUOTED ": not a valid value for %s (expected a decimal "
+		"integer from %u to %u%s)\n", who, what, tunable_env[t], PVSPIN_QUOTED_ARGS(s),
+		tunable_names[t], tunable_range[t].min, tunable_range[t].max, tail);
 }
 
 /* The one wording of an ignored value: say_bad()'s "ignoring", ending

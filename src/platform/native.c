@@ -267,9 +267,9 @@ int pvspin_plat_no_membarrier_report_ignored(FILE *err, const char *who, const c
 	const char *s;
 	if (pvspin_env_switch("PVSPIN_NO_MEMBARRIER", &s) >= 0)
 		return 0;
-	const char *q = pvspin_value_quote(s);   /* a blank in it shows */
-	fprintf(err, "%s: ignoring PVSPIN_NO_MEMBARRIER=%s%s%s: " PVSPIN_NO_MEMBARRIER_EXPECTED
-		"%s\n", who ? who : "pvspin", q, s, q, tail ? tail : "; membarrier is used");
+	fprintf(err, "%s: ignoring PVSPIN_NO_MEMBARRIER=" PVSPIN_QUOTED ": "
+		PVSPIN_NO_MEMBARRIER_EXPECTED "%s\n", who ? who : "pvspin", PVSPIN_QUOTED_ARGS(s),
+		tail ? tail : "; membarrier is used");
 	return 1;
 }
 

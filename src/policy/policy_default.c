@@ -18,10 +18,9 @@ int pvspin_default_policy_env(FILE *err, const char *who, pvspin_policy_t *p)
 		return 0;
 	if (!pvspin_policy_parse(name, p))
 		return 1;
-	const char *q = pvspin_value_quote(name);   /* 'linux ': the blank shows */
-	if (err)
-		fprintf(err, "%s: PVSPIN_POLICY=%s%s%s: %s\n", who ? who : "pvspin", q, name, q,
-			pvspin_policy_parse_error(errno));
+	if (err)   /* 'linux ': the blank shows */
+		fprintf(err, "%s: PVSPIN_POLICY=" PVSPIN_QUOTED ": %s\n", who ? who : "pvspin",
+			PVSPIN_QUOTED_ARGS(name), pvspin_policy_parse_error(errno));
 	return -1;
 }
 

@@ -21,4 +21,13 @@ static inline const char *pvspin_value_quote(const char *value)
 	return !*value || strpbrk(value, " \t\n\r\v\f") ? "'" : "";
 }
 
+/** A value written by that rule in a printf format: PVSPIN_QUOTED in the
+ *  format where the value goes, PVSPIN_QUOTED_ARGS(value) in the
+ *  arguments (the quote, the value, the quote), so that no message
+ *  spells the rule again ("PVSPIN_LOCK=" PVSPIN_QUOTED ": ...").
+ *  `value` is evaluated three times: pass a plain name. */
+#define PVSPIN_QUOTED "%s%s%s"
+#define PVSPIN_QUOTED_ARGS(value) \
+	pvspin_value_quote(value), (value), pvspin_value_quote(value)
+
 #endif /* PVSPIN_SRC_UTIL_VALUE_QUOTE_H */

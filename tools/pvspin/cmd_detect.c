@@ -286,23 +286,21 @@ static void say_kind_stats_env_ignored(void)
 {
 	pvspin_kind_t kind;
 	pvspin_policy_t policy;
-	const char *s;
-	const char *bad, *q;
+	const char *s, *bad;
 	/* the bad value quoted as the library's line quotes it ('tas ') */
 	if (pvspin_default_lock_env(NULL, NULL, &kind) < 0) {
 		bad = getenv("PVSPIN_LOCK");
-		q = tool_value_quote(bad);
-		fprintf(stderr, "pvspin detect: ignoring PVSPIN_LOCK=%s%s%s: " PVSPIN_LOCK_NOT_A_KIND
-			"%s; pvspin detect takes no lock kind from the environment\n", q, bad, q,
-			pvspin_kind_names());
+		fprintf(stderr, "pvspin detect: ignoring PVSPIN_LOCK=" PVSPIN_QUOTED ": "
+			PVSPIN_LOCK_NOT_A_KIND "%s; pvspin detect takes no lock kind from the "
+			"environment\n", PVSPIN_QUOTED_ARGS(bad), pvspin_kind_names());
 	}
 	/* errno: the parse's reason (nothing is written with err NULL) */
 	if (pvspin_default_policy_env(NULL, NULL, &policy) < 0) {
 		const char *why = pvspin_policy_parse_error(errno);
 		bad = getenv("PVSPIN_POLICY");
-		q = tool_value_quote(bad);
-		fprintf(stderr, "pvspin detect: ignoring PVSPIN_POLICY=%s%s%s: %s; pvspin detect "
-			"takes no policy from the environment (--policy NAME)\n", q, bad, q, why);
+		fprintf(stderr, "pvspin detect: ignoring PVSPIN_POLICY=" PVSPIN_QUOTED ": %s; pvspin "
+			"detect takes no policy from the environment (--policy NAME)\n",
+			PVSPIN_QUOTED_ARGS(bad), why);
 	}
 	if (pvspin_env_switch("PVSPIN_STATS", &s) < 0)
 		tool_value_line(stderr, "pvspin detect", "ignoring PVSPIN_STATS", '=', s,
@@ -386,17 +384,17 @@ int pvspin_cmd_detect(int argc, char **argv)
 	pvspin_plat_no_membarrier_report_ignored(stderr, "pvspin detect", NULL);
 	/* A root that is missing or unreadable is bad input, not bad usage:
 	 * exit 1 with the reason, as an unreadable --cpuid file does. */
-	const char *rq = root ? tool_value_quote(root) : "";
 	if (root && root_check(root)) {
-		fprintf(stderr, "pvspin detect: --root %s%s%s: %s\n", rq, root, rq, strerror(errno));
+		fprintf(stderr, "pvspin detect: --root " PVSPIN_QUOTED ": %s\n",
+			PVSPIN_QUOTED_ARGS(root), strerror(errno));
 		return 1;
 	}
 	/* So is a root with none of the files (an empty directory, a wrong
 	 * one): its report would be every fact unknown and the picks made
 	 * on assumed values, with exit 0. */
 	if (root && !root_has_files(root)) {
-		fprintf(stderr, "pvspin detect: --root %s%s%s: none of the files detect reads is "
-			"there (", rq, root, rq);
+		fprintf(stderr, "pvspin detect: --root " PVSPIN_QUOTED ": none of the files detect "
+			"reads is there (", PVSPIN_QUOTED_ARGS(root));
 		for (size_t i = 0; i < NROOT_FILES; i++)
 			fprintf(stderr, "%s%s", i ? ", " : "", root_files[i] + 1);
 		fprintf(stderr, "): not a copy of a machine's /proc and /sys (docs/policy.md)\n");
@@ -428,9 +426,8 @@ int pvspin_cmd_detect(int argc, char **argv)
 		/* Every pick would rest on a guessed zero (no hypervisor, no
 		 * signature, no features): refuse, as for a malformed dump
 		 * (stdout stays empty, with --json too). */
-		const char *q = tool_value_quote(cpuid_file);
-		fprintf(stderr, "pvspin detect: --cpuid %s%s%s: %s; give a full dump of `cpuid -1 -r`\n",
-			q, cpuid_file, q, err);
+		fprintf(stderr, "pvspin detect: --cpuid " PVSPIN_QUOTED ": %s; give a full dump of "
+			"`cpuid -1 -r`\n", PVSPIN_QUOTED_ARGS(cpuid_file), err);
 		pvspin_env_cpuid_free(&table);
 		return 1;
 	}
@@ -522,18 +519,17 @@ int pvspin_cmd_detect(int argc, char **argv)
 				printf("\nPVSPIN_LOCK=%s is set: programs started from here use that "
 				       "kind, whatever the policies pick\n", env_lock);
 			else   /* quoted as the library's line quotes it */
-				printf("\nPVSPIN_LOCK=%s%s%s is set and is not a lock kind: programs "
-				       "started from here exit 2\n", tool_value_quote(env_lock),
-				       env_lock, tool_value_quote(env_lock));
+				printf("\nPVSPIN_LOCK=" PVSPIN_QUOTED " is set and is not a lock kind: "
+				       "programs started from here exit 2\n", PVSPIN_QUOTED_ARGS(env_lock));
 		} else if (!policy_name &&
 			   (policy_r = pvspin_default_policy_env(NULL, NULL, &env_policy))) {
 			if (policy_r > 0)
 				printf("\nPVSPIN_POLICY=%s is set: programs started from here use "
 				       "that policy's pick, not pvspin's\n", env_policy_s);
 			else
-				printf("\nPVSPIN_POLICY=%s%s%s is set and is not a policy: programs "
-				       "started from here exit 2\n", tool_value_quote(env_policy_s),
-				       env_policy_s, tool_value_quote(env_policy_s));
+				printf("\nPVSPIN_POLICY=" PVSPIN_QUOTED " is set and is not a policy: "
+				       "programs started from here exit 2\n",
+				       PVSPIN_QUOTED_ARGS(env_policy_s));
 		}
 	}
 	pvspin_env_cpuid_free(&table);

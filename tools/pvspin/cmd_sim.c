@@ -49,18 +49,18 @@ static void say_kind_env_ignored(void)
 		fprintf(stderr, "pvspin sim: ignoring PVSPIN_LOCK=%s: %s (--set lock=%s), "
 			SIM_NOT_ENV "\n", getenv("PVSPIN_LOCK"), key, pvspin_kind_name(kind));
 	else if (r < 0) {
-		const char *bad = getenv("PVSPIN_LOCK"), *q = tool_value_quote(bad);
-		fprintf(stderr, "pvspin sim: ignoring PVSPIN_LOCK=%s%s%s: not a lock kind; %s "
-			"(--set lock=KIND, KIND one of %s), " SIM_NOT_ENV "\n", q, bad, q, key,
-			pvspin_kind_names());
+		const char *bad = getenv("PVSPIN_LOCK");
+		fprintf(stderr, "pvspin sim: ignoring PVSPIN_LOCK=" PVSPIN_QUOTED ": not a lock kind; "
+			"%s (--set lock=KIND, KIND one of %s), " SIM_NOT_ENV "\n",
+			PVSPIN_QUOTED_ARGS(bad), key, pvspin_kind_names());
 	}
 	r = pvspin_default_policy_env(NULL, NULL, &policy);
-	const char *pol = getenv("PVSPIN_POLICY"), *pq = r < 0 ? tool_value_quote(pol) : "";
-	if (r)
-		fprintf(stderr, "pvspin sim: ignoring PVSPIN_POLICY=%s%s%s: %spvspin sim picks no "
-			"lock kind by policy; it takes the guest lock kind only as a configuration "
-			"key (--set lock=KIND), " SIM_NOT_ENV "\n", pq, pol, pq,
-			r < 0 ? "not a policy; " : "");
+	const char *pol = getenv("PVSPIN_POLICY");
+	if (r)   /* a valid policy has no blank: quoted as a bad one would be */
+		fprintf(stderr, "pvspin sim: ignoring PVSPIN_POLICY=" PVSPIN_QUOTED ": %spvspin sim "
+			"picks no lock kind by policy; it takes the guest lock kind only as a "
+			"configuration key (--set lock=KIND), " SIM_NOT_ENV "\n",
+			PVSPIN_QUOTED_ARGS(pol), r < 0 ? "not a policy; " : "");
 	/* a bad PVSPIN_STATS too, as detect says it (a valid one is the
 	 * interposer's business and says nothing here: the simulator's lock
 	 * events are always in its JSON) */
@@ -104,15 +104,15 @@ int pvspin_cmd_sim(int argc, char **argv)
 		const char *var, *text;
 		if (pvspin_tunable_env((pvspin_tunable_t)t, &var, &text) <= 0)
 			continue;
-		const char *q = tool_value_quote(text);
 		if (t == PVSPIN_TUNE_MUTEX_SPIN_LIMIT)
-			fprintf(stderr, "pvspin sim: ignoring %s=%s%s%s: only the interposer's "
-				"mutexes read it (pvspin run); the simulator runs none\n", var, q,
-				text, q);
+			fprintf(stderr, "pvspin sim: ignoring %s=" PVSPIN_QUOTED ": only the "
+				"interposer's mutexes read it (pvspin run); the simulator runs "
+				"none\n", var, PVSPIN_QUOTED_ARGS(text));
 		else
-			fprintf(stderr, "pvspin sim: ignoring %s=%s%s%s: pvspin sim takes tunables "
-				"only as configuration keys (--set %s=%s), " SIM_NOT_ENV "\n",
-				var, q, text, q, pvspin_tunable_name((pvspin_tunable_t)t), text);
+			fprintf(stderr, "pvspin sim: ignoring %s=" PVSPIN_QUOTED ": pvspin sim takes "
+				"tunables only as configuration keys (--set %s=%s), " SIM_NOT_ENV "\n",
+				var, PVSPIN_QUOTED_ARGS(text), pvspin_tunable_name((pvspin_tunable_t)t),
+				text);
 	}
 	say_kind_env_ignored();
 	/* a bad PVSPIN_NO_MEMBARRIER: what this tool's library would have

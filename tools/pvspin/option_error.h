@@ -185,9 +185,8 @@ static inline const char *tool_value_quote(const char *value)
 static inline int tool_given_twice_error(const char *prog, const char *what, const char *opt,
 					 const char *first, const char *second)
 {
-	const char *q1 = tool_value_quote(first), *q2 = tool_value_quote(second);
-	fprintf(stderr, "%s: two %s given (%s %s%s%s, %s %s%s%s); give one\n", prog, what, opt,
-		q1, first, q1, opt, q2, second, q2);
+	fprintf(stderr, "%s: two %s given (%s " PVSPIN_QUOTED ", %s " PVSPIN_QUOTED "); give one\n",
+		prog, what, opt, PVSPIN_QUOTED_ARGS(first), opt, PVSPIN_QUOTED_ARGS(second));
 	return 2;
 }
 
@@ -227,9 +226,8 @@ static inline int tool_option_once(const char *prog, const char *what, const cha
 static inline void tool_value_line(FILE *f, const char *prog, const char *name, char sep,
 				   const char *value, const char *reason, const char *names)
 {
-	const char *q = tool_value_quote(value);
-	fprintf(f, "%s: %s%c%s%s%s: %s%s\n", prog, name, sep, q, value, q, reason,
-		names ? names : "");
+	fprintf(f, "%s: %s%c" PVSPIN_QUOTED ": %s%s\n", prog, name, sep, PVSPIN_QUOTED_ARGS(value),
+		reason, names ? names : "");
 }
 
 /**
