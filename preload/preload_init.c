@@ -27,6 +27,7 @@
 
 #include "platform/env_switch.h"
 #include "preload.h"
+#include "util/value_quote.h"
 #include "pvspin/platform.h"
 #include "pvspin/spinlock.h"
 #include "pvspin/stats.h"
@@ -68,16 +69,21 @@ int preload_stats_enabled(void)
 		if (sw < 0) {
 			/* neither on nor off: said (one writev(2), not stdio:
 			 * this may run where a lock is taken; the value whole,
-			 * however long: it was cut at 60 bytes), and off; a
-			 * race of two first readers may say it twice */
+			 * however long: it was cut at 60 bytes; quoted by the
+			 * rule of every value's line, pvspin_value_quote():
+			 * '1 ' showed as "1 :"), and off; a race of two first
+			 * readers may say it twice */
 			static const char pre[] = "pvspin: ignoring PVSPIN_STATS=";
 			static const char post[] = ": " PVSPIN_STATS_EXPECTED "; the stats stay off\n";
-			struct iovec iov[3] = {
+			const char *q = pvspin_value_quote(s);
+			struct iovec iov[5] = {
 				{ (void *)pre, sizeof(pre) - 1 },
+				{ (void *)q, strlen(q) },
 				{ (void *)s, strlen(s) },
+				{ (void *)q, strlen(q) },
 				{ (void *)post, sizeof(post) - 1 },
 			};
-			(void)!writev(STDERR_FILENO, iov, 3);
+			(void)!writev(STDERR_FILENO, iov, 5);
 		}
 		__atomic_store_n(&preload_stats_on, on, __ATOMIC_RELAXED);
 	}

@@ -148,6 +148,12 @@ add_test(NAME cli_env_unknown_name COMMAND sh -c
        --duration-ms 10 --repeat 1 2>&1 >/dev/null); echo \"exit=$? [$e]\"" ${_pvspin})
 set_tests_properties(cli_env_unknown_name PROPERTIES LABELS sanitize PASS_REGULAR_EXPRESSION
   "^exit=0 \\[pvspin bench: PVSPIN_LOKC is not a variable pvspin reads \\(ignored\\). did you mean PVSPIN_LOCK\\?\\]\n$")
+# ... the name quoted where a blank in it would not show (env can set
+# 'PVSPIN_LOCK =tas'; it was said "PVSPIN_LOCK  is not", helper-67)
+add_test(NAME cli_env_unknown_name_blank COMMAND sh -c
+  "env 'PVSPIN_LOCK =tas' \"$0\" run -- true 2>&1; echo \"exit=$?\"" ${_pvspin})
+set_tests_properties(cli_env_unknown_name_blank PROPERTIES LABELS sanitize PASS_REGULAR_EXPRESSION
+  "^pvspin run: 'PVSPIN_LOCK ' is not a variable pvspin reads \\(ignored\\). did you mean PVSPIN_LOCK\\?\nexit=0\n$")
 # A report given a named pipe reaches the pipe's reader (sim and bench):
 # the writability check before the run no longer opens and closes it
 add_test(NAME cli_report_fifo COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/cli_report_fifo.sh ${_pvspin})

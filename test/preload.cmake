@@ -339,6 +339,11 @@ set_tests_properties(preload_run_bad_tunable PROPERTIES PASS_REGULAR_EXPRESSION 
 preload_test(preload_stats_bad_value 30 ${_check} --stats-lines 0
   --expect "ignoring PVSPIN_STATS=no: expected 1 (on) or 0 (off)"
   -- env PVSPIN_STATS=no LD_PRELOAD=${_lib} ${_nolock} return 0)
+# ... quoted where a blank in it would not show ('1 ' was said "1 :",
+# helper-67), as every other value's line
+preload_test(preload_stats_bad_value_blank 30 ${_check} --stats-lines 0
+  --expect "ignoring PVSPIN_STATS='1 ': expected 1 (on) or 0 (off)"
+  -- env "PVSPIN_STATS=1 " LD_PRELOAD=${_lib} ${_nolock} return 0)
 # ... whole, however long (it was cut at 60 bytes: 300 here)
 string(REPEAT "0123456789" 30 _long_stats)
 preload_test(preload_stats_bad_value_long 30 ${_check} --stats-lines 0

@@ -100,12 +100,12 @@ int tool_env_warn_unknown(FILE *err, const char *who)
 		if (best == 0)
 			continue;
 		unknown++;
-		if (near)
-			fprintf(err, "%s: %s is not a variable pvspin reads (ignored); "
-				"did you mean %s?\n", who, name, near);
+		if (near)   /* the name quoted where a blank in it would not show */
+			fprintf(err, "%s: " PVSPIN_QUOTED " is not a variable pvspin reads (ignored); "
+				"did you mean %s?\n", who, PVSPIN_QUOTED_ARGS(name), near);
 		else
-			fprintf(err, "%s: %s is not a variable pvspin reads (ignored; "
-				"docs/tuning.md lists them)\n", who, name);
+			fprintf(err, "%s: " PVSPIN_QUOTED " is not a variable pvspin reads (ignored; "
+				"docs/tuning.md lists them)\n", who, PVSPIN_QUOTED_ARGS(name));
 	}
 	return unknown;
 }
