@@ -401,6 +401,21 @@ add_test(NAME bench_plot_after_sigint COMMAND sh -c
 set_tests_properties(bench_plot_after_sigint PROPERTIES
   PASS_REGULAR_EXPRESSION "plot-after-sigint-ok" TIMEOUT 120)
 
+# ... and where no thread count completed, it says that no plot was
+# written (a file at the path is then an older run's: it was left without
+# a word, helper-67); a fake gnuplot on PATH, as --plot checks for one.
+add_test(NAME bench_plot_none_said COMMAND sh -c
+  "d=\"$1.d\"; rm -rf \"$d\"; mkdir -p \"$d\"
+   printf '#!/bin/sh\\nexit 0\\n' > \"$d/gnuplot\"; chmod +x \"$d/gnuplot\"
+   PATH=\"$d:$PATH\" \"$0\" bench --locks tas --threads 1 --repeat 1 --duration-ms 60000 \
+     --no-placement --plot \"$1.png\" >/dev/null 2>\"$1.err\" & pid=$!
+   sleep 1; kill -INT $pid; wait $pid; r=$?
+   [ $r -eq 130 ] || { echo \"exit $r\"; cat \"$1.err\"; exit 1; }
+   grep -qF \"pvspin bench: no plot written (--plot '$1.png': no thread count completed)\" \"$1.err\" &&
+     echo plot-none-said-ok || cat \"$1.err\""
+  $<TARGET_FILE:pvspin> ${CMAKE_CURRENT_BINARY_DIR}/bench_plot_none)
+set_tests_properties(bench_plot_none_said PROPERTIES PASS_REGULAR_EXPRESSION "plot-none-said-ok")
+
 # ... and a second signal while that gnuplot draws (a fake one that hangs
 # once it has begun) ends it at once, said with the second signal's name,
 # as a first one did before; the bound (30 s here) is not waited for.

@@ -730,6 +730,9 @@ int pvspin_cmd_bench(int argc, char **argv)
 		ret = 1;
 	if (c.plot_path && done && bench_write_plot(c.plot_path, &c, report, done))
 		ret = 1;
+	else if (c.plot_path && !done)   /* said: a file there is an older run's */
+		fprintf(stderr, "pvspin bench: no plot written (--plot '%s': no thread count "
+			"completed)\n", c.plot_path);
 	if (cell_failed && threads_done)
 		fprintf(stderr, "pvspin bench: stopped after %zu of %zu thread counts: a cell could "
 			"not run (above); the thread counts before it are reported\n",
